@@ -8,6 +8,7 @@ package; nothing else in the service names a game.
 from __future__ import annotations
 
 import importlib
+import os
 import pkgutil
 from typing import Any
 
@@ -17,7 +18,13 @@ _registry: dict[str, Game[Any]] | None = None
 
 
 def _discover() -> dict[str, Game[Any]]:
+    """Every subpackage's GAME, plus the modules named in ``PORTOLAN_PLUGINS`` (comma
+    separated, each exposing ``GAME``): games that live outside this package."""
     found: dict[str, Game[Any]] = {}
+    for name in filter(None, (p.strip() for p in os.environ.get("PORTOLAN_PLUGINS", "").split(","))):
+        plugin = getattr(importlib.import_module(name), "GAME", None)
+        if isinstance(plugin, Game):
+            found[plugin.id] = plugin
     for mod in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
         if not mod.ispkg:
             continue

@@ -18,7 +18,7 @@ from service.games import registry
 from service.games.base import Game, Outcome, Rng
 from tests.fixture_game import GAME as FIXTURE
 
-GAMES: list[Game[Any]] = [FIXTURE, *registry().values()]
+GAMES: list[Game[Any]] = list({FIXTURE.id: FIXTURE, **registry()}.values())
 CASES = [(g, n) for g in GAMES for n in g.players]
 
 

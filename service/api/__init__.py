@@ -1,0 +1,29 @@
+"""The HTTP API: an app factory and one blueprint per resource (Flask's tutorial shape)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Flask
+
+from ..config import Settings
+from ..matches import Matches
+from ..runtime import build
+from . import errors, games, matches, players, server
+
+
+def create_app(settings: Settings | None = None, service: Matches | None = None, **config: Any) -> Flask:
+    """Build the API. ``service`` may be injected (tests); otherwise it is built from settings."""
+    app = Flask(__name__)
+    app.config.update(JSON_SORT_KEYS=False, MAX_CONTENT_LENGTH=256 * 1024)
+    app.config.update(config)
+    settings = settings or Settings.from_env()
+    app.extensions["portolan"] = service or build(settings)
+    app.extensions["portolan.settings"] = settings
+    app.json.sort_keys = False  # type: ignore[attr-defined]
+    errors.register(app)
+    app.register_blueprint(server.bp)
+    app.register_blueprint(games.bp)
+    app.register_blueprint(matches.bp)
+    app.register_blueprint(players.bp)
+    return app

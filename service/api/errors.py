@@ -1,0 +1,45 @@
+"""Every error leaves as ``application/problem+json`` (RFC 9457) with a stable ``code``."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from flask import Flask, Response, json
+from marshmallow import ValidationError
+from werkzeug.exceptions import HTTPException
+
+from ..errors import ServiceError
+
+log = logging.getLogger("portolan.api")
+
+_CODES = {400: "malformed-request", 404: "not-found", 405: "method-not-allowed", 413: "body-too-large",
+          415: "unsupported-media-type"}
+
+
+def problem(status: int, code: str, title: str, detail: str, **extra: Any) -> Response:
+    body = {"type": f"https://portolan.invalid/problems/{code}", "title": title, "status": status,
+            "detail": detail, "code": code}
+    body.update({k: v for k, v in extra.items() if v is not None})
+    return Response(json.dumps(body), status=status, mimetype="application/problem+json")
+
+
+def register(app: Flask) -> None:
+    @app.errorhandler(ServiceError)
+    def _service(exc: ServiceError) -> Response:
+        return problem(exc.status, exc.code, exc.title, exc.message, **exc.extra)
+
+    @app.errorhandler(ValidationError)
+    def _validation(exc: ValidationError) -> Response:
+        return problem(400, "malformed-request", "Malformed request", f"the request body is not valid: {exc.messages}",
+                       errors=exc.messages)
+
+    @app.errorhandler(HTTPException)
+    def _http(exc: HTTPException) -> Response:
+        status = exc.code or 500
+        return problem(status, _CODES.get(status, "http-error"), exc.name, exc.description or exc.name)
+
+    @app.errorhandler(Exception)
+    def _unexpected(exc: Exception) -> Response:  # a bug: log it whole, tell the client little
+        log.exception("unhandled error")
+        return problem(500, "internal-error", "Internal server error", "the server failed; nothing was changed")

@@ -1,0 +1,112 @@
+"""Matches: create, read, claim a seat, move, log, record."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from flask import Blueprint, Response, current_app, request
+
+from ..errors import BadRequest, Unauthorized
+from ..matches import Matches
+from . import schemas
+from .auth import signed_key
+
+bp = Blueprint("matches", __name__, url_prefix="/v1/matches")
+MAX_WAIT_S = 30
+
+
+def service() -> Matches:
+    m: Matches = current_app.extensions["portolan"]
+    return m
+
+
+def _etag(meta: dict[str, Any]) -> str:
+    return f'"{meta["ply"]}-{meta["status"]}"'
+
+
+def _int_arg(name: str, default: int, low: int, high: int) -> int:
+    raw = request.args.get(name)
+    if raw is None:
+        return default
+    try:
+        value = int(raw)
+    except ValueError as exc:
+        raise BadRequest("bad-query", f"{name} must be an integer") from exc
+    if not low <= value <= high:
+        raise BadRequest("bad-query", f"{name} must be between {low} and {high}")
+    return value
+
+
+@bp.post("")
+def create() -> Any:
+    """Create a match; seats are invitations or bots."""
+    data = schemas.body(schemas.CreateMatch)
+    result = service().create(data["game"], data["options"], data["seats"])
+    return result, 201, {"Location": f"/v1/matches/{result['id']}"}
+
+
+@bp.get("/<match_id>")
+def show(match_id: str) -> Any:
+    """The spectator view. ETag is the ply; ``?wait=N`` long-polls up to N s for a change."""
+    m = service()
+    wait = _int_arg("wait", 0, 0, MAX_WAIT_S)
+    meta = m.meta(match_id)
+    deadline = time.monotonic() + wait
+    while request.if_none_match.contains(_etag(meta).strip('"')):
+        if time.monotonic() >= deadline:
+            return Response(status=304, headers={"ETag": _etag(meta)})
+        time.sleep(0.2)
+        meta = m.meta(match_id)
+    view = m.view(match_id)
+    return view, 200, {"ETag": _etag(meta)}
+
+
+@bp.post("/<match_id>/seats/<int:seat>/claim")
+def claim(match_id: str, seat: int) -> Any:
+    """Take an invited seat with its token and register the player's public key."""
+    data = schemas.body(schemas.Claim)
+    return service().claim(match_id, seat, data["token"], data["public_key"], data["name"], data["email"],
+                           data["nonce"])
+
+
+@bp.post("/<match_id>/abort")
+def abort(match_id: str) -> Any:
+    """The creator cancels a match that is still waiting for players."""
+    header = request.headers.get("Authorization", "")
+    if not header.startswith("Bearer "):
+        raise Unauthorized("missing-creator-token", "send the creator token as Authorization: Bearer <token>")
+    return service().abort(match_id, header.removeprefix("Bearer ").strip())
+
+
+@bp.get("/<match_id>/seats/<int:seat>/view")
+def seat_view(match_id: str, seat: int) -> Any:
+    """A seat's private view with its legal actions; the request is signed with the seat's key."""
+    key = signed_key()
+    m = service()
+    meta = m.authenticate(match_id, seat, key)
+    return m.view(match_id, seat), 200, {"ETag": _etag(meta)}
+
+
+@bp.post("/<match_id>/moves")
+def move(match_id: str) -> Any:
+    """Submit a signed move envelope (DESIGN §4)."""
+    data = schemas.body(schemas.Move)
+    result = service().submit(match_id, data["envelope"], data["signature"])
+    return result, (200 if result["replayed"] else 201)
+
+
+@bp.get("/<match_id>/log")
+def log(match_id: str) -> Any:
+    """Accepted moves from ply ``from`` on, with signatures and receipts."""
+    start = _int_arg("from", 0, 0, 10**9)
+    m = service()
+    meta = m.meta(match_id)
+    return {"match": match_id, "from": start, "ply": meta["ply"], "head": meta["head"] or None,
+            "entries": m.log(match_id, start)}
+
+
+@bp.get("/<match_id>/record")
+def record(match_id: str) -> Any:
+    """The verifiable record; the seed is revealed once the match is over."""
+    return service().record(match_id)

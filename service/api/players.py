@@ -1,0 +1,20 @@
+"""What a key holder asks about themselves."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint, current_app
+
+from ..matches import Matches
+from .auth import signed_key
+
+bp = Blueprint("players", __name__, url_prefix="/v1/me")
+
+
+@bp.get("/turns")
+def turns() -> Any:
+    """Matches where a seat held by the signing key must act now."""
+    m: Matches = current_app.extensions["portolan"]
+    key = signed_key()
+    return {"public_key": key, "turns": m.my_turns(key)}

@@ -1,0 +1,48 @@
+"""Request bodies, checked at the edge with marshmallow (the shapes openapi.yaml publishes)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import request
+from marshmallow import Schema, ValidationError, fields, validate, validates_schema
+
+from ..errors import BadRequest
+
+
+class SeatSpec(Schema):
+    invite = fields.Email(metadata={"description": "email of the person invited to this seat"})
+    bot = fields.String(validate=validate.Length(min=1, max=40))
+
+    @validates_schema
+    def _one(self, data: dict[str, Any], **_: Any) -> None:
+        if ("invite" in data) == ("bot" in data):
+            raise ValidationError('a seat is either {"invite": email} or {"bot": kind}')
+
+
+class CreateMatch(Schema):
+    game = fields.String(required=True, validate=validate.Length(min=1, max=40))
+    options = fields.Dict(keys=fields.String(), load_default=dict)
+    seats = fields.List(fields.Nested(SeatSpec), required=True, validate=validate.Length(min=1, max=8))
+
+
+class Claim(Schema):
+    token = fields.String(required=True, validate=validate.Length(min=1, max=200))
+    public_key = fields.String(required=True, validate=validate.Length(min=40, max=60))
+    name = fields.String(required=True, validate=validate.Length(min=1, max=80))
+    email = fields.Email(load_default="")
+    nonce = fields.String(load_default="", validate=validate.Length(max=128))
+
+
+class Move(Schema):
+    envelope = fields.Dict(required=True)
+    signature = fields.String(required=True, validate=validate.Length(min=1, max=200))
+
+
+def body(schema: type[Schema]) -> dict[str, Any]:
+    """The JSON body loaded through ``schema``; malformed JSON or fields raise 400."""
+    data = request.get_json(silent=True, force=True)
+    if not isinstance(data, dict):
+        raise BadRequest("malformed-json", "the request body must be a JSON object")
+    loaded: dict[str, Any] = schema().load(data)
+    return loaded

@@ -1,0 +1,31 @@
+"""Server-level resources: health and the server's public key."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint, current_app
+
+from ..matches import Matches
+from .errors import problem
+
+bp = Blueprint("server", __name__)
+
+
+def service() -> Matches:
+    m: Matches = current_app.extensions["portolan"]
+    return m
+
+
+@bp.get("/healthz")
+def healthz() -> Any:
+    """Liveness and readiness: answers 200 only when Redis answers."""
+    if not service().store.ping():
+        return problem(503, "redis-unavailable", "Service unavailable", "Redis does not answer")
+    return {"status": "ok", "redis": "ok"}
+
+
+@bp.get("/v1/server-key")
+def server_key() -> Any:
+    """The Ed25519 public key that signs move receipts."""
+    return {"algorithm": "Ed25519", "public_key": service().server_public_key}

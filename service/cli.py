@@ -1,0 +1,376 @@
+"""The ``portolan`` command: run the service, and play from a terminal.
+
+Operator commands: ``dev`` (everything on one machine), ``serve`` (the API), ``worker``,
+``rebuild``. Player commands: ``keygen``, ``create``, ``claim``, ``show``, ``actions``, ``move``,
+``log``, ``my-turns``, ``record``, ``verify``. Keys live in the user's config directory
+(``$PORTOLAN_HOME``, else ``$XDG_CONFIG_HOME/portolan``, else ``~/.config/portolan``), mode 0600.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from . import signing
+
+DEFAULT_URL = "http://127.0.0.1:8000"
+
+
+# -- local config: keys and seats -------------------------------------------------------------
+
+
+def home() -> Path:
+    if os.environ.get("PORTOLAN_HOME"):
+        return Path(os.environ["PORTOLAN_HOME"])
+    base = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
+    return Path(base) / "portolan"
+
+
+def _write_private(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as f:
+        f.write(text)
+    os.chmod(path, 0o600)
+
+
+def key_path(name: str) -> Path:
+    return home() / "keys" / f"{name}.key"
+
+
+def load_key(name: str) -> str:
+    path = key_path(name)
+    if not path.exists():
+        raise SystemExit(f"no key named {name!r} ({path}); run: portolan keygen --key {name}")
+    return path.read_text().strip()
+
+
+def seats_file() -> Path:
+    return home() / "seats.json"
+
+
+def remembered_seats() -> dict[str, dict[str, Any]]:
+    path = seats_file()
+    return json.loads(path.read_text()) if path.exists() else {}
+
+
+def remember_seat(match: str, seat: int, key: str) -> None:
+    seats = remembered_seats()
+    seats[match] = {"seat": seat, "key": key}
+    _write_private(seats_file(), json.dumps(seats, indent=2))
+
+
+def seat_and_key(args: argparse.Namespace) -> tuple[int, str]:
+    """The seat and key name for a match: from the flags, else from what ``claim`` remembered."""
+    known = remembered_seats().get(args.match, {})
+    seat = args.seat if args.seat is not None else known.get("seat")
+    if seat is None:
+        raise SystemExit(f"which seat? pass --seat (no claimed seat of match {args.match} is remembered here)")
+    return int(seat), args.key or known.get("key", "default")
+
+
+# -- output ----------------------------------------------------------------------------------
+
+
+def out(obj: Any, as_json: bool) -> None:
+    print(json.dumps(obj, indent=2, ensure_ascii=False) if as_json else obj)
+
+
+def render_view(view: dict[str, Any]) -> str:
+    """A readable text page of a match view."""
+    lines = [f"Match {view['id']} · {view['game']} · {view['status']} · ply {view['ply']}"]
+    names = {s["seat"]: (s["name"] or s["kind"]) for s in view["seats"]}
+    lines.append("Seats: " + ", ".join(f"{i}={n}" for i, n in names.items()))
+    if view["open_seats"]:
+        lines.append(f"Open seats: {view['open_seats']}")
+    if view["status"] == "active":
+        lines.append("To act: " + ", ".join(f"seat {s} ({names[s]})" for s in view["active_seats"]))
+    if view.get("outcome"):
+        o = view["outcome"]
+        lines.append("Final: " + ", ".join(f"seat {i}: {sc} (rank {r})" for i, (sc, r) in enumerate(zip(o["scores"], o["ranks"], strict=False))))
+    if view.get("text"):
+        lines += ["", view["text"]]
+    if view.get("legal_actions"):
+        lines += ["", f"Your legal actions ({len(view['legal_actions'])}): portolan actions {view['id']}"]
+    lines.append(f"Chain head: {view['head']}")
+    return "\n".join(lines)
+
+
+# -- commands --------------------------------------------------------------------------------
+
+
+def _client(args: argparse.Namespace) -> Any:
+    from .client import Client
+
+    return Client(args.server)
+
+
+def cmd_keygen(args: argparse.Namespace) -> int:
+    path = key_path(args.key)
+    if path.exists() and not args.force:
+        print(f"key {args.key!r} exists ({path}); public key: {signing.public_key_of(load_key(args.key))}")
+        return 0
+    private = signing.generate_private_key()
+    _write_private(path, private + "\n")
+    print(f"new key {args.key!r} in {path} (mode 0600)\npublic key: {signing.public_key_of(private)}")
+    return 0
+
+
+def cmd_create(args: argparse.Namespace) -> int:
+    seats: list[dict[str, str]] = [{"invite": e} for e in args.invite] + [{"bot": b} for b in args.bot]
+    options: dict[str, Any] = {}
+    for opt in args.option:
+        name, _, raw = opt.partition("=")
+        try:
+            options[name] = json.loads(raw)
+        except json.JSONDecodeError:
+            options[name] = raw
+    result = _client(args).create(args.game, seats, options)
+    if args.json:
+        out(result, True)
+        return 0
+    print(f"match {result['id']} ({result['game']}) created, status {result['status']}")
+    print(f"seed commitment: {result['commitment']}")
+    print(f"creator token (keep it to abort): {result['creator_token']}")
+    for seat, token in result["invites"].items():
+        print(f"seat {seat}: portolan claim {result['id']} {seat} {token} --name NAME --email EMAIL")
+    return 0
+
+
+def cmd_claim(args: argparse.Namespace) -> int:
+    if not key_path(args.key).exists():
+        cmd_keygen(argparse.Namespace(key=args.key, force=False))
+    result = _client(args).claim(args.match, args.seat, args.token, load_key(args.key), args.name, args.email or "")
+    remember_seat(args.match, args.seat, args.key)
+    out(result if args.json else f"seat {args.seat} of match {args.match} is yours; match is {result['status']}", args.json)
+    return 0
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    client = _client(args)
+    known = args.match in remembered_seats() or args.seat is not None
+    if known:
+        seat, key = seat_and_key(args)
+        view = client.view(args.match, seat, load_key(key))
+    else:
+        view = client.show(args.match)
+    out(view if args.json else render_view(view), args.json)
+    return 0
+
+
+def cmd_actions(args: argparse.Namespace) -> int:
+    seat, key = seat_and_key(args)
+    view = _client(args).view(args.match, seat, load_key(key))
+    legal = view.get("legal_actions", [])
+    if args.json:
+        out(legal, True)
+        return 0
+    if not legal:
+        print(f"seat {seat} need not act now (to act: {view['active_seats']})")
+        return 0
+    for i, a in enumerate(legal, 1):
+        print(f"{i:>3}. {a['text']}\n     {json.dumps(a['action'], separators=(',', ':'))}")
+    print(f"\nplay one with: portolan move {args.match} --pick N")
+    return 0
+
+
+def cmd_move(args: argparse.Namespace) -> int:
+    seat, key = seat_and_key(args)
+    private = load_key(key)
+    client = _client(args)
+    if args.pick is not None:
+        view = client.view(args.match, seat, private)
+        legal = view.get("legal_actions", [])
+        if not 1 <= args.pick <= len(legal):
+            raise SystemExit(f"--pick must be 1..{len(legal)} (see portolan actions {args.match})")
+        actions, ply = [legal[args.pick - 1]["action"]], view["ply"]
+    else:
+        try:
+            actions = [json.loads(a) for a in args.actions]
+        except json.JSONDecodeError as exc:
+            raise SystemExit(f"each action is a JSON object: {exc}") from exc
+        if not actions:
+            raise SystemExit("give one or more actions as JSON, or --pick N")
+        ply = args.ply
+    result = client.move(args.match, seat, private, actions, ply=ply)
+    if args.json:
+        out(result, True)
+        return 0
+    for e in result["events"]:
+        print(f"- {e.get('text', e['type'])}")
+    print(f"accepted at ply {result['accepted_ply']}; match now at ply {result['ply']} ({result['status']})")
+    return 0
+
+
+def cmd_log(args: argparse.Namespace) -> int:
+    data = _client(args).log(args.match, args.start)
+    if args.json:
+        out(data, True)
+        return 0
+    for e in data["entries"]:
+        texts = "; ".join(ev.get("text", ev["type"]) for ev in e["events"]) or json.dumps(e["envelope"]["actions"])
+        print(f"{e['ply']:>4} seat {e['seat']} ({e['by']}) {e['accepted_at']}: {texts}")
+    print(f"head {data['head']}")
+    return 0
+
+
+def cmd_my_turns(args: argparse.Namespace) -> int:
+    turns = _client(args).my_turns(load_key(args.key))
+    if args.json:
+        out(turns, True)
+    elif not turns:
+        print("no match is waiting for you")
+    else:
+        for t in turns:
+            print(f"{t['match']} ({t['game']}) seat {t['seat']}, ply {t['ply']}: portolan show {t['match']}")
+    return 0
+
+
+def cmd_record(args: argparse.Namespace) -> int:
+    data = _client(args).record(args.match)
+    text = json.dumps(data, indent=2, ensure_ascii=False)
+    if args.output:
+        Path(args.output).write_text(text)
+        print(f"record of {args.match} written to {args.output}")
+    else:
+        print(text)
+    return 0
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    from .verify import verify_file
+
+    report = verify_file(args.record)
+    print(report.text())
+    return 0 if report.ok else 1
+
+
+def cmd_rebuild(args: argparse.Namespace) -> int:
+    from .config import Settings
+    from .rebuild import rebuild
+    from .runtime import build
+
+    service = build(Settings.from_env())
+    ids = service.store.match_ids() if args.all else args.matches
+    if not ids:
+        raise SystemExit("name match ids or pass --all")
+    bad = 0
+    for mid in ids:
+        line = rebuild(service, mid, write=args.write)
+        bad += not line.ok
+        print(line.text())
+    print(f"{len(ids)} matches, {bad} do not replay")
+    return 1 if bad else 0
+
+
+def cmd_worker(args: argparse.Namespace) -> int:
+    from workers.worker import run
+
+    from .config import Settings
+
+    run(Settings.from_env(), burst=args.burst, fork=args.fork)
+    return 0
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    from werkzeug.serving import run_simple
+
+    from .api import create_app
+
+    run_simple(args.host, args.port, create_app(), threaded=True, use_reloader=False)
+    return 0
+
+
+def cmd_dev(args: argparse.Namespace) -> int:
+    from .devserver import run_dev
+
+    return run_dev(host=args.host, port=args.port, data_dir=args.data)
+
+
+# -- parser ----------------------------------------------------------------------------------
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="portolan", description="Portolan: play-by-email El Capitán, Nauticus and Ophir.")
+    p.add_argument("--server", default=os.environ.get("PORTOLAN_URL", DEFAULT_URL), help="API base URL (env PORTOLAN_URL)")
+    p.add_argument("--json", action="store_true", help="print JSON instead of text")
+    sub = p.add_subparsers(dest="command", required=True)
+
+    def cmd(name: str, fn: Any, help_: str) -> argparse.ArgumentParser:
+        sp = sub.add_parser(name, help=help_, description=help_)
+        sp.set_defaults(fn=fn)
+        return sp
+
+    sp = cmd("dev", cmd_dev, "run everything locally: embedded Redis, API, worker, mail to ./var/outbox")
+    sp.add_argument("--host", default="127.0.0.1")
+    sp.add_argument("--port", type=int, default=8000)
+    sp.add_argument("--data", default="var", help="folder for Redis data and the outbox (default ./var)")
+    sp = cmd("serve", cmd_serve, "run the API against REDIS_URL (production: use gunicorn, see deploy/)")
+    sp.add_argument("--host", default="127.0.0.1")
+    sp.add_argument("--port", type=int, default=8000)
+    sp = cmd("worker", cmd_worker, "run an RQ worker for notices and bots against REDIS_URL")
+    sp.add_argument("--burst", action="store_true", help="stop when the queues are empty")
+    sp.add_argument("--fork", action="store_true", help="run each job in a forked process")
+    sp = cmd("rebuild", cmd_rebuild, "replay matches from their logs and report any that no longer replay")
+    sp.add_argument("matches", nargs="*")
+    sp.add_argument("--all", action="store_true")
+    sp.add_argument("--write", action="store_true", help="replace the cached state with the replayed one")
+
+    sp = cmd("keygen", cmd_keygen, "create your signing key (Ed25519) in the config folder")
+    sp.add_argument("--key", default="default", help="key name (several identities)")
+    sp.add_argument("--force", action="store_true")
+    sp = cmd("create", cmd_create, "create a match")
+    sp.add_argument("game")
+    sp.add_argument("--invite", action="append", default=[], metavar="EMAIL", help="invite a person (repeatable)")
+    sp.add_argument("--bot", action="append", default=[], metavar="KIND", help="add a bot seat, e.g. random")
+    sp.add_argument("--option", action="append", default=[], metavar="NAME=VALUE", help="a game option (JSON value)")
+    sp = cmd("claim", cmd_claim, "take an invited seat with its token")
+    sp.add_argument("match")
+    sp.add_argument("seat", type=int)
+    sp.add_argument("token")
+    sp.add_argument("--name", required=True)
+    sp.add_argument("--email", default="")
+    sp.add_argument("--key", default="default")
+    for name, fn, help_ in (("show", cmd_show, "show a match (your seat's view if you hold one)"),
+                            ("actions", cmd_actions, "list your legal actions, numbered"),
+                            ("move", cmd_move, "sign and submit a move")):
+        sp = cmd(name, fn, help_)
+        sp.add_argument("match")
+        sp.add_argument("--seat", type=int)
+        sp.add_argument("--key")
+        if name == "move":
+            sp.add_argument("actions", nargs="*", help="actions as JSON objects, applied in order")
+            sp.add_argument("--pick", type=int, help="play the N-th of `portolan actions`")
+            sp.add_argument("--ply", type=int, help="the ply the move is based on (default: current)")
+    sp = cmd("log", cmd_log, "the accepted moves of a match")
+    sp.add_argument("match")
+    sp.add_argument("--from", dest="start", type=int, default=0)
+    sp = cmd("my-turns", cmd_my_turns, "matches waiting for you")
+    sp.add_argument("--key", default="default")
+    sp = cmd("record", cmd_record, "download a match's verifiable record")
+    sp.add_argument("match")
+    sp.add_argument("-o", "--output")
+    sp = cmd("verify", cmd_verify, "check a record offline: signatures, chain, seed, replay, outcome")
+    sp.add_argument("record")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    from .client import ApiError
+
+    try:
+        return int(args.fn(args))
+    except ApiError as exc:
+        print(f"error {exc.status} {exc.code}: {exc.detail}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,102 @@
+"""The Python client SDK (requests): everything the CLI and a bot author need.
+
+>>> c = Client("http://127.0.0.1:8000")            # doctest: +SKIP
+>>> c.move("x1y2z3", seat=0, private_key=key, actions=[{"type": "pass"}])  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any
+
+import requests
+
+from . import signing
+from .signing import authorization
+
+
+class ApiError(Exception):
+    """A problem+json answer: ``status``, ``code`` and the server's ``detail``."""
+
+    def __init__(self, status: int, body: dict[str, Any]) -> None:
+        self.status = status
+        self.body = body
+        self.code = str(body.get("code", "http-error"))
+        self.detail = str(body.get("detail", body))
+        super().__init__(f"{status} {self.code}: {self.detail}")
+
+
+class Client:
+    def __init__(self, base_url: str, timeout: float = 30.0, session: requests.Session | None = None) -> None:
+        self.base = base_url.rstrip("/")
+        self.timeout = timeout
+        self.http = session or requests.Session()
+
+    def _call(self, method: str, path: str, *, json: Any = None, headers: dict[str, str] | None = None,
+              params: dict[str, Any] | None = None, ok: tuple[int, ...] = (200, 201)) -> Any:
+        resp = self.http.request(method, self.base + path, json=json, headers=headers, params=params, timeout=self.timeout)
+        if resp.status_code == 304:
+            return None
+        if resp.status_code not in ok:
+            try:
+                body = resp.json()
+            except ValueError:
+                body = {"detail": resp.text[:500]}
+            raise ApiError(resp.status_code, body)
+        return resp.json()
+
+    def _signed_get(self, path: str, private_key: str) -> Any:
+        return self._call("GET", path, headers={"Authorization": authorization(private_key, "GET", path)})
+
+    # -- catalog and server ------------------------------------------------------------------
+    def games(self) -> list[dict[str, Any]]:
+        return list(self._call("GET", "/v1/games")["games"])
+
+    def game(self, game_id: str) -> dict[str, Any]:
+        return dict(self._call("GET", f"/v1/games/{game_id}"))
+
+    def server_key(self) -> str:
+        return str(self._call("GET", "/v1/server-key")["public_key"])
+
+    def health(self) -> dict[str, Any]:
+        return dict(self._call("GET", "/healthz"))
+
+    # -- matches -----------------------------------------------------------------------------
+    def create(self, game: str, seats: list[dict[str, str]], options: dict[str, Any] | None = None) -> dict[str, Any]:
+        return dict(self._call("POST", "/v1/matches", json={"game": game, "seats": seats, "options": options or {}}))
+
+    def claim(self, match: str, seat: int, token: str, private_key: str, name: str, email: str = "",
+              nonce: str | None = None) -> dict[str, Any]:
+        body = {"token": token, "public_key": signing.public_key_of(private_key), "name": name,
+                "nonce": secrets.token_hex(16) if nonce is None else nonce}
+        if email:
+            body["email"] = email
+        return dict(self._call("POST", f"/v1/matches/{match}/seats/{seat}/claim", json=body))
+
+    def abort(self, match: str, creator_token: str) -> dict[str, Any]:
+        return dict(self._call("POST", f"/v1/matches/{match}/abort", headers={"Authorization": f"Bearer {creator_token}"}))
+
+    def show(self, match: str) -> dict[str, Any]:
+        return dict(self._call("GET", f"/v1/matches/{match}"))
+
+    def view(self, match: str, seat: int, private_key: str) -> dict[str, Any]:
+        return dict(self._signed_get(f"/v1/matches/{match}/seats/{seat}/view", private_key))
+
+    def my_turns(self, private_key: str) -> list[dict[str, Any]]:
+        return list(self._signed_get("/v1/me/turns", private_key)["turns"])
+
+    def log(self, match: str, start: int = 0) -> dict[str, Any]:
+        return dict(self._call("GET", f"/v1/matches/{match}/log", params={"from": start}))
+
+    def record(self, match: str) -> dict[str, Any]:
+        return dict(self._call("GET", f"/v1/matches/{match}/record"))
+
+    def move(self, match: str, seat: int, private_key: str, actions: list[dict[str, Any]],
+             ply: int | None = None, nonce: str | None = None) -> dict[str, Any]:
+        """Sign and submit a move. Without ``ply`` the match's current ply is fetched first."""
+        if ply is None:
+            ply = int(self.show(match)["ply"])
+        envelope = {"match": match, "seat": seat, "ply": ply, "actions": actions,
+                    "nonce": nonce or secrets.token_hex(8)}
+        return dict(self._call("POST", f"/v1/matches/{match}/moves",
+                               json={"envelope": envelope, "signature": signing.sign(private_key, envelope)}))

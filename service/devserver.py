@@ -1,0 +1,82 @@
+"""``portolan dev``: the whole service on one machine, with nothing installed but Python.
+
+Starts a real Redis (embedded, data and append-only file under ``./var/redis``) unless
+``REDIS_URL`` is set, an RQ worker with the scheduler as a child process, and the API in this
+process. Mail goes to ``./var/outbox/*.eml`` unless ``SMTP_URL`` is set. Ctrl-C (or SIGTERM)
+stops everything it started.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+from werkzeug.serving import make_server
+
+from .embedded import EmbeddedRedis
+
+
+def _stop(*_: object) -> None:
+    raise KeyboardInterrupt
+
+
+def run_dev(host: str = "127.0.0.1", port: int = 8000, data_dir: str = "var") -> int:
+    data = Path(data_dir)
+    env = dict(os.environ)
+    redis_proc: EmbeddedRedis | None = None
+    worker: subprocess.Popen[bytes] | None = None
+    url = f"http://{host}:{port}"
+    previous = signal.signal(signal.SIGTERM, lambda s, f: _stop(s, f))
+    try:
+        if not env.get("REDIS_URL"):
+            redis_proc = EmbeddedRedis(data / "redis", durable=True)
+            env["REDIS_URL"] = redis_proc.start()
+        if not env.get("SMTP_URL"):
+            env.setdefault("OUTBOX_DIR", str((data / "outbox").resolve()))
+        env.setdefault("PUBLIC_URL", url)
+        os.environ.update({k: env[k] for k in ("REDIS_URL", "PUBLIC_URL") if k in env})
+        if "OUTBOX_DIR" in env:
+            os.environ["OUTBOX_DIR"] = env["OUTBOX_DIR"]
+        worker = subprocess.Popen([sys.executable, "-m", "service.cli", "worker"], env=env)
+        from .api import create_app
+
+        server = make_server(host, port, create_app(), threaded=True)
+        mail = env.get("SMTP_URL") or env["OUTBOX_DIR"]
+        print(f"""
+Portolan is running at {url}
+  Redis: {env['REDIS_URL']}{' (embedded, data in ' + str(data / 'redis') + ')' if redis_proc else ''}
+  worker: pid {worker.pid}; mail: {mail}
+
+Play your first match (in another terminal):
+  portolan keygen && portolan create harbour-race --invite you@example.org --bot random
+  portolan claim MATCH 0 TOKEN --name You          # MATCH and TOKEN as printed by create
+  portolan show MATCH && portolan move MATCH --pick 1
+
+Ctrl-C stops everything.""".replace("harbour-race", _first_game()), flush=True)
+        server.serve_forever()
+    except KeyboardInterrupt:
+        print("\nstopping...", flush=True)
+    finally:
+        if worker and worker.poll() is None:
+            worker.send_signal(signal.SIGINT)  # RQ's warm shutdown: finish the current job
+            try:
+                worker.wait(10)
+            except subprocess.TimeoutExpired:
+                worker.kill()
+                worker.wait()
+        if redis_proc:
+            redis_proc.stop()
+        signal.signal(signal.SIGTERM, previous)
+    return 0
+
+
+def _first_game() -> str:
+    from . import games
+
+    ids = list(games.registry())
+    return "el-capitan" if "el-capitan" in ids else (ids[0] if ids else "GAME")
+
+

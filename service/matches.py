@@ -1,0 +1,507 @@
+"""Use cases: create a match, claim a seat, submit a move, read views and the log.
+
+No Flask here: the API and the workers both call these functions. Every refusal raises a
+:class:`service.errors.ServiceError` before anything is written, so a refused request never
+changes stored state. Accepted moves are committed by one atomic store call and then handed to
+the dispatcher (the single fan-out point for notices and bot turns).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any, Protocol
+
+from . import fairness, games, signing
+from .errors import BadRequest, Conflict, Forbidden, NotFound, Unauthorized, Unprocessable
+from .games.base import Game, IllegalAction, InvalidAction, Outcome
+from .store import Store
+
+RECORD_FORMAT = "portolan-record/1"
+BOT_KINDS = ("random",)
+MAX_ACTIONS_PER_MOVE = 200
+
+
+class Dispatcher(Protocol):
+    """Where accepted moves go out: turn notices, bot turns, finished-match notices."""
+
+    def turn(self, match_id: str, ply: int, seats: list[int]) -> None: ...
+    def bot(self, match_id: str, ply: int, seat: int) -> None: ...
+    def finished(self, match_id: str, ply: int, seats: list[int]) -> None: ...
+    def invite(self, match_id: str, seat: int, email: str, token: str) -> None: ...
+
+
+class NullDispatcher:
+    """Sends nothing (pure unit tests, the offline tools)."""
+
+    def turn(self, match_id: str, ply: int, seats: list[int]) -> None:
+        pass
+
+    def bot(self, match_id: str, ply: int, seat: int) -> None:
+        pass
+
+    def finished(self, match_id: str, ply: int, seats: list[int]) -> None:
+        pass
+
+    def invite(self, match_id: str, seat: int, email: str, token: str) -> None:
+        pass
+
+
+def utcnow() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def _token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def chain_genesis(header: Mapping[str, Any]) -> str:
+    """The hash the chain starts from: digest of the match header (docs/record-format.md)."""
+    return signing.digest(dict(header))
+
+
+def entry_hash(match_id: str, entry: Mapping[str, Any]) -> str:
+    """The hash of a log entry: digest of its chained fields (everything but hash, receipt and
+    the events themselves, which are covered by ``events_digest``)."""
+    return signing.digest({
+        "match": match_id,
+        "ply": entry["ply"],
+        "seat": entry["seat"],
+        "envelope": entry["envelope"],
+        "signature": entry["signature"],
+        "prev": entry["prev"],
+        "accepted_at": entry["accepted_at"],
+        "events_digest": entry["events_digest"],
+    })
+
+
+def receipt_body(match_id: str, ply: int, hash_: str) -> dict[str, Any]:
+    """What the server's receipt signature signs."""
+    return {"match": match_id, "ply": ply, "hash": hash_}
+
+
+def visible_events(events: list[dict[str, Any]], seat: int | None) -> list[dict[str, Any]]:
+    """The events a seat (None: anyone) may see now."""
+    return [e for e in events if "visible_to" not in e or (seat is not None and seat in e["visible_to"])]
+
+
+@dataclass
+class Matches:
+    """The use cases over one store. ``server_key`` signs receipts and derives bot keys."""
+
+    store: Store
+    server_key: str
+    dispatcher: Dispatcher = field(default_factory=NullDispatcher)
+    now: Callable[[], str] = utcnow
+    public_url: str = "http://127.0.0.1:8000"
+    _cache: OrderedDict[str, tuple[int, Any]] = field(default_factory=OrderedDict)
+    _secrets: dict[str, bytes] = field(default_factory=dict)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    # -- identities ------------------------------------------------------------------------
+
+    @property
+    def server_public_key(self) -> str:
+        return signing.public_key_of(self.server_key)
+
+    def bot_private_key(self, match_id: str, seat: int) -> str:
+        """The server-held key a bot seat signs with (derived, never stored)."""
+        return signing.private_key_from_seed(signing.b64d(self.server_key) + f"bot:{match_id}:{seat}".encode())
+
+    def bot_rng_key(self, match_id: str) -> bytes:
+        return hashlib.sha256(signing.b64d(self.server_key) + f"bot-choices:{match_id}".encode()).digest()
+
+    # -- lookup ------------------------------------------------------------------------------
+
+    def game_of(self, meta: Mapping[str, Any]) -> Game[Any]:
+        game = games.get(meta["game"])
+        if game is None:  # a match of a game this build no longer has
+            raise NotFound("unknown-game", f"this server does not host the game {meta['game']!r}")
+        return game
+
+    def meta(self, match_id: str) -> dict[str, Any]:
+        meta = self.store.meta(match_id) if isinstance(match_id, str) and match_id.isascii() else None
+        if meta is None:
+            raise NotFound("unknown-match", f"there is no match {match_id!r}")
+        return meta
+
+    # -- create, claim, abort -----------------------------------------------------------------
+
+    def create(self, game_id: str, options: Mapping[str, Any] | None, seats: list[dict[str, Any]]) -> dict[str, Any]:
+        """Create a match. ``seats`` lists each seat as ``{"invite": email}`` or
+        ``{"bot": "random"}``. Returns the id, the invite tokens, the creator token and the
+        seed commitment. Starts the match at once when every seat is a bot."""
+        game = games.get(game_id)
+        if game is None:
+            raise NotFound("unknown-game", f"there is no game {game_id!r}; see GET /v1/games")
+        if len(seats) not in game.players:
+            raise BadRequest(
+                "bad-player-count",
+                f"{game.title} is for {game.players.start} to {game.players.stop - 1} players, not {len(seats)}",
+            )
+        try:
+            opts = game.validate_options(options or {})
+        except InvalidAction as exc:
+            raise BadRequest(exc.code, exc.message) from exc
+        match_id = secrets.token_urlsafe(9)
+        seed = fairness.new_seed()
+        creator_token = secrets.token_urlsafe(24)
+        invites: dict[str, str] = {}
+        seat_rows: list[dict[str, Any]] = []
+        for i, spec in enumerate(seats):
+            if "bot" in spec:
+                if spec["bot"] not in BOT_KINDS:
+                    raise BadRequest("unknown-bot", f"seat {i}: no bot called {spec['bot']!r} (have: {', '.join(BOT_KINDS)})")
+                pub = signing.public_key_of(self.bot_private_key(match_id, i))
+                seat_rows.append({"seat": i, "kind": "bot", "bot": spec["bot"], "name": f"{spec['bot']} bot",
+                                  "public_key": pub, "nonce": "", "claimed": True, "email": ""})
+            else:
+                token = secrets.token_urlsafe(18)
+                invites[str(i)] = token
+                seat_rows.append({"seat": i, "kind": "human", "name": "", "public_key": "", "nonce": "",
+                                  "claimed": False, "email": spec.get("invite", ""), "invite_hash": _token_hash(token)})
+        created = self.now()
+        meta = {
+            "id": match_id, "game": game.id, "options": opts, "players": len(seats), "status": "waiting",
+            "ply": 0, "created_at": created, "updated_at": created, "commitment": fairness.commitment(seed),
+            "creator_hash": _token_hash(creator_token), "seats": seat_rows, "active": [], "head": "",
+            "outcome": None, "setup_events": [],
+        }
+        self.store.create(meta, seed, datetime.now(UTC).timestamp())
+        for seat_key, token in invites.items():
+            email = seat_rows[int(seat_key)]["email"]
+            if email:
+                self.dispatcher.invite(match_id, int(seat_key), email, token)
+        if not invites:
+            self._start(match_id)
+        return {"id": match_id, "game": game.id, "invites": invites, "creator_token": creator_token,
+                "commitment": meta["commitment"], "status": self.meta(match_id)["status"]}
+
+    def claim(self, match_id: str, seat: int, token: str, public_key: str, name: str, email: str,
+              nonce: str = "") -> dict[str, Any]:
+        """Claim an invited seat with its invite token, registering the player's public key."""
+        if not signing.valid_public_key(public_key):
+            raise BadRequest("bad-public-key", "public_key must be a base64url Ed25519 public key (32 bytes)")
+
+        def change(meta: dict[str, Any]) -> dict[str, Any]:
+            rows = meta["seats"]
+            if not 0 <= seat < len(rows):
+                raise NotFound("unknown-seat", f"match {match_id} has no seat {seat}")
+            row = rows[seat]
+            if row["kind"] != "human" or row["claimed"]:
+                raise Conflict("seat-taken", f"seat {seat} of match {match_id} is already taken")
+            if meta["status"] != "waiting":
+                raise Conflict("match-not-waiting", f"match {match_id} is {meta['status']}")
+            if not secrets.compare_digest(row.get("invite_hash", ""), _token_hash(token)):
+                raise Unauthorized("bad-invite-token", f"that is not the invite token of seat {seat}")
+            row.update({"claimed": True, "public_key": public_key, "name": name, "nonce": nonce})
+            if email:
+                row["email"] = email
+            return {"seats": rows, "updated_at": self.now()}
+
+        self.meta(match_id)
+        meta = self.store.update_meta(match_id, change)
+        self.store.index_seat(public_key, match_id, seat)
+        if all(r["claimed"] for r in meta["seats"]):
+            meta = self._start(match_id)
+        return {"id": match_id, "seat": seat, "status": meta["status"], "ply": meta["ply"]}
+
+    def _start(self, match_id: str) -> dict[str, Any]:
+        """Run setup with the match's Rng once every seat is claimed. Claimed seats never
+        change again, so the secret computed here is the one the transaction commits to."""
+        meta = self.meta(match_id)
+        game = self.game_of(meta)
+        secret = fairness.match_secret(self.store.seed(match_id), match_id, meta["seats"])
+        state, events = game.setup(meta["players"], meta["options"], fairness.setup_rng(secret))
+        fields = {"status": "active", "active": game.active_seats(state), "head": chain_genesis(self.header(meta, events)),
+                  "setup_events": events, "started_at": self.now(), "updated_at": self.now()}
+
+        def change(current: dict[str, Any]) -> dict[str, Any]:
+            if current["status"] != "waiting":
+                raise Conflict("match-not-waiting", f"match {match_id} is {current['status']}")
+            return fields
+
+        meta = self.store.update_meta(match_id, change, state={"ply": 0, "state": game.dump(state)})
+        self._remember(match_id, 0, state)
+        self._fan_out(meta, 0, [], meta["active"], None)
+        return meta
+
+    def abort(self, match_id: str, creator_token: str) -> dict[str, Any]:
+        """The creator cancels a match that has not started."""
+
+        def change(meta: dict[str, Any]) -> dict[str, Any]:
+            if not secrets.compare_digest(meta["creator_hash"], _token_hash(creator_token or "")):
+                raise Unauthorized("bad-creator-token", "only the match's creator (with its creator token) may abort it")
+            if meta["status"] != "waiting":
+                raise Conflict("match-not-waiting", f"only a waiting match can be aborted; this one is {meta['status']}")
+            return {"status": "aborted", "updated_at": self.now()}
+
+        self.meta(match_id)
+        meta = self.store.update_meta(match_id, change)
+        return {"id": match_id, "status": meta["status"]}
+
+    # -- reading -----------------------------------------------------------------------------
+
+    def header(self, meta: Mapping[str, Any], setup_events: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+        """The public header of the record; its digest starts the hash chain."""
+        events = meta["setup_events"] if setup_events is None else setup_events
+        return {
+            "format": RECORD_FORMAT,
+            "match": meta["id"],
+            "game": meta["game"],
+            "options": meta["options"],
+            "players": meta["players"],
+            "commitment": meta["commitment"],
+            "seats": [{"seat": s["seat"], "kind": s["kind"], "public_key": s["public_key"], "nonce": s["nonce"]}
+                      for s in meta["seats"]],
+            "setup_events_digest": signing.digest(events),
+            "server_key": self.server_public_key,
+        }
+
+    def _state(self, match_id: str, meta: Mapping[str, Any]) -> Any:
+        """The rules state at the match's current ply, parsed once per process and ply."""
+        ply = meta["ply"]
+        with self._lock:
+            hit = self._cache.get(match_id)
+            if hit is not None and hit[0] == ply:
+                self._cache.move_to_end(match_id)
+                return hit[1]
+        blob = self.store.state(match_id)
+        if blob is None:
+            raise Conflict("match-not-started", f"match {match_id} has not started: seats are still open")
+        state = self.game_of(meta).load(blob["state"])
+        self._remember(match_id, blob["ply"], state)
+        return state
+
+    def _remember(self, match_id: str, ply: int, state: Any) -> None:
+        with self._lock:
+            self._cache[match_id] = (ply, state)
+            self._cache.move_to_end(match_id)
+            while len(self._cache) > 512:
+                self._cache.popitem(last=False)
+
+    def _secret(self, match_id: str, meta: Mapping[str, Any]) -> bytes:
+        secret = self._secrets.get(match_id)
+        if secret is None:
+            secret = fairness.match_secret(self.store.seed(match_id), match_id, meta["seats"])
+            self._secrets[match_id] = secret
+        return secret
+
+    def public_meta(self, meta: Mapping[str, Any]) -> dict[str, Any]:
+        """What anyone may know about a match (no emails, no token hashes)."""
+        return {
+            "id": meta["id"],
+            "game": meta["game"],
+            "options": meta["options"],
+            "status": meta["status"],
+            "ply": meta["ply"],
+            "players": meta["players"],
+            "created_at": meta["created_at"],
+            "updated_at": meta["updated_at"],
+            "commitment": meta["commitment"],
+            "head": meta["head"] or None,
+            "active_seats": meta["active"],
+            "open_seats": [s["seat"] for s in meta["seats"] if not s["claimed"]],
+            "seats": [{"seat": s["seat"], "kind": s["kind"], "name": s["name"], "claimed": s["claimed"],
+                       "public_key": s["public_key"] or None} for s in meta["seats"]],
+            "outcome": meta.get("outcome"),
+        }
+
+    def view(self, match_id: str, seat: int | None = None) -> dict[str, Any]:
+        """The spectator view (``seat=None``) or a seat's private view with its legal actions.
+        Seat views must be authenticated by the caller (see :meth:`authenticate`)."""
+        meta = self.meta(match_id)
+        out = self.public_meta(meta)
+        if meta["status"] in ("waiting", "aborted"):
+            out["board"] = None
+            return out
+        game = self.game_of(meta)
+        state = self._state(match_id, meta)
+        out["board"] = game.view(state, seat)
+        out["text"] = game.render(out["board"])
+        if seat is not None:
+            out["seat"] = seat
+            legal = game.legal_actions(state, seat) if seat in meta["active"] else []
+            out["legal_actions"] = [{"action": a, "text": game.describe_action(a)} for a in legal]
+        return out
+
+    def authenticate(self, match_id: str, seat: int, public_key: str) -> dict[str, Any]:
+        """Check that ``public_key`` holds ``seat`` of the match (signature already verified)."""
+        meta = self.meta(match_id)
+        if not 0 <= seat < meta["players"]:
+            raise NotFound("unknown-seat", f"match {match_id} has no seat {seat}")
+        if meta["seats"][seat]["public_key"] != public_key:
+            raise Forbidden("not-your-seat", f"that key does not hold seat {seat} of match {match_id}")
+        return meta
+
+    def log(self, match_id: str, start: int = 0, viewer: int | None = None) -> list[dict[str, Any]]:
+        """Accepted moves from ply ``start`` on, with signatures, receipts and visible events."""
+        self.meta(match_id)
+        entries = self.store.log(match_id, max(start, 0), -1)
+        for e in entries:
+            e["events"] = visible_events(e["events"], viewer)
+        return entries
+
+    def my_turns(self, public_key: str) -> list[dict[str, Any]]:
+        """Matches where a seat held by this key must act now."""
+        held = self.store.seats_of_key(public_key)
+        ids = [mid for mid, _ in held]
+        metas = self.store.metas(ids, ("game", "status", "ply", "active", "updated_at"))
+        out = []
+        for (mid, seat), m in zip(held, metas, strict=True):
+            if m.get("status") == "active" and seat in m.get("active", []):
+                out.append({"match": mid, "seat": seat, "game": m["game"], "ply": m["ply"],
+                            "since": m.get("updated_at")})
+        return out
+
+    # -- moves -------------------------------------------------------------------------------
+
+    def submit(self, match_id: str, envelope: Mapping[str, Any], signature: str, by: str = "human") -> dict[str, Any]:
+        """Verify, apply and commit one signed move (DESIGN §4). Idempotent for an envelope
+        already accepted: the original result comes back with ``replayed: true``."""
+        env = _check_envelope(envelope)
+        if env["match"] != match_id:
+            raise BadRequest("match-mismatch", f"the envelope is for match {env['match']!r}, not {match_id!r}")
+        meta = self.meta(match_id)
+        seat = env["seat"]
+        if not 0 <= seat < meta["players"]:
+            raise NotFound("unknown-seat", f"match {match_id} has no seat {seat}")
+        row = meta["seats"][seat]
+        if not row["claimed"]:
+            raise Forbidden("seat-unclaimed", f"seat {seat} of match {match_id} has not been claimed")
+        if not signing.verify(row["public_key"], env, signature):
+            holders = [s["seat"] for s in meta["seats"] if s["public_key"] and signing.verify(s["public_key"], env, signature)]
+            if holders:
+                raise Forbidden("not-your-seat", f"the move is signed by the key of seat {holders[0]}, not of seat {seat}")
+            raise Unauthorized("bad-signature", f"the signature does not verify under seat {seat}'s public key")
+        env_digest = signing.digest(env)
+        earlier = self.store.accepted_ply(match_id, env_digest)
+        if earlier is not None:
+            return self._replayed(match_id, earlier, seat)
+        if meta["status"] != "active":
+            raise Conflict("match-not-active", f"match {match_id} is {meta['status']}; no moves are accepted",
+                           current_ply=meta["ply"])
+        if env["ply"] != meta["ply"]:
+            raise Conflict("stale-ply", f"the move is based on ply {env['ply']} but the match is at ply {meta['ply']}",
+                           current_ply=meta["ply"])
+        if seat not in meta["active"]:
+            raise Conflict("not-your-turn", f"seat {seat} need not act now (waiting for seats {meta['active']})",
+                           current_ply=meta["ply"])
+        game = self.game_of(meta)
+        state = self._state(match_id, meta)
+        rng = fairness.ply_rng(self._secret(match_id, meta), meta["ply"])
+        events: list[dict[str, Any]] = []
+        for i, action in enumerate(env["actions"]):
+            if seat not in game.active_seats(state):
+                raise Conflict("not-your-turn", f"action {i}: after the earlier actions of this move seat {seat} need not act",
+                               current_ply=meta["ply"], action_index=i)
+            try:
+                state, caused = game.apply(state, seat, action, rng)
+            except InvalidAction as exc:
+                raise BadRequest("invalid-action", f"action {i}: {exc.message}", rule_code=exc.code, action_index=i) from exc
+            except IllegalAction as exc:
+                raise Unprocessable("illegal-action", f"action {i}: {exc.message}", rule_code=exc.code,
+                                    rule=exc.rule, action_index=i) from exc
+            events.extend(caused)
+        active = game.active_seats(state)
+        outcome = game.outcome(state)
+        status = "finished" if outcome is not None or not active else "active"
+        entry: dict[str, Any] = {
+            "ply": meta["ply"], "seat": seat, "by": by, "envelope": env, "signature": signature,
+            "prev": meta["head"], "accepted_at": self.now(), "events": events,
+            "events_digest": signing.digest(events), "rng_draws": rng.draws,
+        }
+        entry["hash"] = entry_hash(match_id, entry)
+        entry["receipt"] = signing.sign(self.server_key, receipt_body(match_id, entry["ply"], entry["hash"]))
+        result = self.store.apply(
+            match_id, meta["ply"], {"ply": meta["ply"] + 1, "state": game.dump(state)}, entry, env_digest,
+            status, active, entry["hash"], entry["accepted_at"], outcome.to_json() if outcome else None,
+        )
+        if result.status == "duplicate":
+            return self._replayed(match_id, result.ply, seat)
+        if result.status != "applied":
+            raise Conflict("stale-ply", f"another move was accepted first; the match is now at ply {result.ply}",
+                           current_ply=result.ply)
+        new_ply = result.ply
+        self._remember(match_id, new_ply, state)
+        after = dict(meta, ply=new_ply, active=active, status=status, head=entry["hash"])
+        self._fan_out(after, new_ply, meta["active"], active, outcome)
+        return {"match": match_id, "seat": seat, "ply": new_ply, "accepted_ply": meta["ply"], "replayed": False,
+                "head": entry["hash"], "receipt": entry["receipt"], "status": status,
+                "events": visible_events(events, seat), "view": self.view(match_id, seat)}
+
+    def _replayed(self, match_id: str, ply: int, seat: int) -> dict[str, Any]:
+        entry = self.store.log(match_id, ply, ply)[0]
+        meta = self.meta(match_id)
+        return {"match": match_id, "seat": seat, "ply": ply + 1, "accepted_ply": ply, "replayed": True,
+                "head": entry["hash"], "receipt": entry["receipt"], "status": meta["status"],
+                "events": visible_events(entry["events"], seat), "view": self.view(match_id, seat)}
+
+    def _fan_out(self, meta: Mapping[str, Any], ply: int, before: list[int], after: list[int],
+                 outcome: Outcome | None) -> None:
+        """Tell the dispatcher who must act now: a notice per newly active human seat, a turn
+        per active bot seat, a closing notice to every human when the match ends."""
+        seats = meta["seats"]
+        humans = [s for s in after if seats[s]["kind"] == "human" and s not in before]
+        if humans:
+            self.dispatcher.turn(meta["id"], ply, humans)
+        for s in after:
+            if seats[s]["kind"] == "bot":
+                self.dispatcher.bot(meta["id"], ply, s)
+        if meta["status"] == "finished":
+            self.dispatcher.finished(meta["id"], ply, [s["seat"] for s in seats if s["kind"] == "human"])
+
+    def sign_as_bot(self, match_id: str, seat: int, ply: int, actions: list[dict[str, Any]]) -> tuple[dict[str, Any], str]:
+        """An envelope for a bot seat, signed with its server-held key."""
+        env = {"match": match_id, "seat": seat, "ply": ply, "actions": actions, "nonce": f"bot-{ply}"}
+        return env, signing.sign(self.bot_private_key(match_id, seat), env)
+
+    # -- the record ----------------------------------------------------------------------------
+
+    def record(self, match_id: str) -> dict[str, Any]:
+        """The verifiable record (docs/record-format.md): header, every entry, the outcome and,
+        once the match is over, the revealed seed. Hidden events are withheld until then."""
+        meta = self.meta(match_id)
+        if meta["status"] in ("waiting", "aborted"):
+            raise Conflict("match-not-started", f"match {match_id} is {meta['status']}: there is no record yet")
+        over = meta["status"] == "finished"
+        entries = self.store.log(match_id)
+        if not over:
+            for e in entries:
+                e["events"] = visible_events(e["events"], None)
+        record = {
+            "header": self.header(meta),
+            "setup_events": meta["setup_events"] if over else visible_events(meta["setup_events"], None),
+            "entries": entries,
+            "status": meta["status"],
+            "head": meta["head"],
+            "outcome": meta.get("outcome"),
+            "seed": self.store.seed(match_id).hex() if over else None,
+        }
+        return record
+
+
+def _check_envelope(envelope: Any) -> dict[str, Any]:
+    """The envelope's shape (the API's schema checks it too; workers call submit directly)."""
+    if not isinstance(envelope, Mapping):
+        raise BadRequest("bad-envelope", "the envelope must be a JSON object")
+    want = {"match", "seat", "ply", "actions", "nonce"}
+    if set(envelope) != want:
+        raise BadRequest("bad-envelope", f"the envelope has exactly the fields {sorted(want)}")
+    env = dict(envelope)
+    if not isinstance(env["match"], str) or not isinstance(env["nonce"], str) or len(env["nonce"]) > 128:
+        raise BadRequest("bad-envelope", "match and nonce are strings (nonce at most 128 characters)")
+    for name in ("seat", "ply"):
+        if not isinstance(env[name], int) or isinstance(env[name], bool) or env[name] < 0:
+            raise BadRequest("bad-envelope", f"{name} must be a non-negative integer")
+    actions = env["actions"]
+    if not isinstance(actions, list) or not actions or len(actions) > MAX_ACTIONS_PER_MOVE:
+        raise BadRequest("bad-envelope", f"actions must be a list of 1 to {MAX_ACTIONS_PER_MOVE} action objects")
+    if not all(isinstance(a, dict) and isinstance(a.get("type"), str) for a in actions):
+        raise BadRequest("bad-envelope", 'every action is an object with a string "type"')
+    return env

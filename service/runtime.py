@@ -1,0 +1,32 @@
+"""Wiring: build the store, the dispatcher and the use cases from settings.
+
+The API's app factory and the workers both call :func:`build`, so a job sees exactly the
+service a request sees.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import redis
+
+from . import signing
+from .config import Settings
+from .dispatch import RQDispatcher
+from .matches import Matches
+from .store import Store
+
+
+@lru_cache(maxsize=8)
+def connect(url: str) -> redis.Redis:
+    """One connection pool per URL and process."""
+    return redis.Redis.from_url(url, health_check_interval=30)
+
+
+def build(settings: Settings) -> Matches:
+    """The use cases over Redis, dispatching to RQ."""
+    client = connect(settings.redis_url)
+    store = Store(client, settings.namespace)
+    key = settings.server_key or store.get_or_create("server:key", signing.generate_private_key)
+    return Matches(store=store, server_key=key, dispatcher=RQDispatcher(client, settings),
+                   public_url=settings.public_url)

@@ -1,0 +1,66 @@
+"""A match of the fixture game over HTTP: create, claim, view, move, log, errors."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tests.conftest import Player
+
+
+def create(client: Any, seats: list[dict[str, str]], game: str = "harbour-race", **options: Any) -> dict[str, Any]:
+    r = client.post("/v1/matches", json={"game": game, "seats": seats, "options": options})
+    assert r.status_code == 201, r.get_json()
+    return dict(r.get_json())
+
+
+def started(client: Any, players: list[Player], n: int = 2) -> tuple[str, dict[str, Any]]:
+    made = create(client, [{"invite": f"p{i}@example.org"} for i in range(n)])
+    mid = made["id"]
+    for i in range(n):
+        r = client.post(f"/v1/matches/{mid}/seats/{i}/claim", json={
+            "token": made["invites"][str(i)], "public_key": players[i].public_key, "name": players[i].name,
+            "email": f"p{i}@example.org"})
+        assert r.status_code == 200, r.get_json()
+    return mid, client.get(f"/v1/matches/{mid}").get_json()
+
+
+def test_create_claim_and_start(client: Any, players: list[Player]) -> None:
+    made = create(client, [{"invite": "a@example.org"}, {"bot": "random"}])
+    assert len(made["commitment"]) == 64 and set(made["invites"]) == {"0"}
+    view = client.get(f"/v1/matches/{made['id']}").get_json()
+    assert view["status"] == "waiting" and view["open_seats"] == [0]
+    r = client.post(f"/v1/matches/{made['id']}/seats/0/claim", json={
+        "token": made["invites"]["0"], "public_key": players[0].public_key, "name": "Ana"})
+    assert r.status_code == 200 and r.get_json()["status"] == "active"
+    view = client.get(f"/v1/matches/{made['id']}").get_json()
+    assert view["status"] == "active" and view["open_seats"] == [] and view["board"]["target"] == 12
+
+
+def test_move_view_log_and_etag(client: Any, players: list[Player]) -> None:
+    mid, view = started(client, players)
+    seat = view["active_seats"][0]
+    path = f"/v1/matches/{mid}/seats/{seat}/view"
+    mine = client.get(path, headers=players[seat].auth("GET", path)).get_json()
+    assert {"action": {"type": "bank"}, "text": "bank your haul and pass"} in mine["legal_actions"]
+    r = client.post(f"/v1/matches/{mid}/moves", json=players[seat].envelope(mid, seat, 0, [{"type": "bank"}]))
+    assert r.status_code == 201, r.get_json()
+    body = r.get_json()
+    assert body["ply"] == 1 and body["events"][0]["type"] == "banked"
+    r1 = client.get(f"/v1/matches/{mid}")
+    assert r1.headers["ETag"] == '"1-active"'
+    assert client.get(f"/v1/matches/{mid}", headers={"If-None-Match": '"1-active"'}).status_code == 304
+    log = client.get(f"/v1/matches/{mid}/log?from=0").get_json()
+    assert [e["ply"] for e in log["entries"]] == [0] and log["entries"][0]["signature"]
+    assert log["head"] == log["entries"][0]["hash"] == body["head"]
+
+
+def test_resubmitting_an_accepted_envelope_returns_the_original(client: Any, players: list[Player]) -> None:
+    mid, view = started(client, players)
+    seat = view["active_seats"][0]
+    payload = players[seat].envelope(mid, seat, 0, [{"type": "bank"}])
+    first = client.post(f"/v1/matches/{mid}/moves", json=payload).get_json()
+    again = client.post(f"/v1/matches/{mid}/moves", json=payload)
+    assert again.status_code == 200
+    body = again.get_json()
+    assert body["replayed"] is True and body["head"] == first["head"] and body["accepted_ply"] == 0
+    assert client.get(f"/v1/matches/{mid}").get_json()["ply"] == 1

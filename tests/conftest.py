@@ -1,0 +1,135 @@
+"""Shared fixtures: a real Redis, a namespace of our own, the app, an SMTP sink, players.
+
+Redis: ``REDIS_URL`` when set, else a redis-server this session starts itself (the embedded
+default). Every test gets its own key namespace and RQ queue names, and cleans only those.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+import redis
+
+from service import games, signing
+from service.config import Settings
+from service.embedded import EmbeddedRedis, free_port
+from service.matches import Matches
+from service.runtime import build, connect
+from tests.fixture_game import GAME as FIXTURE
+
+games.register(FIXTURE)
+
+
+@pytest.fixture(scope="session")
+def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    if os.environ.get("REDIS_URL"):
+        yield os.environ["REDIS_URL"]
+        return
+    server = EmbeddedRedis(tmp_path_factory.mktemp("redis"), durable=False)
+    url = server.start()
+    yield url
+    server.stop()
+
+
+@pytest.fixture
+def namespace(redis_url: str) -> Iterator[str]:
+    ns = f"ptest-{uuid.uuid4().hex[:10]}:"
+    yield ns
+    client = redis.Redis.from_url(redis_url)
+    for pattern in (f"{ns}*", f"rq:*{ns}*"):
+        keys = list(client.scan_iter(match=pattern, count=1000))
+        if keys:
+            client.delete(*keys)
+
+
+@pytest.fixture
+def settings(redis_url: str, namespace: str, tmp_path: Path) -> Settings:
+    return Settings(redis_url=redis_url, smtp_url=None, outbox_dir=str(tmp_path / "outbox"),
+                    public_url="http://portolan.test", namespace=namespace, server_key=None,
+                    mail_from="Portolan <turns@portolan.test>")
+
+
+@pytest.fixture
+def service(settings: Settings) -> Matches:
+    return build(settings)
+
+
+@pytest.fixture
+def app(settings: Settings, service: Matches) -> Any:
+    from service.api import create_app
+
+    return create_app(settings, service, TESTING=True)
+
+
+@pytest.fixture
+def client(app: Any) -> Any:
+    return app.test_client()
+
+
+@dataclass
+class SmtpSink:
+    url: str
+    messages: list[Any] = field(default_factory=list)
+
+
+@pytest.fixture
+def smtp_sink() -> Iterator[SmtpSink]:
+    """A real SMTP server (aiosmtpd) on loopback that keeps every message it receives."""
+    from email import message_from_bytes
+    from email.policy import default
+
+    from aiosmtpd.controller import Controller
+
+    sink = SmtpSink(url="")
+
+    class Handler:
+        async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
+            sink.messages.append(message_from_bytes(envelope.content, policy=default))
+            return "250 OK"
+
+    port = free_port()
+    controller = Controller(Handler(), hostname="127.0.0.1", port=port)
+    controller.start()
+    sink.url = f"smtp://127.0.0.1:{port}"
+    yield sink
+    controller.stop()
+
+
+@dataclass
+class Player:
+    """A person with a key pair, as the CLI would hold it."""
+
+    name: str
+    private_key: str = field(default_factory=signing.generate_private_key)
+
+    @property
+    def public_key(self) -> str:
+        return signing.public_key_of(self.private_key)
+
+    def envelope(self, match: str, seat: int, ply: int, actions: list[dict[str, Any]], nonce: str = "n") -> dict[str, Any]:
+        env = {"match": match, "seat": seat, "ply": ply, "actions": actions, "nonce": nonce}
+        return {"envelope": env, "signature": signing.sign(self.private_key, env)}
+
+    def auth(self, method: str, path: str) -> dict[str, str]:
+        return {"Authorization": signing.authorization(self.private_key, method, path)}
+
+
+@pytest.fixture
+def players() -> list[Player]:
+    return [Player("Ana"), Player("Bea"), Player("Cid"), Player("Dov")]
+
+
+def worker_burst(settings: Settings) -> None:
+    """Run a real RQ worker until the queues are empty."""
+    from workers.worker import run
+
+    run(settings, burst=True)
+
+
+__all__ = ["Player", "SmtpSink", "connect", "worker_burst"]

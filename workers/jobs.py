@@ -1,0 +1,151 @@
+"""RQ jobs: plain functions of plain arguments (match id, seat, ply).
+
+Every job is idempotent. A notice takes a one-time mark in Redis before it sends and gives
+the mark back if sending fails, so a retried or doubly enqueued job sends one mail; a bot move
+goes through the same signed, ply-checked submit as a person's, so a second run of the same
+bot job finds the ply moved on and does nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from functools import lru_cache
+from typing import Any
+
+from service import games
+from service.config import Settings
+from service.errors import Conflict
+from service.games.base import Rng
+from service.mail import deliver, render
+from service.matches import Matches, visible_events
+from service.runtime import build
+
+log = logging.getLogger("portolan.jobs")
+NOTICE_ACTIONS = 12
+HISTORY_SCAN = 200
+
+
+@lru_cache(maxsize=1)
+def settings() -> Settings:
+    return Settings.from_env()
+
+
+@lru_cache(maxsize=1)
+def service() -> Matches:
+    return build(settings())
+
+
+def cli_line(match_id: str, seat: int, action: dict[str, Any]) -> str:
+    """The exact command that submits ``action`` for this seat."""
+    return f"portolan move {match_id} --seat {seat} '{json.dumps(action, separators=(',', ':'))}'"
+
+
+def happened_since(m: Matches, match_id: str, seat: int, ply: int) -> list[str]:
+    """Event texts since the seat's own last move (at most the last HISTORY_SCAN moves)."""
+    start = max(0, ply - HISTORY_SCAN)
+    entries = m.store.log(match_id, start, ply - 1) if ply > 0 else []
+    lines: list[str] = []
+    for entry in reversed(entries):
+        if entry["seat"] == seat:
+            break
+        lines[:0] = [e.get("text", e["type"]) for e in visible_events(entry["events"], seat)]
+    return lines
+
+
+def send_turn_notice(match_id: str, seat: int, ply: int) -> str:
+    """Email the seat's player that it is their turn (once per match, seat and ply)."""
+    m = service()
+    meta = m.meta(match_id)
+    if meta["status"] != "active" or seat not in meta["active"]:
+        return "skipped: the seat need not act any more"
+    mark = f"notice:{match_id}:{seat}:{ply}"
+    if not m.store.claim_once(mark):
+        return "skipped: already sent"
+    try:
+        row = meta["seats"][seat]
+        game = m.game_of(meta)
+        view = m.view(match_id, seat)
+        legal = view["legal_actions"]
+        ctx = {
+            "name": row["name"], "match": match_id, "seat": seat, "seat_name": game.seat_names(meta["players"])[seat],
+            "game_title": game.title, "ply": meta["ply"], "board": view.get("text", ""),
+            "happened": happened_since(m, match_id, seat, meta["ply"]),
+            "actions": legal[:NOTICE_ACTIONS], "more_actions": max(0, len(legal) - NOTICE_ACTIONS),
+            "cli_line": cli_line(match_id, seat, legal[0]["action"]) if legal else f"portolan show {match_id}",
+            "head": meta["head"], "commitment": meta["commitment"], "public_url": m.public_url,
+        }
+        mail = render("turn_notice", row["email"], f"[Portolan] Your turn in {game.title} ({match_id})", mark, ctx)
+        where = deliver(settings(), mail) if row["email"] else "no email address"
+    except Exception:
+        m.store.release(mark)  # let the retry send it
+        raise
+    log.info("turn notice %s -> %s", mark, where)
+    return f"sent: {where}"
+
+
+def send_match_over(match_id: str, seat: int) -> str:
+    """Email a human seat the final standings (once)."""
+    m = service()
+    meta = m.meta(match_id)
+    mark = f"over:{match_id}:{seat}"
+    row = meta["seats"][seat]
+    if not row["email"] or not m.store.claim_once(mark):
+        return "skipped"
+    try:
+        game = m.game_of(meta)
+        outcome = meta.get("outcome") or {"scores": [], "ranks": []}
+        names = game.seat_names(meta["players"])
+        standings = sorted(
+            ({"seat": s, "name": names[s], "score": outcome["scores"][s], "rank": outcome["ranks"][s]}
+             for s in range(len(outcome["scores"]))), key=lambda r: (r["rank"], r["seat"]))
+        ctx = {"name": row["name"], "match": match_id, "game_title": game.title, "ply": meta["ply"],
+               "standings": standings, "head": meta["head"], "public_url": m.public_url}
+        where = deliver(settings(), render("match_over", row["email"], f"[Portolan] {game.title} {match_id} is over", mark, ctx))
+    except Exception:
+        m.store.release(mark)
+        raise
+    return f"sent: {where}"
+
+
+def send_invite(match_id: str, seat: int, email: str, token: str) -> str:
+    """Email an invitation with the seat's invite token (once)."""
+    m = service()
+    meta = m.meta(match_id)
+    mark = f"invite:{match_id}:{seat}"
+    if not m.store.claim_once(mark):
+        return "skipped"
+    try:
+        game = m.game_of(meta)
+        ctx = {"match": match_id, "seat": seat, "token": token, "to": email, "game_title": game.title,
+               "commitment": meta["commitment"], "public_url": m.public_url}
+        where = deliver(settings(), render("invite", email, f"[Portolan] You are invited to {game.title}", mark, ctx))
+    except Exception:
+        m.store.release(mark)
+        raise
+    return f"sent: {where}"
+
+
+def choose_random(m: Matches, match_id: str, seat: int, ply: int, legal: list[dict[str, Any]]) -> dict[str, Any]:
+    """The random bot: a uniform choice, reproducible from the server's bot key and the ply."""
+    return dict(legal[Rng.derive(m.bot_rng_key(match_id), f"{seat}:{ply}").randbelow(len(legal))])
+
+
+def play_bot(match_id: str, seat: int, ply: int) -> str:
+    """Play one move for a bot seat, if that seat must still act at ``ply``."""
+    m = service()
+    meta = m.meta(match_id)
+    if meta["status"] != "active" or meta["ply"] != ply or seat not in meta["active"]:
+        return "skipped: the match moved on"
+    if meta["seats"][seat]["kind"] != "bot":
+        return "skipped: not a bot seat"
+    if games.get(meta["game"]) is None:
+        return "skipped: unknown game"
+    legal = [a["action"] for a in m.view(match_id, seat)["legal_actions"]]
+    action = choose_random(m, match_id, seat, ply, legal)
+    envelope, signature = m.sign_as_bot(match_id, seat, ply, [action])
+    try:
+        result = m.submit(match_id, envelope, signature, by=f"bot:{meta['seats'][seat]['bot']}")
+    except Conflict as exc:  # someone else moved first; their fan-out schedules what comes next
+        return f"skipped: {exc.code}"
+    return f"played ply {ply}: {json.dumps(action)} -> ply {result['ply']}"
