@@ -60,7 +60,7 @@ class HarbourRace(Game[RaceState]):
     def legal_actions(self, state: RaceState, seat: int) -> list[Action]:
         if state.over or seat != state.turn:
             return []
-        return [{"type": "roll"}, {"type": "bank"}]
+        return [{"type": "roll"}, {"type": "bank"}] if state.haul else [{"type": "roll"}]
 
     def apply(self, state: RaceState, seat: int, action: Mapping[str, Any], rng: Rng) -> Applied[RaceState]:
         kind = action.get("type")
@@ -83,6 +83,8 @@ class HarbourRace(Game[RaceState]):
                 replace(state, haul=state.haul + d),
                 [{"type": "rolled", "seat": seat, "die": d, "text": f"Seat {seat} rolled {d}"}],
             )
+        if not state.haul:
+            raise IllegalAction("empty-haul", "there is nothing to bank: roll first (rule: a haul is banked after at least one roll)")
         banks = list(state.banks)
         banks[seat] += state.haul
         over = banks[seat] >= state.target

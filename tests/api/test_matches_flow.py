@@ -41,11 +41,11 @@ def test_move_view_log_and_etag(client: Any, players: list[Player]) -> None:
     seat = view["active_seats"][0]
     path = f"/v1/matches/{mid}/seats/{seat}/view"
     mine = client.get(path, headers=players[seat].auth("GET", path)).get_json()
-    assert {"action": {"type": "bank"}, "text": "bank your haul and pass"} in mine["legal_actions"]
-    r = client.post(f"/v1/matches/{mid}/moves", json=players[seat].envelope(mid, seat, 0, [{"type": "bank"}]))
+    assert mine["legal_actions"] == [{"action": {"type": "roll"}, "text": "roll the die"}]
+    r = client.post(f"/v1/matches/{mid}/moves", json=players[seat].envelope(mid, seat, 0, [{"type": "roll"}]))
     assert r.status_code == 201, r.get_json()
     body = r.get_json()
-    assert body["ply"] == 1 and body["events"][0]["type"] == "banked"
+    assert body["ply"] == 1 and body["events"][0]["type"] == "rolled"
     r1 = client.get(f"/v1/matches/{mid}")
     assert r1.headers["ETag"] == '"1-active"'
     assert client.get(f"/v1/matches/{mid}", headers={"If-None-Match": '"1-active"'}).status_code == 304
@@ -57,7 +57,7 @@ def test_move_view_log_and_etag(client: Any, players: list[Player]) -> None:
 def test_resubmitting_an_accepted_envelope_returns_the_original(client: Any, players: list[Player]) -> None:
     mid, view = started(client, players)
     seat = view["active_seats"][0]
-    payload = players[seat].envelope(mid, seat, 0, [{"type": "bank"}])
+    payload = players[seat].envelope(mid, seat, 0, [{"type": "roll"}])
     first = client.post(f"/v1/matches/{mid}/moves", json=payload).get_json()
     again = client.post(f"/v1/matches/{mid}/moves", json=payload)
     assert again.status_code == 200
