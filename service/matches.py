@@ -72,6 +72,7 @@ def entry_hash(match_id: str, entry: Mapping[str, Any]) -> str:
         "match": match_id,
         "ply": entry["ply"],
         "seat": entry["seat"],
+        "by": entry["by"],
         "envelope": entry["envelope"],
         "signature": entry["signature"],
         "prev": entry["prev"],

@@ -29,7 +29,7 @@ def b64d(text: str) -> bytes:
     if not isinstance(text, str):
         raise ValueError("expected base64url text")
     try:
-        return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+        return base64.b64decode(text + "=" * (-len(text) % 4), altchars=b"-_", validate=True)
     except (ValueError, TypeError) as exc:
         raise ValueError("malformed base64url") from exc
 

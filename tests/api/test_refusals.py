@@ -1,0 +1,182 @@
+"""Bad input gets a clear error and changes nothing: every refusal, with its status and code."""
+
+from __future__ import annotations
+
+import json
+import threading
+from typing import Any
+
+import pytest
+
+from service import signing
+from tests.api.test_matches_flow import create, started
+from tests.conftest import Player
+
+
+def snapshot(client: Any, mid: str) -> tuple[Any, Any]:
+    view = client.get(f"/v1/matches/{mid}").get_json()
+    log = client.get(f"/v1/matches/{mid}/log").get_json()
+    return view, log
+
+
+def assert_problem(r: Any, status: int, code: str) -> dict[str, Any]:
+    assert r.status_code == status, r.get_data(as_text=True)
+    assert r.mimetype == "application/problem+json"
+    body = r.get_json()
+    assert body["code"] == code and body["status"] == status and body["detail"]
+    return dict(body)
+
+
+def test_malformed_json_is_400(client: Any) -> None:
+    r = client.post("/v1/matches", data=b"{not json", content_type="application/json")
+    assert_problem(r, 400, "malformed-json")
+    r = client.post("/v1/matches", json={"game": "harbour-race", "seats": [{"invite": "nope"}]})
+    assert_problem(r, 400, "malformed-request")
+    r = client.post("/v1/matches", json={"game": "harbour-race", "seats": [{"bot": "random"}] * 9})
+    assert_problem(r, 400, "malformed-request")
+
+
+def test_unknown_game_options_and_counts(client: Any) -> None:
+    assert_problem(client.post("/v1/matches", json={"game": "chess", "seats": [{"bot": "random"}] * 2}), 404, "unknown-game")
+    body = assert_problem(client.post("/v1/matches", json={"game": "harbour-race", "seats": [{"bot": "random"}]}),
+                          400, "bad-player-count")
+    assert "2 to 4 players" in body["detail"]
+    r = client.post("/v1/matches", json={"game": "harbour-race", "seats": [{"bot": "random"}] * 2, "options": {"target": 1}})
+    assert_problem(r, 400, "bad-options")
+    r = client.post("/v1/matches", json={"game": "harbour-race", "seats": [{"bot": "genius"}] * 2})
+    assert_problem(r, 400, "unknown-bot")
+
+
+def test_unknown_match_is_404(client: Any, players: list[Player]) -> None:
+    assert_problem(client.get("/v1/matches/nope"), 404, "unknown-match")
+    assert_problem(client.get("/v1/matches/nope/log"), 404, "unknown-match")
+    assert_problem(client.post("/v1/matches/nope/moves", json=players[0].envelope("nope", 0, 0, [{"type": "roll"}])),
+                   404, "unknown-match")
+    assert_problem(client.get("/v1/nothing-here"), 404, "not-found")
+
+
+def test_claim_refusals(client: Any, players: list[Player]) -> None:
+    made = create(client, [{"invite": "a@example.org"}, {"invite": "b@example.org"}])
+    mid = made["id"]
+    url = f"/v1/matches/{mid}/seats/0/claim"
+    good = {"token": made["invites"]["0"], "public_key": players[0].public_key, "name": "Ana"}
+    assert_problem(client.post(url, json={**good, "token": made["invites"]["1"]}), 401, "bad-invite-token")
+    assert_problem(client.post(url, json={**good, "public_key": "not+a/key!" * 5}), 400, "bad-public-key")
+    assert client.post(url, json=good).status_code == 200
+    assert_problem(client.post(url, json=good), 409, "seat-taken")
+    assert_problem(client.post(f"/v1/matches/{mid}/seats/7/claim", json=good), 404, "unknown-seat")
+
+
+def test_move_refusals_change_nothing(client: Any, players: list[Player]) -> None:
+    mid, view = started(client, players)
+    seat = view["active_seats"][0]
+    other = 1 - seat
+    before = snapshot(client, mid)
+    url = f"/v1/matches/{mid}/moves"
+    me = players[seat]
+
+    forged = me.envelope(mid, seat, 0, [{"type": "roll"}])
+    forged["envelope"]["nonce"] = "changed after signing"
+    assert_problem(client.post(url, json=forged), 401, "bad-signature")
+
+    stranger = Player("Eve")
+    assert_problem(client.post(url, json=stranger.envelope(mid, seat, 0, [{"type": "roll"}])), 401, "bad-signature")
+
+    by_other_key = players[other].envelope(mid, seat, 0, [{"type": "roll"}])
+    assert_problem(client.post(url, json=by_other_key), 403, "not-your-seat")
+
+    body = assert_problem(client.post(url, json=me.envelope(mid, seat, 5, [{"type": "roll"}])), 409, "stale-ply")
+    assert body["current_ply"] == 0
+    assert_problem(client.post(url, json=players[other].envelope(mid, other, 0, [{"type": "roll"}])), 409, "not-your-turn")
+
+    body = assert_problem(client.post(url, json=me.envelope(mid, seat, 0, [{"type": "bank"}])), 422, "illegal-action")
+    assert body["rule_code"] == "empty-haul" and "rule" in body["detail"]
+    assert_problem(client.post(url, json=me.envelope(mid, seat, 0, [{"type": "fly"}])), 400, "invalid-action")
+    # all-or-nothing: a legal first action followed by an illegal one applies neither
+    body = assert_problem(client.post(url, json=me.envelope(mid, seat, 0, [{"type": "roll"}, {"type": "fly"}])), 400,
+                          "invalid-action")
+    assert body["action_index"] == 1
+
+    assert_problem(client.post(url, data=b"[]", content_type="application/json"), 400, "malformed-json")
+    assert_problem(client.post(url, json={"envelope": {"match": mid}, "signature": "x"}), 400, "bad-envelope")
+    assert snapshot(client, mid) == before
+
+
+def test_a_move_for_another_match_is_refused(client: Any, players: list[Player]) -> None:
+    mid_a, view_a = started(client, players)
+    mid_b, _ = started(client, players)
+    seat = view_a["active_seats"][0]
+    before = snapshot(client, mid_b)
+    signed_for_a = players[seat].envelope(mid_a, seat, 0, [{"type": "roll"}])
+    assert_problem(client.post(f"/v1/matches/{mid_b}/moves", json=signed_for_a), 400, "match-mismatch")
+    tampered = json.loads(json.dumps(signed_for_a))
+    tampered["envelope"]["match"] = mid_b
+    r = client.post(f"/v1/matches/{mid_b}/moves", json=tampered)
+    assert r.status_code in (401, 403)
+    assert snapshot(client, mid_b) == before
+
+
+def test_an_envelope_replayed_at_a_later_ply(client: Any, players: list[Player]) -> None:
+    mid, view = started(client, players)
+    seat = view["active_seats"][0]
+    url = f"/v1/matches/{mid}/moves"
+    first = players[seat].envelope(mid, seat, 0, [{"type": "roll"}])
+    assert client.post(url, json=first).status_code == 201
+    # re-sent unchanged: the original result, not a second roll
+    again = client.post(url, json=first)
+    assert again.status_code == 200 and again.get_json()["replayed"] is True
+    # moved to the current ply by editing it: the signature no longer holds
+    moved = json.loads(json.dumps(first))
+    moved["envelope"]["ply"] = 1
+    assert_problem(client.post(url, json=moved), 401, "bad-signature")
+    assert client.get(f"/v1/matches/{mid}").get_json()["ply"] == 1
+
+
+def test_seat_view_needs_the_seats_signature(client: Any, players: list[Player]) -> None:
+    mid, _ = started(client, players)
+    path = f"/v1/matches/{mid}/seats/0/view"
+    assert_problem(client.get(path), 401, "missing-signature")
+    assert_problem(client.get(path, headers=players[1].auth("GET", path)), 403, "not-your-seat")
+    assert_problem(client.get(path, headers=players[0].auth("GET", "/v1/other")), 401, "bad-signature")
+    stale = {"Authorization": signing.authorization(players[0].private_key, "GET", path, ts=1)}
+    assert_problem(client.get(path, headers=stale), 401, "stale-signature")
+    assert client.get(path, headers=players[0].auth("GET", path)).status_code == 200
+
+
+def test_abort_only_by_creator_while_waiting(client: Any, players: list[Player]) -> None:
+    made = create(client, [{"invite": "a@example.org"}, {"invite": "b@example.org"}])
+    url = f"/v1/matches/{made['id']}/abort"
+    assert_problem(client.post(url), 401, "missing-creator-token")
+    assert_problem(client.post(url, headers={"Authorization": "Bearer wrong"}), 401, "bad-creator-token")
+    r = client.post(url, headers={"Authorization": f"Bearer {made['creator_token']}"})
+    assert r.status_code == 200 and r.get_json()["status"] == "aborted"
+    claim = {"token": made["invites"]["0"], "public_key": players[0].public_key, "name": "Ana"}
+    assert_problem(client.post(f"/v1/matches/{made['id']}/seats/0/claim", json=claim), 409, "match-not-waiting")
+
+
+@pytest.mark.parametrize("threads", [20])
+def test_racing_the_same_ply_exactly_one_wins(app: Any, players: list[Player], threads: int) -> None:
+    client = app.test_client()
+    mid, view = started(client, players)
+    seat = view["active_seats"][0]
+    payloads = [players[seat].envelope(mid, seat, 0, [{"type": "roll"}], nonce=f"n{i}") for i in range(threads)]
+    statuses: list[int] = []
+    barrier = threading.Barrier(threads)
+    lock = threading.Lock()
+
+    def submit(p: dict[str, Any]) -> None:
+        c = app.test_client()
+        barrier.wait()
+        r = c.post(f"/v1/matches/{mid}/moves", json=p)
+        with lock:
+            statuses.append(r.status_code)
+
+    workers = [threading.Thread(target=submit, args=(p,)) for p in payloads]
+    for t in workers:
+        t.start()
+    for t in workers:
+        t.join()
+    assert sorted(statuses) == [201] + [409] * (threads - 1)
+    log = client.get(f"/v1/matches/{mid}/log").get_json()["entries"]
+    assert [e["ply"] for e in log] == [0]
+    assert client.get(f"/v1/matches/{mid}").get_json()["ply"] == 1
