@@ -1,0 +1,170 @@
+"""Verifiable play (issue 6): records of finished matches verify offline; any tampering fails
+and names the place; the seed stays secret until the end; randomness is per match."""
+
+from __future__ import annotations
+
+import copy
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from service import fairness, games, signing
+from service.games.base import Rng
+from service.matches import Matches
+from service.rebuild import rebuild
+from service.verify import verify_record
+from tests.conftest import Player
+
+GAME_IDS = sorted(games.registry())
+
+
+def play_to_end(m: Matches, game: str, players: int, seed: str = "x", max_moves: int = 20_000) -> str:
+    """An all-bot match played through the signed submit path, in process."""
+    made = m.create(game, {}, [{"bot": "random"}] * players)
+    mid = str(made["id"])
+    pick = Rng.from_seed(seed)
+    for _ in range(max_moves):
+        meta = m.meta(mid)
+        if meta["status"] != "active":
+            break
+        seat = meta["active"][0]
+        legal = m.view(mid, seat)["legal_actions"]
+        env, sig = m.sign_as_bot(mid, seat, meta["ply"], [legal[pick.randbelow(len(legal))]["action"]])
+        m.submit(mid, env, sig, by="bot:random")
+    assert m.meta(mid)["status"] == "finished"
+    return mid
+
+
+@pytest.fixture
+def finished(service: Matches) -> dict[str, Any]:
+    return service.record(play_to_end(service, "harbour-race", 3))
+
+
+@pytest.mark.parametrize("game", GAME_IDS)
+def test_a_finished_match_of_every_game_verifies(service: Matches, game: str) -> None:
+    g = games.get(game)
+    assert g is not None
+    mid = play_to_end(service, game, g.players.start)
+    report = verify_record(service.record(mid))
+    assert report.ok, report.text()
+    assert rebuild(service, mid).ok
+
+
+def test_cli_verify_accepts_and_rejects(finished: dict[str, Any], tmp_path: Path) -> None:
+    good = tmp_path / "good.json"
+    good.write_text(json.dumps(finished))
+    ok = subprocess.run([sys.executable, "-m", "service.cli", "verify", str(good)], capture_output=True, text=True,
+                        env={"PORTOLAN_PLUGINS": "tests.fixture_game", "PATH": ""}, cwd=Path(__file__).parent.parent)
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+    assert "record verified" in ok.stdout and "outcome reproduced" in ok.stdout
+    bad_record = copy.deepcopy(finished)
+    bad_record["entries"][1]["receipt"] = bad_record["entries"][0]["receipt"]
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(bad_record))
+    r = subprocess.run([sys.executable, "-m", "service.cli", "verify", str(bad)], capture_output=True, text=True,
+                       env={"PORTOLAN_PLUGINS": "tests.fixture_game", "PATH": ""}, cwd=Path(__file__).parent.parent)
+    assert r.returncode == 1 and "FAIL ply 1: the server receipt" in r.stdout
+
+
+def _tamper(record: dict[str, Any], how: str) -> str:
+    """Change one thing; return the place the verifier must name."""
+    entries = record["entries"]
+    if how == "action":
+        entries[2]["envelope"]["actions"][0] = {"type": "bank" if entries[2]["envelope"]["actions"][0]["type"] == "roll" else "roll"}
+        return "ply 2"
+    if how == "signature":
+        entries[3]["signature"] = entries[4]["signature"]
+        return "ply 3"
+    if how == "receipt":
+        entries[1]["receipt"] = entries[2]["receipt"]
+        return "ply 1"
+    if how == "event":
+        entries[2]["events"][0]["text"] += "!"
+        return "ply 2"
+    if how == "event-and-digest":  # a careful forger recomputes the digest and the hash: receipt breaks
+        entries[2]["events"][0]["text"] += "!"
+        entries[2]["events_digest"] = signing.digest(entries[2]["events"])
+        return "ply 2"
+    if how == "outcome":
+        record["outcome"]["scores"][0] += 1
+        return "outcome"
+    if how == "seed":
+        record["seed"] = "00" * 32
+        return "seed"
+    if how == "order":
+        entries[3], entries[4] = entries[4], entries[3]
+        return "ply 3"
+    if how == "setup":
+        record["setup_events"][0]["seat"] = 99
+        return "setup"
+    raise AssertionError(how)
+
+
+@pytest.mark.parametrize("how", ["action", "signature", "receipt", "event", "event-and-digest", "outcome", "seed",
+                                 "order", "setup"])
+def test_tampering_fails_and_names_the_place(finished: dict[str, Any], how: str) -> None:
+    assert verify_record(finished).ok
+    record = copy.deepcopy(finished)
+    place = _tamper(record, how)
+    report = verify_record(record)
+    assert not report.ok
+    assert report.failure is not None and report.failure.startswith(place), report.text()
+
+
+def test_a_seed_that_does_not_match_the_commitment_fails(finished: dict[str, Any]) -> None:
+    record = copy.deepcopy(finished)
+    record["header"]["commitment"] = fairness.commitment(b"another seed")
+    report = verify_record(record)
+    assert not report.ok and report.failure == "seed: sha256(seed) is not the commitment published at creation"
+
+
+def test_pinning_the_server_key(finished: dict[str, Any]) -> None:
+    assert verify_record(finished, server_key=finished["header"]["server_key"]).ok
+    assert not verify_record(finished, server_key=signing.public_key_of(signing.generate_private_key())).ok
+
+
+def test_the_seed_stays_secret_until_the_end(client: Any, service: Matches, players: list[Player]) -> None:
+    from tests.api.test_matches_flow import started
+
+    mid, view = started(client, players)
+    seed_hex = service.store.seed(mid).hex()
+    seat = view["active_seats"][0]
+    client.post(f"/v1/matches/{mid}/moves", json=players[seat].envelope(mid, seat, 0, [{"type": "roll"}]))
+    path = f"/v1/matches/{mid}/seats/{seat}/view"
+    for body in (client.get(f"/v1/matches/{mid}").get_data(as_text=True),
+                 client.get(path, headers=players[seat].auth("GET", path)).get_data(as_text=True),
+                 client.get(f"/v1/matches/{mid}/log").get_data(as_text=True),
+                 client.get(f"/v1/matches/{mid}/record").get_data(as_text=True)):
+        assert seed_hex not in body
+    live = client.get(f"/v1/matches/{mid}/record").get_json()
+    assert live["seed"] is None
+    report = verify_record(live)
+    assert report.ok and "seed not revealed yet" in report.text()
+    done = service.record(play_to_end(service, "harbour-race", 2))
+    assert done["seed"] == service.store.seed(done["header"]["match"]).hex()
+
+
+def test_same_keys_different_matches_independent_dice(service: Matches, players: list[Player]) -> None:
+    streams = []
+    for _ in range(2):
+        made = service.create("harbour-race", {}, [{"invite": "a@example.org"}, {"invite": "b@example.org"}])
+        for i in range(2):
+            service.claim(made["id"], i, made["invites"][str(i)], players[i].public_key, players[i].name, "", nonce="same")
+        meta = service.meta(made["id"])
+        secret = fairness.match_secret(service.store.seed(made["id"]), made["id"], meta["seats"])
+        rng = fairness.ply_rng(secret, 0)
+        streams.append([rng.randbelow(1 << 32) for _ in range(8)])
+    assert streams[0] != streams[1]
+
+
+def test_player_contributions_change_the_dice() -> None:
+    seed = bytes(32)
+    seats = [{"seat": 0, "public_key": "A", "nonce": "1"}, {"seat": 1, "public_key": "B", "nonce": "2"}]
+    other = [dict(seats[0]), dict(seats[1], nonce="3")]
+    a = fairness.ply_rng(fairness.match_secret(seed, "m", seats), 0).randbelow(1 << 60)
+    b = fairness.ply_rng(fairness.match_secret(seed, "m", other), 0).randbelow(1 << 60)
+    assert a != b

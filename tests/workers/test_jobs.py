@@ -1,0 +1,130 @@
+"""The RQ jobs with a real Redis, a real RQ worker (burst) and a real SMTP conversation."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import pytest
+from rq import Queue
+
+from service.config import Settings
+from service.matches import Matches
+from service.runtime import build, connect
+from tests.conftest import Player, SmtpSink, worker_burst
+from workers import jobs
+
+
+@pytest.fixture
+def smtp_settings(settings: Settings, smtp_sink: SmtpSink, monkeypatch: pytest.MonkeyPatch) -> Settings:
+    s = dataclasses.replace(settings, smtp_url=smtp_sink.url)
+    # the jobs build their service from the environment, as in a worker process
+    for name, value in {"REDIS_URL": s.redis_url, "SMTP_URL": s.smtp_url, "PORTOLAN_NS": s.namespace,
+                        "PUBLIC_URL": s.public_url, "OUTBOX_DIR": s.outbox_dir}.items():
+        monkeypatch.setenv(name, str(value))
+    jobs.settings.cache_clear()
+    jobs.service.cache_clear()
+    return s
+
+
+def start_human_match(m: Matches, players: list[Player], seats: int = 2) -> str:
+    made = m.create("harbour-race", {}, [{"invite": f"p{i}@example.org"} for i in range(seats)])
+    for i in range(seats):
+        m.claim(made["id"], i, made["invites"][str(i)], players[i].public_key, players[i].name, f"p{i}@example.org")
+    return str(made["id"])
+
+
+def notices(sink: SmtpSink) -> list[Any]:
+    return [msg for msg in sink.messages if msg["X-Portolan-Notice"].startswith("notice:")]
+
+
+def test_turn_notice_goes_out_once_over_smtp(smtp_settings: Settings, smtp_sink: SmtpSink, players: list[Player]) -> None:
+    m = build(smtp_settings)
+    mid = start_human_match(m, players)
+    worker_burst(smtp_settings)
+    invites = [msg for msg in smtp_sink.messages if msg["X-Portolan-Notice"].startswith("invite:")]
+    assert sorted(msg["To"] for msg in invites) == ["p0@example.org", "p1@example.org"]
+    first = m.meta(mid)["active"][0]
+    [msg] = notices(smtp_sink)
+    assert msg["To"] == f"p{first}@example.org"
+    text = msg.get_body(preferencelist=("plain",)).get_content()
+    assert f"portolan move {mid} --seat {first} " in text and "roll the die" in text
+    assert m.meta(mid)["head"] in text
+    html = msg.get_body(preferencelist=("html",)).get_content()
+    assert "<ol>" in html
+    # a retried job (same match, seat, ply) sends nothing more
+    assert jobs.send_turn_notice(mid, first, 0).startswith("skipped")
+    Queue(smtp_settings.queue_name("notices"), connection=connect(smtp_settings.redis_url)).enqueue(
+        "workers.jobs.send_turn_notice", mid, first, 0)
+    worker_burst(smtp_settings)
+    assert len(notices(smtp_sink)) == 1
+
+
+def test_notice_says_what_happened_since(smtp_settings: Settings, smtp_sink: SmtpSink, players: list[Player]) -> None:
+    m = build(smtp_settings)
+    mid = start_human_match(m, players)
+    seat = m.meta(mid)["active"][0]
+    # roll until the die shows a 1 or we can bank: then the turn passes to the other seat
+    while m.meta(mid)["active"] == [seat]:
+        meta = m.meta(mid)
+        legal = [a["action"] for a in m.view(mid, seat)["legal_actions"]]
+        action = {"type": "bank"} if {"type": "bank"} in legal else {"type": "roll"}
+        env = {"match": mid, "seat": seat, "ply": meta["ply"], "actions": [action], "nonce": str(meta["ply"])}
+        from service import signing
+
+        m.submit(mid, env, signing.sign(players[seat].private_key, env))
+    worker_burst(smtp_settings)
+    other = 1 - seat
+    mine = [msg for msg in notices(smtp_sink) if msg["To"] == f"p{other}@example.org"]
+    assert len(mine) == 1
+    text = mine[0].get_body(preferencelist=("plain",)).get_content()
+    assert f"Seat {seat} rolled" in text
+
+
+def test_failed_send_is_retried_and_then_sent_once(smtp_settings: Settings, smtp_sink: SmtpSink,
+                                                   players: list[Player], monkeypatch: pytest.MonkeyPatch) -> None:
+    m = build(smtp_settings)
+    mid = start_human_match(m, players)
+    seat = m.meta(mid)["active"][0]
+    calls = {"n": 0}
+    real = jobs.deliver
+
+    def flaky(settings: Settings, mail: Any) -> str:
+        calls["n"] += 1
+        if calls["n"] == 1:
+            raise ConnectionError("SMTP server went away")
+        return real(settings, mail)
+
+    monkeypatch.setattr(jobs, "deliver", flaky)
+    with pytest.raises(ConnectionError):
+        jobs.send_turn_notice(mid, seat, 0)
+    assert jobs.send_turn_notice(mid, seat, 0).startswith("sent")
+    assert jobs.send_turn_notice(mid, seat, 0).startswith("skipped")
+    assert len([x for x in notices(smtp_sink) if x["X-Portolan-Notice"] == f"notice:{mid}:{seat}:0"]) == 1
+
+
+def test_bots_play_a_match_to_the_end_through_the_signed_path(smtp_settings: Settings, smtp_sink: SmtpSink) -> None:
+    m = build(smtp_settings)
+    made = m.create("harbour-race", {"target": 10}, [{"bot": "random"}, {"bot": "random"}])
+    assert made["status"] == "active"
+    for _ in range(200):
+        worker_burst(smtp_settings)
+        if m.meta(made["id"])["status"] == "finished":
+            break
+    meta = m.meta(made["id"])
+    assert meta["status"] == "finished" and meta["outcome"]["ranks"].count(1) >= 1
+    log = m.store.log(made["id"])
+    assert all(e["by"] == "bot:random" for e in log)
+    from service.verify import verify_record
+
+    assert verify_record(m.record(made["id"])).ok
+    assert notices(smtp_sink) == []  # bots get no mail
+
+
+def test_bot_job_for_a_moved_on_ply_does_nothing(smtp_settings: Settings) -> None:
+    m = build(smtp_settings)
+    made = m.create("harbour-race", {}, [{"bot": "random"}, {"bot": "random"}])
+    seat = m.meta(made["id"])["active"][0]
+    assert jobs.play_bot(made["id"], seat, 0).startswith("played")
+    assert jobs.play_bot(made["id"], seat, 0).startswith("skipped")
+    assert m.meta(made["id"])["ply"] == 1
