@@ -1,0 +1,151 @@
+"""End to end: two people playing with the ``portolan`` CLI and a random bot, over real HTTP,
+a real worker process, a real Redis and a real SMTP sink. Players act when their turn notice
+arrives, as in play-by-email; every notice must arrive exactly once."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from werkzeug.serving import make_server
+
+from service import cli, games
+from service.config import Settings
+from service.embedded import free_port
+from service.games.base import Rng
+from service.replay import replay
+from service.verify import verify_record
+from tests.conftest import SmtpSink
+
+ROOT = Path(__file__).resolve().parents[2]
+GAME_IDS = sorted(games.registry())
+
+
+@pytest.fixture
+def stack(settings: Settings, smtp_sink: SmtpSink) -> Iterator[str]:
+    """The API on a loopback port and `portolan worker` as a child process."""
+    from service.api import create_app
+    from service.runtime import build
+
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    env = dict(os.environ, REDIS_URL=settings.redis_url, PORTOLAN_NS=settings.namespace, SMTP_URL=smtp_sink.url,
+               PUBLIC_URL=url, PORTOLAN_PLUGINS="tests.fixture_game", PYTHONPATH=str(ROOT))
+    worker = subprocess.Popen([sys.executable, "-m", "service.cli", "worker"], env=env, cwd=ROOT,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    s = Settings(**{**settings.__dict__, "smtp_url": smtp_sink.url, "public_url": url})
+    server = make_server("127.0.0.1", port, create_app(s, build(s)), threaded=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield url
+    finally:
+        server.shutdown()
+        worker.terminate()
+        try:
+            worker.wait(10)
+        except subprocess.TimeoutExpired:
+            worker.kill()
+
+
+class CliPlayer:
+    """A person at a terminal: their own config folder, running `portolan` commands."""
+
+    def __init__(self, home: Path, url: str, email: str) -> None:
+        self.home, self.url, self.email = home, url, email
+
+    def run(self, *args: str, capsys: pytest.CaptureFixture[str]) -> str:
+        old = os.environ.get("PORTOLAN_HOME")
+        os.environ["PORTOLAN_HOME"] = str(self.home)
+        try:
+            capsys.readouterr()
+            code = cli.main(["--server", self.url, *args])
+            out = capsys.readouterr().out
+        finally:
+            if old is None:
+                os.environ.pop("PORTOLAN_HOME", None)
+            else:
+                os.environ["PORTOLAN_HOME"] = old
+        assert code == 0, out
+        return out
+
+
+def notices_for(sink: SmtpSink, match: str, seat: int) -> list[Any]:
+    return [m for m in list(sink.messages) if m["X-Portolan-Notice"].startswith(f"notice:{match}:{seat}:")]
+
+
+def wait_for(predicate: Any, timeout: float = 30.0, what: str = "") -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+@pytest.mark.parametrize("game", GAME_IDS)
+def test_two_cli_players_and_a_bot_play_to_the_end(game: str, stack: str, smtp_sink: SmtpSink, tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    ana = CliPlayer(tmp_path / "ana", stack, "ana@example.org")
+    bea = CliPlayer(tmp_path / "bea", stack, "bea@example.org")
+    ana.run("keygen", capsys=capsys)
+    bea.run("keygen", capsys=capsys)
+    assert oct((tmp_path / "ana" / "keys" / "default.key").stat().st_mode & 0o777) == "0o600"
+    made = json.loads(ana.run("--json", "create", game, "--invite", ana.email, "--invite", bea.email, "--bot", "random",
+                              capsys=capsys))
+    mid = made["id"]
+    ana.run("claim", mid, "0", made["invites"]["0"], "--name", "Ana", "--email", ana.email, capsys=capsys)
+    bea.run("claim", mid, "1", made["invites"]["1"], "--name", "Bea", "--email", bea.email, capsys=capsys)
+    people = {0: ana, 1: bea}
+    seen = {0: 0, 1: 0}
+    pick = Rng.from_seed(f"e2e/{game}")
+    deadline = time.monotonic() + 600
+    while True:
+        view = json.loads(ana.run("--json", "show", mid, capsys=capsys))
+        if view["status"] == "finished":
+            break
+        assert time.monotonic() < deadline, "the match did not finish"
+        humans = [s for s in view["active_seats"] if s in people]
+        if not humans:
+            time.sleep(0.02)  # the bot's turn: the worker plays it
+            continue
+        seat = humans[0]
+        p = people[seat]
+        wait_for(lambda s=seat: len(notices_for(smtp_sink, mid, s)) > seen[s], what=f"seat {seat}'s turn notice")
+        seen[seat] = len(notices_for(smtp_sink, mid, seat))
+        turns = json.loads(p.run("--json", "my-turns", capsys=capsys))
+        assert {"match": mid, "seat": seat} in [{"match": t["match"], "seat": t["seat"]} for t in turns]
+        while True:  # act until the turn passes
+            legal = json.loads(p.run("--json", "actions", mid, capsys=capsys))
+            if not legal:
+                break
+            p.run("move", mid, "--pick", str(1 + pick.randbelow(len(legal))), capsys=capsys)
+    text = ana.run("show", mid, capsys=capsys)
+    assert "finished" in text and "Final:" in text
+    record = json.loads(ana.run("record", mid, capsys=capsys))
+    assert verify_record(record).ok
+    # every human turn start got exactly one notice, and nothing else did
+    expected: Counter[str] = Counter()
+    game_obj = games.get(game)
+    assert game_obj is not None
+    before: list[int] = []
+    for step in replay(record["header"], bytes.fromhex(record["seed"]), record["entries"]):
+        active = game_obj.active_seats(step.state)
+        for s in active:
+            if s in people and s not in before:
+                expected[f"notice:{mid}:{s}:{step.ply + 1}"] += 1
+        before = active
+    wait_for(lambda: sum(1 for m in smtp_sink.messages if m["X-Portolan-Notice"].startswith("over:")) == 2,
+             what="the match-over mails")
+    got = Counter(m["X-Portolan-Notice"] for m in smtp_sink.messages if m["X-Portolan-Notice"].startswith("notice:"))
+    assert got == expected
+    assert all(n == 1 for n in got.values())
