@@ -15,14 +15,16 @@ from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from . import fairness, games, signing
+from .chain import RECORD_FORMAT, chain_genesis, entry_hash, receipt_body, visible_events
 from .errors import BadRequest, Conflict, Forbidden, NotFound, Unauthorized, Unprocessable
 from .games.base import Game, IllegalAction, InvalidAction, Outcome
-from .store import Store
 
-RECORD_FORMAT = "portolan-record/1"
+if TYPE_CHECKING:  # the store is injected; importing it here would drag Redis into the verifier
+    from .store import Store
+
 BOT_KINDS = ("random",)
 MAX_ACTIONS_PER_MOVE = 200
 
@@ -58,37 +60,6 @@ def utcnow() -> str:
 
 def _token_hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
-
-
-def chain_genesis(header: Mapping[str, Any]) -> str:
-    """The hash the chain starts from: digest of the match header (docs/record-format.md)."""
-    return signing.digest(dict(header))
-
-
-def entry_hash(match_id: str, entry: Mapping[str, Any]) -> str:
-    """The hash of a log entry: digest of its chained fields (everything but hash, receipt and
-    the events themselves, which are covered by ``events_digest``)."""
-    return signing.digest({
-        "match": match_id,
-        "ply": entry["ply"],
-        "seat": entry["seat"],
-        "by": entry["by"],
-        "envelope": entry["envelope"],
-        "signature": entry["signature"],
-        "prev": entry["prev"],
-        "accepted_at": entry["accepted_at"],
-        "events_digest": entry["events_digest"],
-    })
-
-
-def receipt_body(match_id: str, ply: int, hash_: str) -> dict[str, Any]:
-    """What the server's receipt signature signs."""
-    return {"match": match_id, "ply": ply, "hash": hash_}
-
-
-def visible_events(events: list[dict[str, Any]], seat: int | None) -> list[dict[str, Any]]:
-    """The events a seat (None: anyone) may see now."""
-    return [e for e in events if "visible_to" not in e or (seat is not None and seat in e["visible_to"])]
 
 
 @dataclass

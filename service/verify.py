@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from . import signing
-from .matches import RECORD_FORMAT, chain_genesis, entry_hash, receipt_body
+from .chain import RECORD_FORMAT, chain_genesis, entry_hash, receipt_body
 from .replay import ReplayMismatch, game_for, plain, replay
 
 

@@ -14,11 +14,12 @@ from functools import lru_cache
 from typing import Any
 
 from service import games
+from service.chain import visible_events
 from service.config import Settings
 from service.errors import Conflict
 from service.games.base import Rng
 from service.mail import deliver, render
-from service.matches import Matches, visible_events
+from service.matches import Matches
 from service.runtime import build
 
 log = logging.getLogger("portolan.jobs")
