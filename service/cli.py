@@ -244,7 +244,7 @@ def cmd_record(args: argparse.Namespace) -> int:
 def cmd_verify(args: argparse.Namespace) -> int:
     from .verify import verify_file
 
-    report = verify_file(args.record)
+    report = verify_file(args.record, server_key=args.server_key)
     print(report.text())
     return 0 if report.ok else 1
 
@@ -356,6 +356,7 @@ def parser() -> argparse.ArgumentParser:
     sp.add_argument("-o", "--output")
     sp = cmd("verify", cmd_verify, "check a record offline: signatures, chain, seed, replay, outcome")
     sp.add_argument("record")
+    sp.add_argument("--server-key", help="the server key you trust (GET /v1/server-key); default: the record's own")
     return p
 
 
