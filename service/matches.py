@@ -476,4 +476,8 @@ def _check_envelope(envelope: Any) -> dict[str, Any]:
         raise BadRequest("bad-envelope", f"actions must be a list of 1 to {MAX_ACTIONS_PER_MOVE} action objects")
     if not all(isinstance(a, dict) and isinstance(a.get("type"), str) for a in actions):
         raise BadRequest("bad-envelope", 'every action is an object with a string "type"')
+    try:
+        signing.canonical(env)
+    except ValueError as exc:  # integers beyond ±2**53, NaN, Infinity: no RFC 8785 form, nothing to verify
+        raise BadRequest("bad-envelope", f"the envelope has no canonical JSON (RFC 8785): {exc}") from exc
     return env
