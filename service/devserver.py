@@ -29,7 +29,8 @@ def run_dev(host: str = "127.0.0.1", port: int = 8000, data_dir: str = "var") ->
     redis_proc: EmbeddedRedis | None = None
     worker: subprocess.Popen[bytes] | None = None
     url = f"http://{host}:{port}"
-    previous = signal.signal(signal.SIGTERM, lambda s, f: _stop(s, f))
+    previous = signal.signal(signal.SIGTERM, _stop)
+    previous_int = signal.signal(signal.SIGINT, _stop)  # also when started in the background
     try:
         if not env.get("REDIS_URL"):
             redis_proc = EmbeddedRedis(data / "redis", durable=True)
@@ -40,7 +41,9 @@ def run_dev(host: str = "127.0.0.1", port: int = 8000, data_dir: str = "var") ->
         os.environ.update({k: env[k] for k in ("REDIS_URL", "PUBLIC_URL") if k in env})
         if "OUTBOX_DIR" in env:
             os.environ["OUTBOX_DIR"] = env["OUTBOX_DIR"]
-        worker = subprocess.Popen([sys.executable, "-m", "service.cli", "worker"], env=env)
+        # its own session: a Ctrl-C in the terminal reaches only us, and we stop the worker
+        # (and its scheduler) before Redis, so nothing complains about a vanished server
+        worker = subprocess.Popen([sys.executable, "-m", "service.cli", "worker"], env=env, start_new_session=True)
         from .api import create_app
 
         server = make_server(host, port, create_app(), threaded=True)
@@ -61,15 +64,16 @@ Ctrl-C stops everything.""".replace("harbour-race", _first_game()), flush=True)
         print("\nstopping...", flush=True)
     finally:
         if worker and worker.poll() is None:
-            worker.send_signal(signal.SIGINT)  # RQ's warm shutdown: finish the current job
+            os.killpg(worker.pid, signal.SIGINT)  # RQ's warm shutdown: finish the current job
             try:
-                worker.wait(10)
+                worker.wait(15)
             except subprocess.TimeoutExpired:
-                worker.kill()
+                os.killpg(worker.pid, signal.SIGKILL)
                 worker.wait()
         if redis_proc:
             redis_proc.stop()
         signal.signal(signal.SIGTERM, previous)
+        signal.signal(signal.SIGINT, previous_int)
     return 0
 
 

@@ -57,7 +57,9 @@ class EmbeddedRedis:
                 "--save", "", "--daemonize", "no", "--loglevel", "warning",
                 "--logfile", str((self.data_dir / "redis.log").resolve())]
         args += ["--appendonly", "yes", "--appendfsync", "everysec"] if self.durable else ["--appendonly", "no"]
-        self.proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        # a session of its own: a terminal's Ctrl-C must not kill Redis before its clients stop
+        self.proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                     start_new_session=True)
         client = redis.Redis(port=self.port, socket_connect_timeout=0.5)
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
