@@ -61,8 +61,9 @@ Play your first match (in another terminal):
 Ctrl-C stops everything.""".replace("harbour-race", _first_game()), flush=True)
         server.serve_forever()
     except KeyboardInterrupt:
-        print("\nstopping...", flush=True)
+        pass  # werkzeug's serve_forever swallows it too; either way we land in finally
     finally:
+        print("\nstopping the worker and Redis...", flush=True)
         if worker and worker.poll() is None:
             os.killpg(worker.pid, signal.SIGINT)  # RQ's warm shutdown: finish the current job
             try:
