@@ -168,3 +168,27 @@ def test_player_contributions_change_the_dice() -> None:
     a = fairness.ply_rng(fairness.match_secret(seed, "m", seats), 0).randbelow(1 << 60)
     b = fairness.ply_rng(fairness.match_secret(seed, "m", other), 0).randbelow(1 << 60)
     assert a != b
+
+
+def test_rebuild_finds_a_state_that_no_longer_follows_from_the_log(service: Matches) -> None:
+    mid = play_to_end(service, "harbour-race", 2)
+    assert rebuild(service, mid).ok
+    blob = service.store.state(mid)
+    assert blob is not None
+    blob["state"]["banks"][0] += 5  # a corrupted cache
+    service.store.set_state(mid, blob)
+    line = rebuild(service, mid)
+    assert not line.ok and "DIFFERS" in line.text()
+    assert rebuild(service, mid, write=True).ok
+    assert rebuild(service, mid).ok
+    assert service.store.state(mid)["state"]["banks"][0] == blob["state"]["banks"][0] - 5
+
+
+def test_rebuild_reports_a_log_that_no_longer_replays(service: Matches) -> None:
+    mid = play_to_end(service, "harbour-race", 2)
+    key = service.store._k(mid, "log")
+    first = json.loads(service.store.r.lindex(key, 0))
+    first["envelope"]["actions"] = [{"type": "bank"}]  # banking an empty haul: illegal on replay
+    service.store.r.lset(key, 0, json.dumps(first))
+    line = rebuild(service, mid)
+    assert not line.ok and line.detail.startswith("ply 0: action 0 does not apply")
