@@ -287,13 +287,17 @@ class Matches:
     def view(self, match_id: str, seat: int | None = None) -> dict[str, Any]:
         """The spectator view (``seat=None``) or a seat's private view with its legal actions.
         Seat views must be authenticated by the caller (see :meth:`authenticate`)."""
-        meta = self.meta(match_id)
+        return self._view_of(self.meta(match_id), seat)
+
+    def _view_of(self, meta: Mapping[str, Any], seat: int | None, state: Any = None) -> dict[str, Any]:
+        """:meth:`view` over a meta the caller already holds (and the state at its ply, if known)."""
         out = self.public_meta(meta)
         if meta["status"] in ("waiting", "aborted"):
             out["board"] = None
             return out
         game = self.game_of(meta)
-        state = self._state(match_id, meta)
+        if state is None:
+            state = self._state(meta["id"], meta)
         out["board"] = game.view(state, seat)
         out["text"] = game.render(out["board"])
         if seat is not None:
@@ -352,9 +356,13 @@ class Matches:
                 raise Forbidden("not-your-seat", f"the move is signed by the key of seat {holders[0]}, not of seat {seat}")
             raise Unauthorized("bad-signature", f"the signature does not verify under seat {seat}'s public key")
         env_digest = signing.digest(env)
-        earlier = self.store.accepted_ply(match_id, env_digest)
-        if earlier is not None:
-            return self._replayed(match_id, earlier, seat)
+        if meta["status"] != "active" or env["ply"] != meta["ply"] or seat not in meta["active"]:
+            # Only a move that fails these checks can be a resubmission: accepting an envelope
+            # moves the ply past the one it names. (A resubmission racing its own first
+            # acceptance is caught by the apply script, which reports it as a duplicate.)
+            earlier = self.store.accepted_ply(match_id, env_digest)
+            if earlier is not None:
+                return self._replayed(match_id, earlier, seat)
         if meta["status"] != "active":
             raise Conflict("match-not-active", f"match {match_id} is {meta['status']}; no moves are accepted",
                            current_ply=meta["ply"])
@@ -401,18 +409,20 @@ class Matches:
                            current_ply=result.ply)
         new_ply = result.ply
         self._remember(match_id, new_ply, state)
-        after = dict(meta, ply=new_ply, active=active, status=status, head=entry["hash"])
+        # the meta as the apply script left it: the response's view needs no second read
+        after = dict(meta, ply=new_ply, active=active, status=status, head=entry["hash"],
+                     updated_at=entry["accepted_at"], outcome=outcome.to_json() if outcome else None)
         self._fan_out(after, new_ply, meta["active"], active, outcome)
         return {"match": match_id, "seat": seat, "ply": new_ply, "accepted_ply": meta["ply"], "replayed": False,
                 "head": entry["hash"], "receipt": entry["receipt"], "status": status,
-                "events": visible_events(events, seat), "view": self.view(match_id, seat)}
+                "events": visible_events(events, seat), "view": self._view_of(after, seat, state)}
 
     def _replayed(self, match_id: str, ply: int, seat: int) -> dict[str, Any]:
         entry = self.store.log(match_id, ply, ply)[0]
         meta = self.meta(match_id)
         return {"match": match_id, "seat": seat, "ply": ply + 1, "accepted_ply": ply, "replayed": True,
                 "head": entry["hash"], "receipt": entry["receipt"], "status": meta["status"],
-                "events": visible_events(entry["events"], seat), "view": self.view(match_id, seat)}
+                "events": visible_events(entry["events"], seat), "view": self._view_of(meta, seat)}
 
     def _fan_out(self, meta: Mapping[str, Any], ply: int, before: list[int], after: list[int],
                  outcome: Outcome | None) -> None:
