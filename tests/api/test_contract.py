@@ -364,3 +364,10 @@ def test_an_envelope_without_canonical_json_is_400_not_500(client: Any, openapi:
 def test_a_huge_signed_read_timestamp_is_401_not_500(client: Any, openapi: OpenAPI, players: list[Player], ts: str) -> None:
     header = f'Portolan key="{players[0].public_key}", ts="{ts}", sig="{"A" * 86}"'
     Api(client, openapi)("GET", "/v1/me/turns", 401, code="stale-signature", headers={"Authorization": header})
+
+
+def test_the_per_game_schemas_in_openapi_yaml_match_the_games() -> None:
+    """openapi.yaml's generated block equals what the registered games publish."""
+    from service.api import spec
+
+    assert spec.current(spec.SPEC.read_text()) == spec.block(), "run: python -m service.api.spec --write"
