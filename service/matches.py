@@ -323,6 +323,21 @@ class Matches:
             e["events"] = visible_events(e["events"], viewer)
         return entries
 
+    def lobby(self, status: str | None = None, game: str | None = None, limit: int = 50) -> list[dict[str, Any]]:
+        """Recent matches, newest first, with their public facts (scans at most 2000 ids)."""
+        ids = self.store.match_ids(newest_first=True, limit=2000)
+        fields = ("id", "game", "status", "ply", "players", "seats", "created_at", "updated_at")
+        out = []
+        for m in self.store.metas(ids, fields):
+            if not m or (status and m["status"] != status) or (game and m["game"] != game):
+                continue
+            out.append({"id": m["id"], "game": m["game"], "status": m["status"], "ply": m["ply"],
+                        "players": m["players"], "open_seats": [s["seat"] for s in m["seats"] if not s["claimed"]],
+                        "created_at": m["created_at"], "updated_at": m["updated_at"]})
+            if len(out) >= limit:
+                break
+        return out
+
     def my_turns(self, public_key: str) -> list[dict[str, Any]]:
         """Matches where a seat held by this key must act now."""
         held = self.store.seats_of_key(public_key)

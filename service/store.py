@@ -141,8 +141,11 @@ class Store:
             raise KeyError(match_id)
         return bytes.fromhex(cast(bytes, raw).decode())
 
-    def match_ids(self) -> list[str]:
-        return [m.decode() for m in cast(list[bytes], self.r.zrange(self.key("matches"), 0, -1))]
+    def match_ids(self, newest_first: bool = False, limit: int = -1) -> list[str]:
+        """Every match id by creation time (or the ``limit`` newest)."""
+        stop = -1 if limit < 0 else limit - 1
+        ids = self.r.zrevrange(self.key("matches"), 0, stop) if newest_first else self.r.zrange(self.key("matches"), 0, stop)
+        return [m.decode() for m in cast(list[bytes], ids)]
 
     # -- moves -----------------------------------------------------------------------------
 

@@ -38,6 +38,18 @@ def _int_arg(name: str, default: int, low: int, high: int) -> int:
     return value
 
 
+@bp.get("")
+def lobby() -> Any:
+    """Recent matches, newest first; filter by ``status`` and ``game``."""
+    status = request.args.get("status")
+    if status is not None and status not in ("waiting", "active", "finished", "aborted"):
+        raise BadRequest("bad-query", "status is one of waiting, active, finished, aborted")
+    game = request.args.get("game")
+    if game is not None and len(game) > 40:
+        raise BadRequest("bad-query", "game is at most 40 characters")
+    return {"matches": service().lobby(status, game, _int_arg("limit", 50, 1, 200))}
+
+
 @bp.post("")
 def create() -> Any:
     """Create a match; seats are invitations or bots."""

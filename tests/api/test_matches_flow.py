@@ -64,3 +64,15 @@ def test_resubmitting_an_accepted_envelope_returns_the_original(client: Any, pla
     body = again.get_json()
     assert body["replayed"] is True and body["head"] == first["head"] and body["accepted_ply"] == 0
     assert client.get(f"/v1/matches/{mid}").get_json()["ply"] == 1
+
+
+def test_lobby_lists_open_seats_and_filters(client: Any, players: list[Player]) -> None:
+    waiting = create(client, [{"invite": "a@example.org"}, {"bot": "random"}])
+    mid, _ = started(client, players)
+    rows = client.get("/v1/matches?status=waiting").get_json()["matches"]
+    assert [r["id"] for r in rows] == [waiting["id"]] and rows[0]["open_seats"] == [0]
+    everything = client.get("/v1/matches").get_json()["matches"]
+    assert [r["id"] for r in everything] == [mid, waiting["id"]]
+    assert client.get("/v1/matches?game=el-nada").get_json()["matches"] == []
+    assert client.get("/v1/matches?status=sleeping").status_code == 400
+    assert client.get("/v1/matches?limit=0").status_code == 400
