@@ -132,9 +132,7 @@ def _turn_state(state: State, seat: int) -> Turn:
             "reward-pending", "a completed ship interrupts the action: take its rewards first (rule §6)"
         )
     if t.free_item is not None:
-        raise IllegalAction(
-            "bonus-pending", "take the free item for buying all four kinds first (rule §5.1)"
-        )
+        raise IllegalAction("bonus-pending", "take the free item for buying all four kinds first (rule §5.1)")
     return t
 
 
@@ -221,7 +219,12 @@ def _take_bonus(state: State, seat: int, action: Mapping[str, Any], rng: Rng) ->
         state = _set_player(state, seat, p)._replace(supply=_take_from_supply(state, item), bonus=None, step="turn")
         state = state._replace(turn=flow.fresh_turn(state, seat))
         return state, [
-            {"type": "bonus-taken", "seat": seat, "item": item, "text": f"{_name(seat)} takes a bonus {item} to the warehouse."}
+            {
+                "type": "bonus-taken",
+                "seat": seat,
+                "item": item,
+                "text": f"{_name(seat)} takes a bonus {item} to the warehouse.",
+            }
         ]
     t = state.turn
     if state.step != "turn" or t is None or t.rewards is not None or t.free_item is None:
@@ -233,9 +236,7 @@ def _take_bonus(state: State, seat: int, action: Mapping[str, Any], rng: Rng) ->
             " (rule §5.1, golden rule)",
         )
     p = p._replace(warehouse=store(p.warehouse, item))
-    state = _set_player(state, seat, p)._replace(
-        supply=_take_from_supply(state, item), turn=t._replace(free_item=None)
-    )
+    state = _set_player(state, seat, p)._replace(supply=_take_from_supply(state, item), turn=t._replace(free_item=None))
     return state, [
         {
             "type": "bonus-taken",
@@ -363,7 +364,9 @@ def _transfer(state: State, seat: int, action: Mapping[str, Any], rng: Rng) -> R
     p = state.players[seat]
     _need_action(e, {"transfer"}, "Transfer")
     if where is None:
-        raise IllegalAction("transfer-to-shipyard", "a transfer moves a tile from the warehouse to the shipyard (rule §5.6)")
+        raise IllegalAction(
+            "transfer-to-shipyard", "a transfer moves a tile from the warehouse to the shipyard (rule §5.6)"
+        )
     if item not in p.warehouse:
         raise IllegalAction("not-in-warehouse", f"there is no {item} in your warehouse (rule §5.6)")
     _need_workers(e, p, 1)
@@ -429,7 +432,13 @@ def _take_money(state: State, seat: int, action: Mapping[str, Any], rng: Rng) ->
     p = p._replace(thaler=p.thaler + gain)
     state = _set_player(state, seat, p)._replace(turn=_with_exec(t, e))
     return state, [
-        {"type": "money-taken", "seat": seat, "workers": n, "thaler": gain, "text": f"{_name(seat)} takes {gain} thaler with {n} worker(s)."}
+        {
+            "type": "money-taken",
+            "seat": seat,
+            "workers": n,
+            "thaler": gain,
+            "text": f"{_name(seat)} takes {gain} thaler with {n} worker(s).",
+        }
     ]
 
 
@@ -442,7 +451,9 @@ def _score_crowns(state: State, seat: int, action: Mapping[str, Any], rng: Rng) 
     _need_action(e, {"crowns"}, "Score crowns")
     c = crowns(p.ships, p.warehouse, p.flipped)
     if c == 0:
-        raise IllegalAction("no-crowns", "you show no crowns, so scoring them gains nothing: pass instead (rule §10.13)")
+        raise IllegalAction(
+            "no-crowns", "you show no crowns, so scoring them gains nothing: pass instead (rule §10.13)"
+        )
     remaining = data.CROWN_CAP - e.crown_vp
     if remaining <= 0 or n > crown_workers_max(c, remaining):
         raise IllegalAction(
@@ -593,9 +604,7 @@ def _extra_action(state: State, seat: int, action: Mapping[str, Any], rng: Rng) 
     events: list[Event] = []
     if pass_first:
         if t.normal.units > 0:
-            raise IllegalAction(
-                "already-executed", "you executed this action, so you cannot pass on it (rule §5.10)"
-            )
+            raise IllegalAction("already-executed", "you executed this action, so you cannot pass on it (rule §5.10)")
         p, value = _flip(p)
         events.append(
             {

@@ -77,9 +77,7 @@ def render(view: Mapping[str, Any]) -> str:
             f"{p['name']}: {p['vp']} VP, {p['thaler']} thaler, {p['workers']} workers, {p['crowns']} crown(s),"
             f" pass tiles [{passes}], extra action {'available' if p['extra'] else 'used'}"
         )
-        lines.append(
-            f"  warehouse ({p['warehouse_used']}/{view['warehouse_capacity']}): {_tile_list(p['warehouse'])}"
-        )
+        lines.append(f"  warehouse ({p['warehouse_used']}/{view['warehouse_capacity']}): {_tile_list(p['warehouse'])}")
         if p["ships"]:
             lines.append("  shipyard:")
             for k, ship in enumerate(p["ships"]):

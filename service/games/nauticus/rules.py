@@ -104,11 +104,7 @@ def legal_actions(state: State, seat: int) -> list[Action]:
         return []
     player = state.players[seat]
     if state.step == "choose":
-        return [
-            {"type": "choose-action", "action": a}
-            for s, a in enumerate(state.layout)
-            if not state.face_down[s]
-        ]
+        return [{"type": "choose-action", "action": a} for s, a in enumerate(state.layout) if not state.face_down[s]]
     if state.step == "bonus":
         assert state.bonus is not None
         return [{"type": "take-bonus", "item": t} for t in bonus_choices(state, player, state.bonus)]

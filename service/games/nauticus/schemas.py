@@ -53,7 +53,10 @@ def _obj(type_: str, props: dict[str, Any] | None = None, required: list[str] | 
 def _placement(type_: str) -> dict[str, Any]:
     schema = _obj(type_, _PLACEMENT_PROPS, ["item", "to"])
     schema["oneOf"] = [
-        {"properties": {"to": {"enum": ["warehouse", "new-ship"]}}, "not": {"anyOf": [{"required": ["ship"]}, {"required": ["end"]}, {"required": ["hull"]}]}},
+        {
+            "properties": {"to": {"enum": ["warehouse", "new-ship"]}},
+            "not": {"anyOf": [{"required": ["ship"]}, {"required": ["end"]}, {"required": ["hull"]}]},
+        },
         {"properties": {"to": {"const": "ship"}}, "required": ["ship", "end"], "not": {"required": ["hull"]}},
         {"properties": {"to": {"const": "ship"}}, "required": ["ship", "hull"], "not": {"required": ["end"]}},
     ]
