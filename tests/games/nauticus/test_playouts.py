@@ -1,0 +1,167 @@
+"""Seeded random playouts: no crash, no dead end, the right length, invariants after every step,
+dump/load and replay identity, public views; plus a fuzz check that ``apply`` accepts exactly what
+``legal_actions`` lists."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from typing import Any
+
+import pytest
+
+from service.games.base import GameError, Rng
+from service.games.nauticus import GAME, data
+from service.games.nauticus.ships import CATEGORY, ship_crest, warehouse_used
+from service.games.nauticus.state import State
+
+MAX_STEPS = 5_000
+
+
+def _canon(obj: Any) -> str:
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"))
+
+
+def check_invariants(s: State) -> None:
+    """Supplies never negative or exceeded, tiles conserved, warehouse capacity, ship legality."""
+    held: Counter[str] = Counter()
+    for p in s.players:
+        assert p.workers >= 0 and p.thaler >= 0
+        assert warehouse_used(p.warehouse) <= data.WAREHOUSE_CAPACITY
+        assert list(p.warehouse) == sorted(p.warehouse)
+        held.update(p.warehouse)
+        for g, n in zip(data.GOODS, p.delivered, strict=True):
+            held[g] += n
+        for ship in p.ships:
+            pieces = [h.piece for h in ship]
+            assert 1 <= len(ship) <= 4
+            if "single" in pieces:
+                assert pieces == ["single"]
+            assert "bow" not in pieces[1:] and "stern" not in pieces[:-1]
+            assert pieces.count("middle") <= 2
+            crests = set()
+            for h in ship:
+                held[h.piece] += 1
+                for t in (h.mast, h.sail, h.good):
+                    if t is not None:
+                        held[t] += 1
+                assert h.sail is None or h.mast is not None
+                for t in (h.mast, h.sail):
+                    if t is not None and not t.endswith("crown"):
+                        crests.add(t[5:])
+                assert h.mast is None or CATEGORY[h.mast] == "mast"
+                assert h.sail is None or CATEGORY[h.sail] == "sail"
+                assert h.good is None or CATEGORY[h.good] == "good"
+            assert len(crests) <= 1 and (not crests or ship_crest(ship) in crests)
+    for stack, left in zip(data.STACKS, s.supply, strict=True):
+        assert 0 <= left <= data.SUPPLY[stack]
+        assert left + held[stack] == data.SUPPLY[stack], stack
+
+
+def playout(players: int, seed: int, check: bool = True) -> tuple[State, list[tuple[int, dict[str, Any]]], int]:
+    """Random legal play to the end; returns the final state, the action log and the setup seed."""
+    pick = Rng.from_seed(f"nauticus-playout/{players}/{seed}")
+    s = GAME.setup(players, {}, Rng.from_seed(f"setup/{seed}")).state
+    log: list[tuple[int, dict[str, Any]]] = []
+    while GAME.active_seats(s):
+        assert len(log) < MAX_STEPS, "no end"
+        (seat,) = GAME.active_seats(s)
+        legal = GAME.legal_actions(s, seat)
+        assert legal, "dead end"
+        for other in range(players):
+            if other != seat:
+                assert GAME.legal_actions(s, other) == []
+        action = legal[pick.randbelow(len(legal))]
+        before = _canon(GAME.dump(s)) if check else ""
+        s2 = GAME.apply(s, seat, action, Rng.from_seed(f"{seed}/{len(log)}")).state
+        log.append((seat, action))
+        if check:
+            assert _canon(GAME.dump(s)) == before, "apply mutated its input"
+            assert GAME.load(json.loads(_canon(GAME.dump(s2)))) == s2
+            check_invariants(s2)
+        s = s2
+    return s, log, seed
+
+
+def replay(players: int, seed: int, log: list[tuple[int, dict[str, Any]]]) -> State:
+    s = GAME.setup(players, {}, Rng.from_seed(f"setup/{seed}")).state
+    for i, (seat, action) in enumerate(log):
+        s = GAME.apply(s, seat, action, Rng.from_seed(f"{seed}/{i}")).state
+    return s
+
+
+def _check_game(players: int, seed: int) -> None:
+    s, log, _ = playout(players, seed)
+    rounds = data.ROUNDS[players]
+    assert s.step == "over" and s.round == rounds and s.game_phase - 1 == rounds * data.PHASES_PER_ROUND
+    assert GAME.dump(replay(players, seed, log)) == GAME.dump(s)
+    out = GAME.outcome(s)
+    assert out is not None and len(out.scores) == players and min(out.ranks) == 1
+    json.dumps(out.to_json())
+    views = [GAME.view(s, seat) for seat in [None, *range(players)]]
+    assert len({_canon({k: v for k, v in v.items() if k != "seat"}) for v in views}) == 1
+    assert GAME.render(views[0])
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_random_playouts(players: int) -> None:
+    for seed in range(3):
+        _check_game(players, seed)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_random_playouts_large(players: int) -> None:
+    for seed in range(3, 203):
+        _check_game(players, seed)
+
+
+def _candidates(s: State, seat: int) -> list[dict[str, Any]]:
+    """A broad set of well-formed actions, legal or not, around the current position."""
+    p = s.players[seat]
+    out: list[dict[str, Any]] = [{"type": "pass"}, {"type": "done"}]
+    out += [{"type": "choose-action", "action": a} for a in data.ACTIONS]
+    out += [{"type": "extra-action", "action": a, "pass_first": f} for a in data.ACTIONS for f in (False, True)]
+    out += [{"type": "take-money", "workers": n} for n in range(1, 8)]
+    out += [{"type": "score-crowns", "workers": n} for n in range(1, 8)]
+    out += [{"type": "deliver", "ship": k} for k in range(len(p.ships) + 1)]
+    out += [{"type": "take-reward", "reward": r} for r in data.REWARDS if r != "goods"]
+    # goods in tile order (legal_actions lists each pair once, in that order) and doubled goods
+    out += [
+        {"type": "take-reward", "reward": "goods", "goods": [a, b]}
+        for i, a in enumerate(data.GOODS)
+        for b in data.GOODS[i:]
+    ]
+    for item in CATEGORY:
+        out.append({"type": "take-bonus", "item": item})
+        for kind in ("buy", "transfer"):
+            out.append({"type": kind, "item": item, "to": "warehouse"})
+            out.append({"type": kind, "item": item, "to": "new-ship"})
+            for k in range(len(p.ships) + 1):
+                out.append({"type": kind, "item": item, "to": "ship", "ship": k, "end": "front"})
+                out.append({"type": kind, "item": item, "to": "ship", "ship": k, "end": "back"})
+                for h in range(5):
+                    out.append({"type": kind, "item": item, "to": "ship", "ship": k, "hull": h})
+    return out
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_apply_accepts_exactly_the_legal_actions(players: int) -> None:
+    """Fuzz: along a random game, every candidate action applies iff legal_actions lists it."""
+    _, log, seed = playout(players, 77, check=False)
+    s = GAME.setup(players, {}, Rng.from_seed(f"setup/{seed}")).state
+    for i, (seat, action) in enumerate(log):
+        if i % 3 == 0:
+            legal = GAME.legal_actions(s, seat)
+            for cand in _candidates(s, seat):
+                try:
+                    GAME.apply(s, seat, cand, Rng.from_seed(0))
+                    ok = True
+                except GameError:
+                    ok = False
+                listed = cand in legal
+                # "done" with no unit done counts as a pass (spec §10.2), so it applies unlisted
+                if cand == {"type": "done"} and not listed and {"type": "pass"} in legal:
+                    continue
+                assert ok == listed, (cand, listed, ok)
+        s = GAME.apply(s, seat, action, Rng.from_seed(f"{seed}/{i}")).state
