@@ -8,6 +8,7 @@ malformed JSON raises :class:`InvalidAction`, a real action the rules forbid now
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -245,11 +246,16 @@ def apply(state: State, seat: int, action: Mapping[str, Any], rng: Rng) -> Resul
     handler = HANDLERS.get(kind) if isinstance(kind, str) else None
     if handler is None:
         raise InvalidAction("unknown-action", f"not a Nauticus action type: {kind!r}; types are {list(HANDLERS)}")
-    if state.step == "over":
-        raise IllegalAction("game-over", "the game is over")
-    if not isinstance(seat, int) or not 0 <= seat < len(state.players):
+    if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < len(state.players):
         raise InvalidAction("bad-seat", f"no seat {seat!r} in this game")
-    if seat != active_seat(state):
-        raise IllegalAction("not-your-turn", f"it is {name(active_seat(state) or 0)}'s turn to act (rule §4.2)")
+    active = active_seat(state)
+    if seat != active:
+        # Malformed JSON is reported as such (400) even out of turn: run the handler on a throwaway
+        # stream for its shape checks only, and discard whatever it computes.
+        with contextlib.suppress(IllegalAction):
+            handler(state, seat, action, Rng.from_seed("shape-check"))
+        if active is None:
+            raise IllegalAction("game-over", "the game is over")
+        raise IllegalAction("not-your-turn", f"it is {name(active)}'s turn to act (rule §4.2)")
     new, events = handler(state, seat, action, rng)
     return _settle(new, events), events

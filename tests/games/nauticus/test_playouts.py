@@ -10,10 +10,12 @@ from typing import Any
 
 import pytest
 
-from service.games.base import GameError, Rng
+from service.games.base import GameError, IllegalAction, InvalidAction, Rng
 from service.games.nauticus import GAME, data
 from service.games.nauticus.ships import CATEGORY, ship_crest, warehouse_used
 from service.games.nauticus.state import State
+
+from .helpers import choosing, fresh, in_turn, set_player, ship
 
 MAX_STEPS = 5_000
 
@@ -32,15 +34,15 @@ def check_invariants(s: State) -> None:
         held.update(p.warehouse)
         for g, n in zip(data.GOODS, p.delivered, strict=True):
             held[g] += n
-        for ship in p.ships:
-            pieces = [h.piece for h in ship]
-            assert 1 <= len(ship) <= 4
+        for boat in p.ships:
+            pieces = [h.piece for h in boat]
+            assert 1 <= len(boat) <= 4
             if "single" in pieces:
                 assert pieces == ["single"]
             assert "bow" not in pieces[1:] and "stern" not in pieces[:-1]
             assert pieces.count("middle") <= 2
             crests = set()
-            for h in ship:
+            for h in boat:
                 held[h.piece] += 1
                 for t in (h.mast, h.sail, h.good):
                     if t is not None:
@@ -52,7 +54,7 @@ def check_invariants(s: State) -> None:
                 assert h.mast is None or CATEGORY[h.mast] == "mast"
                 assert h.sail is None or CATEGORY[h.sail] == "sail"
                 assert h.good is None or CATEGORY[h.good] == "good"
-            assert len(crests) <= 1 and (not crests or ship_crest(ship) in crests)
+            assert len(crests) <= 1 and (not crests or ship_crest(boat) in crests)
     for stack, left in zip(data.STACKS, s.supply, strict=True):
         assert 0 <= left <= data.SUPPLY[stack]
         assert left + held[stack] == data.SUPPLY[stack], stack
@@ -145,6 +147,27 @@ def _candidates(s: State, seat: int) -> list[dict[str, Any]]:
     return out
 
 
+def assert_consistent(s: State, seat: int) -> None:
+    """Every candidate action applies iff legal_actions lists it (no other seat may act at all)."""
+    legal = GAME.legal_actions(s, seat)
+    for cand in _candidates(s, seat):
+        try:
+            GAME.apply(s, seat, cand, Rng.from_seed(0))
+            ok = True
+        except GameError:
+            ok = False
+        listed = cand in legal
+        # "done" with no unit done counts as a pass (spec §10.2), so it applies unlisted
+        if cand == {"type": "done"} and not listed and {"type": "pass"} in legal:
+            continue
+        assert ok == listed, (cand, listed, ok)
+    for other in range(len(s.players)):
+        if other != seat:
+            for cand in legal:
+                with pytest.raises(GameError):
+                    GAME.apply(s, other, cand, Rng.from_seed(0))
+
+
 @pytest.mark.parametrize("players", [2, 4])
 def test_apply_accepts_exactly_the_legal_actions(players: int) -> None:
     """Fuzz: along a random game, every candidate action applies iff legal_actions lists it."""
@@ -152,16 +175,71 @@ def test_apply_accepts_exactly_the_legal_actions(players: int) -> None:
     s = GAME.setup(players, {}, Rng.from_seed(f"setup/{seed}")).state
     for i, (seat, action) in enumerate(log):
         if i % 3 == 0:
-            legal = GAME.legal_actions(s, seat)
-            for cand in _candidates(s, seat):
-                try:
-                    GAME.apply(s, seat, cand, Rng.from_seed(0))
-                    ok = True
-                except GameError:
-                    ok = False
-                listed = cand in legal
-                # "done" with no unit done counts as a pass (spec §10.2), so it applies unlisted
-                if cand == {"type": "done"} and not listed and {"type": "pass"} in legal:
-                    continue
-                assert ok == listed, (cand, listed, ok)
+            assert_consistent(s, seat)
         s = GAME.apply(s, seat, action, Rng.from_seed(f"{seed}/{i}")).state
+
+
+def test_apply_accepts_exactly_the_legal_actions_in_special_positions() -> None:
+    """The same fuzz on prompts random play rarely reaches: bonus choice, ship rewards, the all-four
+    item, a running extra action, a nearly full warehouse, crowns near the cap."""
+    base = fresh(3, "special")
+    yard = (
+        ship("bow:mast-a:sail-a", "stern:mast-a"),
+        ship("single:mast-crown:sail-crown:salt"),
+        ship("middle:mast-b"),
+        ship("bow:mast-c:sail-c:coffee", "stern:mast-c:sail-c:fish"),
+    )
+    positions = []
+    s = choosing(base, "deliver", 1, chooser=1)
+    positions.append(GAME.apply(s, 1, {"type": "choose-action", "action": "deliver"}, Rng.from_seed(0)).state)
+    for action, space in (("sail", 2), ("transfer", 5), ("goods", 7), ("hull", 3), ("crowns", 6), ("deliver", 0)):
+        s = in_turn(base, action, space, seat=2, blue=2)
+        s = set_player(
+            s, 2, ships=yard, warehouse=("coffee", "sail-a", "sail-crown", "mast-d"), flipped=(True, False, False)
+        )
+        positions.append(s)
+        s_full = set_player(s, 2, warehouse=("grain",) * 11)
+        positions.append(s_full)
+        for a in GAME.legal_actions(s, 2):
+            if a["type"] in ("extra-action", "buy", "transfer"):
+                nxt = GAME.apply(s, 2, a, Rng.from_seed(0)).state
+                if nxt.turn is not None and (
+                    nxt.turn.rewards or nxt.turn.free_item or (nxt.turn.extra and a["type"] == "extra-action")
+                ):
+                    positions.append(nxt)
+    # a ship reward in progress, and the all-four item after buying every kind
+    s = in_turn(base, "transfer", 5, seat=2, blue=2)
+    s = set_player(s, 2, ships=yard, warehouse=("sail-a",))
+    s = GAME.apply(
+        s, 2, {"type": "transfer", "item": "sail-a", "to": "ship", "ship": 0, "hull": 1}, Rng.from_seed(0)
+    ).state
+    assert s.turn is not None and s.turn.rewards is not None
+    positions.append(s)
+    s = GAME.apply(
+        s, 2, {"type": "take-reward", "reward": "goods", "goods": ["coffee", "salt"]}, Rng.from_seed(0)
+    ).state
+    positions.append(s)
+    s = in_turn(base, "goods", 7, seat=2, blue=3)
+    for g in data.GOODS:
+        s = GAME.apply(s, 2, {"type": "buy", "item": g, "to": "warehouse"}, Rng.from_seed(0)).state
+    assert s.turn is not None and s.turn.free_item == "goods"
+    positions.append(s)
+    for pos in positions:
+        (seat,) = GAME.active_seats(pos)
+        assert_consistent(pos, seat)
+
+
+def test_out_of_turn_errors() -> None:
+    s = fresh(2, "turns")
+    with pytest.raises(InvalidAction):
+        GAME.apply(s, 1, {"type": "choose-action", "action": "nonsense"}, Rng.from_seed(0))
+    with pytest.raises(InvalidAction):
+        GAME.apply(s, 5, {"type": "pass"}, Rng.from_seed(0))
+    with pytest.raises(IllegalAction) as err:
+        GAME.apply(s, 1, {"type": "choose-action", "action": "hull"}, Rng.from_seed(0))
+    assert err.value.code == "not-your-turn"
+    over = s._replace(step="over")
+    assert GAME.active_seats(over) == [] and GAME.legal_actions(over, 0) == []
+    with pytest.raises(IllegalAction) as err:
+        GAME.apply(over, 0, {"type": "pass"}, Rng.from_seed(0))
+    assert err.value.code == "game-over"
