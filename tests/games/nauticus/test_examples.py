@@ -7,7 +7,7 @@ import pytest
 from service.games.base import IllegalAction, Rng
 from service.games.nauticus import GAME, data
 from service.games.nauticus.scoring import final_score
-from service.games.nauticus.state import Player
+from service.games.nauticus.state import Player, State
 
 from .helpers import act, choosing, find_space, in_turn, player, set_player, ship
 
@@ -149,7 +149,7 @@ def test_goods_purchase_example_and_the_cheaper_alternative() -> None:
     assert goods_gained == 5  # one good more than the 4 bought
 
 
-def _crown_position(blue: int) -> tuple[object, int]:
+def _crown_position(blue: int) -> tuple[State, int]:
     s = GAME.setup(3, {}, Rng.from_seed(4)).state
     space = 6
     s = in_turn(s, "crowns", space, seat=1, blue=blue)
@@ -187,7 +187,7 @@ def test_crown_scoring_example() -> None:
     assert not [a for a in GAME.legal_actions(s_more, 1) if a["type"] == "score-crowns"]
 
 
-def _end_of_round_state(flips: list[tuple[bool, bool, bool]]) -> object:
+def _end_of_round_state(flips: list[tuple[bool, bool, bool]]) -> State:
     """The last turn of the 7th phase of round 1, the last seat to act having already passed thrice."""
     s = GAME.setup(3, {}, Rng.from_seed(5)).state
     s = in_turn(s, "money", 7, seat=2)
