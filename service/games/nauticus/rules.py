@@ -12,7 +12,7 @@ from typing import Any, Final
 from service.games.base import Action
 
 from . import data
-from .ships import crowns, has_room, is_complete, is_loaded, placements, warehouse_used
+from .ships import SIZE, crowns, has_room, is_complete, is_loaded, placements, warehouse_used
 from .state import Exec, Player, State, Turn
 
 ITEM_POS: Final[dict[str, int]] = {i: items.index(i) for items in data.ACTION_ITEMS.values() for i in items}
@@ -161,7 +161,7 @@ def _unit_actions(state: State, player: Player, e: Exec) -> list[Action]:
             if cost > 0:  # golden rule: only tiles paid for in thaler go straight to the shipyard
                 for where in placements(player.ships, item):
                     out.append({"type": "buy", "item": item, **where_json(where)})
-            if data.tile_size(item) <= room_left:
+            if SIZE[item] <= room_left:
                 out.append({"type": "buy", "item": item, "to": "warehouse"})
     elif a == "transfer":
         for item in sorted(set(player.warehouse)):

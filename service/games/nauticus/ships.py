@@ -182,14 +182,18 @@ def placement_error(ships: tuple[Ship, ...], tile: str, where: Placement) -> str
     return None
 
 
+SIZE: Final[dict[str, int]] = {t: data.tile_size(t) for t in CATEGORY}
+"""Warehouse spaces per tile id (looked up on the hot path of legal action generation)."""
+
+
 def warehouse_used(warehouse: tuple[str, ...]) -> int:
     """Warehouse spaces in use: a mast takes two, every other tile one (spec §5.6)."""
-    return sum(data.tile_size(t) for t in warehouse)
+    return sum(map(SIZE.__getitem__, warehouse))
 
 
 def has_room(warehouse: tuple[str, ...], tile: str, extra: int = 0) -> bool:
     """Whether ``tile`` (plus ``extra`` more spaces) still fits in the warehouse."""
-    return warehouse_used(warehouse) + data.tile_size(tile) + extra <= data.WAREHOUSE_CAPACITY
+    return warehouse_used(warehouse) + SIZE[tile] + extra <= data.WAREHOUSE_CAPACITY
 
 
 def store(warehouse: tuple[str, ...], tile: str) -> tuple[str, ...]:
