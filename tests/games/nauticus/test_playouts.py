@@ -243,3 +243,34 @@ def test_out_of_turn_errors() -> None:
     with pytest.raises(IllegalAction) as err:
         GAME.apply(over, 0, {"type": "pass"}, Rng.from_seed(0))
     assert err.value.code == "game-over"
+
+
+def test_listed_actions_match_their_published_schemas() -> None:
+    """Every action legal_actions lists validates against its JSON Schema; malformed ones do not."""
+    jsonschema = pytest.importorskip("jsonschema")
+    validators = {t: jsonschema.Draft202012Validator(sc) for t, sc in GAME.action_schemas.items()}
+    assert set(validators) == set(GAME.actions)
+    for v in validators.values():
+        v.check_schema(v.schema)
+    seen = set()
+    for players in (2, 4):
+        _, log, _ = playout(players, 5, check=False)
+        for _seat, action in log:
+            validators[action["type"]].validate(action)
+            seen.add(action["type"])
+    assert {"choose-action", "buy", "pass", "done", "extra-action"} <= seen
+    for good in (
+        {"type": "take-reward", "reward": "goods", "goods": ["coffee", "salt"]},
+        {"type": "transfer", "item": "sail-crown", "to": "ship", "ship": 0, "hull": 1},
+        {"type": "buy", "item": "middle", "to": "ship", "ship": 2, "end": "front"},
+    ):
+        validators[good["type"]].validate(good)
+    for bad in (
+        {"type": "buy", "item": "bow", "to": "ship", "ship": 0},
+        {"type": "buy", "item": "bow", "to": "warehouse", "ship": 0},
+        {"type": "buy", "item": "bow", "to": "ship", "ship": 0, "end": "front", "hull": 0},
+        {"type": "take-reward", "reward": "goods"},
+        {"type": "take-reward", "reward": "thaler", "goods": ["coffee", "salt"]},
+        {"type": "take-money", "workers": 0},
+    ):
+        assert not validators[bad["type"]].is_valid(bad), bad
