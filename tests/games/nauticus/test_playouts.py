@@ -259,18 +259,20 @@ def test_listed_actions_match_their_published_schemas() -> None:
             validators[action["type"]].validate(action)
             seen.add(action["type"])
     assert {"choose-action", "buy", "pass", "done", "extra-action"} <= seen
-    for good in (
+    goods: list[dict[str, Any]] = [
         {"type": "take-reward", "reward": "goods", "goods": ["coffee", "salt"]},
         {"type": "transfer", "item": "sail-crown", "to": "ship", "ship": 0, "hull": 1},
         {"type": "buy", "item": "middle", "to": "ship", "ship": 2, "end": "front"},
-    ):
+    ]
+    for good in goods:
         validators[good["type"]].validate(good)
-    for bad in (
+    bads: list[dict[str, Any]] = [
         {"type": "buy", "item": "bow", "to": "ship", "ship": 0},
         {"type": "buy", "item": "bow", "to": "warehouse", "ship": 0},
         {"type": "buy", "item": "bow", "to": "ship", "ship": 0, "end": "front", "hull": 0},
         {"type": "take-reward", "reward": "goods"},
         {"type": "take-reward", "reward": "thaler", "goods": ["coffee", "salt"]},
         {"type": "take-money", "workers": 0},
-    ):
+    ]
+    for bad in bads:
         assert not validators[bad["type"]].is_valid(bad), bad
