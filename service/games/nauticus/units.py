@@ -85,6 +85,9 @@ def _check_where(p: Player, item: str, where: Placement | None) -> None:
 
 
 def buy(state: State, seat: int, action: Mapping[str, Any], rng: Rng) -> Result:
+    """Buy one item of the running paid action (spec §5.1-5.5): 1 worker (blue first) plus the printed
+    price for the first of a kind, the repeat price after; a 0-thaler item must go to the warehouse
+    (golden rule); the 4th distinct kind opens the free-item prompt."""
     need_fields(action, {"type", "item", "to"}, {"ship", "end", "hull"})
     item = item_field(action)
     where = target_field(action)
@@ -108,7 +111,7 @@ def buy(state: State, seat: int, action: Mapping[str, Any], rng: Rng) -> Result:
             f"the {item} costs 0 thaler, so it is free and must go to the warehouse (rule §5.0: golden rule)",
         )
     _check_where(p, item, where)
-    first_four = e.action
+    paid_action = e.action
     e, p = spend_workers(e, p, 1)
     p = p._replace(thaler=p.thaler - cost)
     newly = item not in e.bought
@@ -125,9 +128,9 @@ def buy(state: State, seat: int, action: Mapping[str, Any], rng: Rng) -> Result:
     ]
     state = state._replace(supply=take_from_supply(state, item))
     state = _placed(state, seat, p, e, t, item, where, events)
-    if newly and len(e.bought) == len(data.ACTION_ITEMS[first_four]):
+    if newly and len(e.bought) == len(data.ACTION_ITEMS[paid_action]):
         assert state.turn is not None
-        state = state._replace(turn=state.turn._replace(free_item=first_four))
+        state = state._replace(turn=state.turn._replace(free_item=paid_action))
         events.append(
             {
                 "type": "all-four",
@@ -139,6 +142,7 @@ def buy(state: State, seat: int, action: Mapping[str, Any], rng: Rng) -> Result:
 
 
 def transfer(state: State, seat: int, action: Mapping[str, Any], rng: Rng) -> Result:
+    """Move one tile from the warehouse to a legal place in the shipyard for 1 worker (spec §5.6)."""
     need_fields(action, {"type", "item", "to"}, {"ship", "end", "hull"})
     item = item_field(action)
     where = target_field(action)
@@ -168,6 +172,7 @@ def transfer(state: State, seat: int, action: Mapping[str, Any], rng: Rng) -> Re
 
 
 def deliver(state: State, seat: int, action: Mapping[str, Any], rng: Rng) -> Result:
+    """Unload the whole cargo of one complete, fully loaded ship, 1 worker per good (spec §5.7)."""
     need_fields(action, {"type", "ship"})
     k = int_field(action, "ship")
     t = running_turn(state, seat)
@@ -203,6 +208,7 @@ def deliver(state: State, seat: int, action: Mapping[str, Any], rng: Rng) -> Res
 
 
 def take_money(state: State, seat: int, action: Mapping[str, Any], rng: Rng) -> Result:
+    """Take 2 thaler per worker used, blue workers included (spec §5.8)."""
     need_fields(action, {"type", "workers"})
     n = int_field(action, "workers", 1)
     t = running_turn(state, seat)
@@ -226,6 +232,7 @@ def take_money(state: State, seat: int, action: Mapping[str, Any], rng: Rng) -> 
 
 
 def score_crowns(state: State, seat: int, action: Mapping[str, Any], rng: Rng) -> Result:
+    """Score crowns x workers VP, at most 15 per use (spec §5.9, ruling §10.13)."""
     need_fields(action, {"type", "workers"})
     n = int_field(action, "workers", 1)
     t = running_turn(state, seat)
@@ -267,6 +274,7 @@ def score_crowns(state: State, seat: int, action: Mapping[str, Any], rng: Rng) -
 
 
 def take_reward(state: State, seat: int, action: Mapping[str, Any], rng: Rng) -> Result:
+    """Take one reward for the ship just completed (spec §6): one per mast, each at most twice."""
     r = action.get("reward")
     if r not in data.REWARDS:
         raise bad(f"take-reward: unknown reward {r!r}; rewards are {list(data.REWARDS)}")
