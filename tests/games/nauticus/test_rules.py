@@ -285,3 +285,13 @@ def test_view_is_public_and_render_shows_the_table() -> None:
 def test_provisional_values_are_reported() -> None:
     paths = {p.path for p in GAME.provisional()}
     assert {"wheel.segments_clockwise_from_anchor", "warehouse.capacity", "ship_rewards.workers"} <= paths
+
+
+def test_start_player_switch_for_the_rejected_reading(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Spec §13.3.1 keeps the round-end reading a single data switch: with it off, the 7th phase's
+    chooser also opens the next round."""
+    from service.games.nauticus import flow
+
+    assert [flow.chooser_of(k, 3) for k in range(1, 10)] == [0, 1, 2, 0, 1, 2, 0, 1, 2]
+    monkeypatch.setattr(data, "START_PLAYER_PASSES_AFTER_LAST_PHASE", False)
+    assert [flow.chooser_of(k, 3) for k in range(1, 10)] == [0, 1, 2, 0, 1, 2, 0, 0, 1]
