@@ -1,0 +1,114 @@
+"""The :class:`Nauticus` game object: the rules-core contract of ``service.games.base``."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from marshmallow import Schema
+
+from service.games.base import Action, Applied, Game, Outcome, Provisional, Rng
+
+from . import actions as moves
+from . import data, flow, rules, scoring, view
+from .render import render as render_view
+from .schemas import ACTION_SCHEMAS, ACTIONS
+from .state import State, dump_state, load_state
+
+
+class NauticusOptions(Schema):
+    """Nauticus has no variants: every rule and number comes from the rulebook (``data.json``)."""
+
+
+class Nauticus(Game[State]):
+    """Nauticus for 2-4 players (spec: /work/shared/rules/nauticus.md)."""
+
+    id = "nauticus"
+    title = "Nauticus"
+    players = range(2, 5)
+    options_schema = NauticusOptions
+    actions = ACTIONS
+    action_schemas = ACTION_SCHEMAS
+
+    def setup(self, players: int, options: Mapping[str, Any], rng: Rng) -> Applied[State]:
+        if players not in self.players:
+            raise ValueError(f"Nauticus is for 2-4 players, not {players}")
+        state, events = flow.setup(players, rng)
+        return Applied(state, events)
+
+    def active_seats(self, state: State) -> list[int]:
+        seat = rules.active_seat(state)
+        return [] if seat is None else [seat]
+
+    def legal_actions(self, state: State, seat: int) -> list[Action]:
+        return rules.legal_actions(state, seat)
+
+    def apply(self, state: State, seat: int, action: Mapping[str, Any], rng: Rng) -> Applied[State]:
+        new, events = moves.apply(state, seat, action, rng)
+        return Applied(new, events)
+
+    def view(self, state: State, seat: int | None) -> dict[str, Any]:
+        return view.view(state, seat)
+
+    def outcome(self, state: State) -> Outcome | None:
+        return scoring.outcome(state)
+
+    def dump(self, state: State) -> dict[str, Any]:
+        return dump_state(state)
+
+    def load(self, data: Mapping[str, Any]) -> State:
+        return load_state(data)
+
+    def render(self, view: Mapping[str, Any]) -> str:
+        return render_view(view)
+
+    def provisional(self) -> list[Provisional]:
+        return data.provisional()
+
+    def seat_names(self, players: int) -> list[str]:
+        return list(flow.SEAT_NAMES[:players])
+
+    def describe_action(self, action: Mapping[str, Any]) -> str:
+        return describe(action)
+
+
+def _where(action: Mapping[str, Any]) -> str:
+    to = action.get("to")
+    if to == "warehouse":
+        return "to the warehouse"
+    if to == "new-ship":
+        return "as a new ship"
+    if "end" in action:
+        return f"at the {action['end']} of ship {action.get('ship')}"
+    return f"on hull piece {action.get('hull')} of ship {action.get('ship')}"
+
+
+def describe(action: Mapping[str, Any]) -> str:
+    """The action in plain words ("buy a bow and put it at the front of ship 0")."""
+    t = action.get("type")
+    if t == "choose-action":
+        return f"choose the action {data.ACTION_NAMES.get(str(action.get('action')), action.get('action'))}"
+    if t == "take-bonus":
+        return f"take a free {action.get('item')} to the warehouse"
+    if t == "buy":
+        return f"buy a {action.get('item')} and put it {_where(action)}"
+    if t == "transfer":
+        return f"move a {action.get('item')} from the warehouse {_where(action)}"
+    if t == "deliver":
+        return f"deliver the cargo of ship {action.get('ship')}"
+    if t == "take-money":
+        return f"take money with {action.get('workers')} worker(s)"
+    if t == "score-crowns":
+        return f"score crowns with {action.get('workers')} worker(s)"
+    if t == "take-reward":
+        if action.get("reward") == "goods":
+            return f"take the ship reward: {' and '.join(str(g) for g in action.get('goods', []))}"
+        return f"take the ship reward: {action.get('reward')}"
+    if t == "pass":
+        return "pass (flip a pass tile)"
+    if t == "done":
+        return "end the turn"
+    if t == "extra-action":
+        first = "pass, then " if action.get("pass_first") else ""
+        return f"{first}play the extra action: {data.ACTION_NAMES.get(str(action.get('action')), action.get('action'))}"
+    return str(dict(action))
