@@ -40,7 +40,7 @@ def _discards(player: Player, room: int) -> list[list[str]]:
     if need <= 0:
         return [[]]
     held = [g for i, g in enumerate(BASIC) for _ in range(player.hold[i])]
-    return [list(c) for c in sorted(set(itertools.combinations(held, need)))]
+    return [list(c) for c in sorted(set(itertools.combinations(held, need)), key=lambda c: [BASIC.index(g) for g in c])]
 
 
 def _check_discard(player: Player, room: int, discard: list[str]) -> tuple[int, ...]:
