@@ -144,7 +144,8 @@ def gather(state: State, seat: int, turn: Turn, good: str, discard: list[str], e
         raise IllegalAction("supply-empty", f"the {good} supply is empty (rule §10 item 12).", "§10.12")
     hold = _check_discard(player, 1, discard)
     hold = add_cubes(hold, {good: 1})
-    supply = add_cubes(state.supply, {good: -1, **{g: discard.count(g) for g in set(discard)}})
+    # Two steps, not one dict: the good thrown back may be of the gathered kind.
+    supply = add_cubes(add_cubes(state.supply, {g: discard.count(g) for g in set(discard)}), {good: -1})
     tossed = f", throwing back {', '.join(discard)}" if discard else ""
     events.append({"type": "gathered", "seat": seat, "good": good, "discard": discard,
                    "text": f"{seat_name(seat)} gathered 1 {good}{tossed}."})

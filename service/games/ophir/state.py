@@ -220,11 +220,19 @@ def basic_hold(hold: tuple[int, ...]) -> dict[str, int]:
 
 def to_json(obj: Any) -> Any:
     """Dataclasses to dicts and tuples to lists, recursively: the canonical dump form."""
-    if is_dataclass(obj) and not isinstance(obj, type):
-        return {f.name: to_json(getattr(obj, f.name)) for f in fields(obj)}
+    if obj is None or isinstance(obj, int | str):
+        return obj
     if isinstance(obj, tuple | list):
         return [to_json(x) for x in obj]
-    return obj
+    names = _FIELDS.get(type(obj))
+    if names is None:
+        if not (is_dataclass(obj) and not isinstance(obj, type)):
+            return obj
+        names = _FIELDS[type(obj)] = tuple(f.name for f in fields(obj))
+    return {name: to_json(getattr(obj, name)) for name in names}
+
+
+_FIELDS: dict[type, tuple[str, ...]] = {}
 
 
 def _tuple(value: Any) -> tuple[Any, ...]:
