@@ -9,7 +9,6 @@ pick any demand card; the Moneychanger may trade instead), one cargo upgrade.
 from __future__ import annotations
 
 import itertools
-from dataclasses import replace
 
 from service.games.base import Action, Event, IllegalAction
 
@@ -30,7 +29,7 @@ from .data import (
     Card,
 )
 from .flow import END_TEMPLE, end_game, shift_market
-from .state import Player, State, Turn, add_cubes, seat_name, with_seat
+from .state import Player, State, Turn, add_cubes, replace, seat_name, with_seat
 
 
 def _discards(player: Player, room: int) -> list[list[str]]:

@@ -3,12 +3,10 @@ end of a turn (with the Priest's favor) and the immediate end of the game (spec 
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from service.games.base import Event
 
 from .data import FAVOR_MAX, PRIEST_FAVOR
-from .state import OVER, PLAY, State, Turn, seat_name, with_seat
+from .state import OVER, PLAY, State, Turn, replace, seat_name, with_seat
 
 END_TEMPLE = "temple-complete"
 """End condition A: the last space of the final temple tier was filled."""

@@ -9,21 +9,21 @@ rival trade.
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from service.games.base import Action, Event, IllegalAction, Rng
 
 from .data import (
     ANCHOR_COST,
+    DIE_LOWEST,
     DIE_SIDES,
     FULL_NEIGHBOURS,
     INFLUENCE_COST,
     MOVES,
     TEMPLE_GUARD_BONUS,
+    TEST_PENALTY,
     open_neighbours,
 )
 from .flow import end_turn, shift_market
-from .state import Player, State, Turn, seat_name, with_seat
+from .state import Player, State, Turn, replace, seat_name, with_seat
 
 
 def move_targets(state: State, seat: int, turn: Turn) -> tuple[str, ...]:
@@ -129,10 +129,10 @@ def move(state: State, seat: int, turn: Turn, target: str, rng: Rng, events: lis
                     continue
                 if owner is None:
                     assert rival is not None
-                    rival = replace(rival, die=max(1, d - 1))
+                    rival = replace(rival, die=max(DIE_LOWEST, d - TEST_PENALTY))
                     lowered.append("the rival")
                 else:
-                    seats = with_seat(seats, owner, replace(seats[owner], die=max(1, d - 1)))
+                    seats = with_seat(seats, owner, replace(seats[owner], die=max(DIE_LOWEST, d - TEST_PENALTY)))
                     lowered.append(seat_name(owner))
         bonus = f" ({roll}+{TEMPLE_GUARD_BONUS} for the Temple Guard)" if value != roll else ""
         events.append({"type": "influence-test", "seat": seat, "hex": target, "roll": roll, "value": value,
@@ -140,7 +140,7 @@ def move(state: State, seat: int, turn: Turn, target: str, rng: Rng, events: lis
                        "lowered": [owner for owner, d in defenders if d == highest and not success],
                        "text": f"{name} rolled {value}{bonus} against {highest} to enter {target}: "
                                + ("success." if success else
-                                  f"failure; {', '.join(lowered)} lowered to {max(1, highest - 1)}.")})
+                                  f"failure; {', '.join(lowered)} lowered to {max(DIE_LOWEST, highest - TEST_PENALTY)}.")})
         if not success:
             seats = with_seat(seats, seat, player)
             turn = replace(turn, moves=moves, fails=turn.fails + 1, nav_over=moves >= MOVES)

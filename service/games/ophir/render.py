@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .data import EDGES, SPECIALIST_BY_ID
+from .data import EDGES, FAVOR_MAX, SPECIALIST_BY_ID
 
 _ROWS: tuple[tuple[str, ...], ...] = (("TL", "TR"), ("L", "C", "R"), ("BL", "BR"))
 _CELL = 22
@@ -78,7 +78,7 @@ def _players(view: Mapping[str, Any]) -> list[str]:
         hold = ", ".join(f"{n} {c}" for c, n in p["hold"].items()) or "empty"
         vp = f", {p['vp']} VP" if "vp" in p else ""
         mark = "*" if view["active"] == p["seat"] else " "
-        lines.append(f" {mark}{p['name']:<7} {spec:<13} favor {p['favor']}/6, {p['coins']} coins, die {p['die']}"
+        lines.append(f" {mark}{p['name']:<7} {spec:<13} favor {p['favor']}/{FAVOR_MAX}, {p['coins']} coins, die {p['die']}"
                      f"{vp}; hold ({p['holds']} spaces, {p['free_holds']} free): {hold}")
     return lines
 

@@ -7,8 +7,6 @@ ones that are secret carry ``visible_to`` (an empty list: no seat sees them duri
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from service.games.base import Event, IllegalAction, Rng
 
 from .data import (
@@ -18,6 +16,7 @@ from .data import (
     DECK_A,
     DECK_B,
     DEMAND_STANDS,
+    DRAFT_EXTRA,
     EDGES,
     HEXES,
     HOLDS_AFTER_UPGRADE,
@@ -35,7 +34,7 @@ from .data import (
     barriers_compatible,
     tiers_for,
 )
-from .state import BARRIERS, DRAFT, PLAY, Options, Player, Rival, State, Turn, seat_name, with_seat
+from .state import BARRIERS, DRAFT, PLAY, Options, Player, Rival, State, Turn, replace, seat_name, with_seat
 
 
 def new_match(players: int, options: Options, rng: Rng) -> tuple[State, list[Event]]:
@@ -61,10 +60,10 @@ def new_match(players: int, options: Options, rng: Rng) -> tuple[State, list[Eve
     events.append({"type": "modifiers-placed", "merchant": merchant, "modifiers": list(modifiers),
                    "text": f"The temple merchant stands over demand stand {merchant + 1}; price modifiers "
                            f"{', '.join(f'{m:+d}' for m in modifiers)} (left to right)."})
-    dealt = tuple(s.id for s in rng.shuffled(SPECIALISTS)[: players + 1])
+    dealt = tuple(s.id for s in rng.shuffled(SPECIALISTS)[: players + DRAFT_EXTRA])
     order = tuple((start - 1 - k) % players for k in range(players))
     events.append({"type": "specialists-dealt", "specialists": list(dealt), "visible_to": [order[0]],
-                   "text": f"{players + 1} specialists were dealt for the draft."})
+                   "text": f"{players + DRAFT_EXTRA} specialists were dealt for the draft."})
     seat = Player(None, 0, START_COINS, 0, PLAYER_DIE_START, None, (0,) * len(CUBES), BASE_HOLDS, 0)
     state = State(
         options=options, phase=BARRIERS, start_player=start, active=start, tokens=tokens, revealed=False,
