@@ -11,9 +11,20 @@ from typing import Any
 
 import pytest
 
-from service.games.base import Rng
+from service.games.base import GameError, Rng
 from service.games.ophir import GAME
-from service.games.ophir.data import CARDS, CUBES, DECK_A, HOLDS_AFTER_UPGRADE, SUPPLY_PER_TYPE
+from service.games.ophir.data import (
+    BASIC,
+    CARDS,
+    CUBES,
+    DECK_A,
+    EDGES,
+    HEXES,
+    HOLDS_AFTER_UPGRADE,
+    METALS,
+    SPECIALISTS,
+    SUPPLY_PER_TYPE,
+)
 from service.games.ophir.state import OVER, PLAY, State
 
 MAX_STEPS = 20_000
@@ -144,3 +155,45 @@ def test_many_random_playouts(players: int) -> None:
         assert GAME.outcome(state) is not None
         if seed < 10:
             assert GAME.dump(replay(players, 1000 + seed, None, log)) == GAME.dump(state)
+
+
+def _candidates(s: State) -> list[dict[str, Any]]:
+    """A broad sample of the whole action space, legal or not."""
+    out: list[dict[str, Any]] = [{"type": t} for t in ("anchor", "declare-influence", "stop-rival", "rival-trade",
+                                                       "decline-rival-trade", "upgrade-cargo", "end-turn")]
+    out += [{"type": "place-barrier", "edge": e} for e in EDGES]
+    out += [{"type": "draft-specialist", "specialist": sp.id} for sp in SPECIALISTS]
+    out += [{"type": t, "hex": h} for t in ("move", "move-rival") for h in HEXES]
+    singles: list[list[str]] = [[], *([g] for g in BASIC)]
+    pairs = [[a, b] for i, a in enumerate(BASIC) for b in BASIC[i:]]
+    out += [{"type": "gather", "good": g, "discard": d} for g in BASIC for d in singles]
+    out += [{"type": "sell-specialty", "good": g} for g in BASIC]
+    out += [{"type": "buy-metal", "metal": m, "pay": p, "discard": d}
+            for m in METALS for p in ("coins", "favor") for d in singles + pairs]
+    out += [{"type": "donate-metal", "metal": m} for m in METALS]
+    out += [{"type": "donate-goods", "slot": k} for k in range(3)]
+    out += [{"type": "trade", "slot": k, "favor_for": f} for k in range(3) for f in singles + pairs]
+    return out
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_legal_actions_are_exactly_the_actions_that_apply(players: int) -> None:
+    """Completeness both ways: every listed action applies, and a sampled action that is not
+    listed is refused with an IllegalAction (never applied, never a crash)."""
+    _, log, _ = playout(players, 77, check=False)
+    state, _ = GAME.setup(players, GAME.validate_options({}), Rng.from_seed(f"ophir-setup/{players}/77"))
+    for ply, (seat, action, _events) in enumerate(log):
+        if ply % 9 == 0:
+            legal = GAME.legal_actions(state, seat)
+            for cand in _candidates(state):
+                rng = Rng.from_seed(f"cand/{ply}")
+                listed = cand in legal or (cand["type"] == "trade" and any(
+                    a["type"] == "trade" and a["slot"] == cand["slot"] and sorted(a["favor_for"]) == sorted(
+                        cand["favor_for"]) for a in legal))
+                try:
+                    GAME.apply(state, seat, cand, rng)
+                    applied = True
+                except GameError:
+                    applied = False
+                assert applied == listed, f"ply {ply}: {cand} applied={applied} listed={listed}"
+        state, _ = GAME.apply(state, seat, action, Rng.from_seed(f"ophir-ply/{players}/77/{ply}"))
