@@ -31,10 +31,10 @@ SHAPES: dict[str, dict[str, tuple[bool, str]]] = {
     "stop-rival": {},
     "rival-trade": {},
     "decline-rival-trade": {},
-    "gather": {"good": (True, "basic"), "discard": (False, "basics")},
-    "trade": {"slot": (True, "slot"), "favor_for": (False, "basics")},
+    "gather": {"good": (True, "basic"), "discard": (False, "basics1")},
+    "trade": {"slot": (True, "slot"), "favor_for": (False, "basics3")},
     "sell-specialty": {"good": (True, "basic")},
-    "buy-metal": {"metal": (True, "metal"), "pay": (True, "pay"), "discard": (False, "basics")},
+    "buy-metal": {"metal": (True, "metal"), "pay": (True, "pay"), "discard": (False, "basics2")},
     "donate-metal": {"metal": (True, "metal")},
     "donate-goods": {"slot": (True, "slot")},
     "upgrade-cargo": {},
@@ -57,8 +57,9 @@ def _field(kind: str, value: Any) -> bool:
         return isinstance(value, str) and value in _METALS
     if kind == "pay":
         return value in ("coins", "favor")
-    if kind == "basics":
-        return isinstance(value, list) and len(value) <= 3 and all(isinstance(v, str) and v in _BASIC for v in value)
+    if kind.startswith("basics"):  # a list of basic goods, at most N long ("basics2")
+        return (isinstance(value, list) and len(value) <= int(kind[-1])
+                and all(isinstance(v, str) and v in _BASIC for v in value))
     return False  # pragma: no cover
 
 

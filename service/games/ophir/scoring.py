@@ -38,22 +38,26 @@ def outcome(state: State) -> Outcome | None:
     keys = [tuple(r[k] for k in TIE_BREAKS) for r in rows]
     ranks = tuple(1 + sum(1 for other in keys if other > mine) for mine in keys)
     trail: list[dict[str, Any]] = []
-    # Explain how each group tied on VP was separated, key by key.
     for vp in sorted({r["vp"] for r in rows}, reverse=True):
-        group = [r["seat"] for r in rows if r["vp"] == vp]
-        if len(group) < 2:
-            continue
-        for depth, key in enumerate(TIE_BREAKS[1:], start=2):
-            values = {s: rows[s][key] for s in group}
-            trail.append({"tied_on": list(TIE_BREAKS[: depth - 1]), "seats": group, "compare": key, "values": values})
-            if len(set(values.values())) == len(group):
-                break
-            still = [s for s in group if keys[s][:depth] == max(keys[t][:depth] for t in group)]
-            if len(still) < 2:
-                break
-            group = still
+        trail += _trail(rows, [r["seat"] for r in rows if r["vp"] == vp], 1)
     return Outcome(
         scores=tuple(r["vp"] for r in rows),
         ranks=ranks,
         detail={"end_reason": state.end_reason, "seats": rows, "tie_breaks": list(TIE_BREAKS), "trail": trail},
     )
+
+
+def _trail(rows: list[dict[str, Any]], group: list[int], depth: int) -> list[dict[str, Any]]:
+    """How a group tied on the first ``depth`` keys is split by the next key, recursively; a
+    group still tied after the last key shares its rank (spec §8 step 4)."""
+    if len(group) < 2:
+        return []
+    if depth >= len(TIE_BREAKS):
+        return [{"tied_on": list(TIE_BREAKS), "seats": group, "shared": True}]
+    key = TIE_BREAKS[depth]
+    values = [rows[s][key] for s in group]
+    out: list[dict[str, Any]] = [{"tied_on": list(TIE_BREAKS[:depth]), "seats": group, "compare": key,
+                                  "values": values}]
+    for value in sorted(set(values), reverse=True):
+        out += _trail(rows, [s for s in group if rows[s][key] == value], depth + 1)
+    return out

@@ -266,7 +266,7 @@ def test_tie_breaks_favor_then_coins_then_goods_then_shared() -> None:
     t = replace(position([seats[3], player(vp=4, coins=5, hold={"wood": 1})]), phase=OVER, turn=None,
                 end_reason="market-exhausted")
     tied = GAME.outcome(t)
-    assert tied is not None and tied.ranks == (1, 1) and tied.detail["trail"]
+    assert tied is not None and tied.ranks == (1, 1) and tied.detail["trail"][-1]["shared"] is True
     u = replace(position([seats[3], seats[4]]), phase=OVER, turn=None, end_reason="market-exhausted")
     metal = GAME.outcome(u)
     assert metal is not None and metal.scores == (4, 9) and metal.ranks == (2, 1)
