@@ -355,7 +355,7 @@ class Matches:
     def submit(self, match_id: str, envelope: Mapping[str, Any], signature: str, by: str = "human") -> dict[str, Any]:
         """Verify, apply and commit one signed move (DESIGN §4). Idempotent for an envelope
         already accepted: the original result comes back with ``replayed: true``."""
-        env = _check_envelope(envelope)
+        env, raw = _check_envelope(envelope)
         if env["match"] != match_id:
             raise BadRequest("match-mismatch", f"the envelope is for match {env['match']!r}, not {match_id!r}")
         meta = self.meta(match_id)
@@ -365,12 +365,12 @@ class Matches:
         row = meta["seats"][seat]
         if not row["claimed"]:
             raise Forbidden("seat-unclaimed", f"seat {seat} of match {match_id} has not been claimed")
-        if not signing.verify(row["public_key"], env, signature):
-            holders = [s["seat"] for s in meta["seats"] if s["public_key"] and signing.verify(s["public_key"], env, signature)]
+        if not signing.verify_bytes(row["public_key"], raw, signature):
+            holders = [s["seat"] for s in meta["seats"] if s["public_key"] and signing.verify_bytes(s["public_key"], raw, signature)]
             if holders:
                 raise Forbidden("not-your-seat", f"the move is signed by the key of seat {holders[0]}, not of seat {seat}")
             raise Unauthorized("bad-signature", f"the signature does not verify under seat {seat}'s public key")
-        env_digest = signing.digest(env)
+        env_digest = hashlib.sha256(raw).hexdigest()  # signing.digest(env), from the bytes already made
         if meta["status"] != "active" or env["ply"] != meta["ply"] or seat not in meta["active"]:
             # Only a move that fails these checks can be a resubmission: accepting an envelope
             # moves the ply past the one it names. (A resubmission racing its own first
@@ -483,8 +483,9 @@ class Matches:
         return record
 
 
-def _check_envelope(envelope: Any) -> dict[str, Any]:
-    """The envelope's shape (the API's schema checks it too; workers call submit directly)."""
+def _check_envelope(envelope: Any) -> tuple[dict[str, Any], bytes]:
+    """The envelope's shape (the API's schema checks it too; workers call submit directly),
+    and its canonical JSON, which both the signature check and the digest use."""
     if not isinstance(envelope, Mapping):
         raise BadRequest("bad-envelope", "the envelope must be a JSON object")
     want = {"match", "seat", "ply", "actions", "nonce"}
@@ -502,7 +503,7 @@ def _check_envelope(envelope: Any) -> dict[str, Any]:
     if not all(isinstance(a, dict) and isinstance(a.get("type"), str) for a in actions):
         raise BadRequest("bad-envelope", 'every action is an object with a string "type"')
     try:
-        signing.canonical(env)
+        raw = signing.canonical(env)
     except ValueError as exc:  # integers beyond ±2**53, NaN, Infinity: no RFC 8785 form, nothing to verify
         raise BadRequest("bad-envelope", f"the envelope has no canonical JSON (RFC 8785): {exc}") from exc
-    return env
+    return env, raw
