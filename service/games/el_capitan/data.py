@@ -137,10 +137,7 @@ def _lookup(path: str) -> Any:
     node: Any = _RAW
     for part in parts:
         if isinstance(node, list):
-            if part.isdigit():
-                node = node[int(part)]
-            else:
-                node = next(x for x in node if x.get("id") == part)
+            node = node[int(part)] if part.isdigit() else next(x for x in node if x.get("id") == part)
         else:
             node = node[part]
     if isinstance(node, dict):

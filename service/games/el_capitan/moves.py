@@ -7,12 +7,12 @@ and the after-payday steps live in :mod:`.payday`.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 from service.games.base import Event, Rng
 
 from .data import (
+    BONUS_CITIES,
     CARDS,
     COLOURS,
     DISPLAY_CONNECTION,
@@ -20,11 +20,10 @@ from .data import (
     PHASES,
     PIRATE_FEE,
     PIRATE_STEP_COST,
-    BONUS_CITIES,
 )
 from .payday import begin_payday, choose_start, name, new_turn, set_player, settle_choice, settle_forced_loan
 from .rules import city_index, distance
-from .state import BANK, FREE, PIRATE, City, Player, State, Turn, city_data, colour_owner, is_main, main_colour
+from .state import BANK, FREE, PIRATE, City, State, Turn, city_data, colour_owner, is_main, main_colour, replace
 from .track import payout_value, place, ranking
 
 

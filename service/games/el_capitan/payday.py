@@ -8,7 +8,6 @@ extended one cannot be covered, R-15) stops the loop and makes that seat active.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 from service.games.base import Event
@@ -35,6 +34,7 @@ from .state import (
     is_main,
     main_colour,
     neutral_colour,
+    replace,
 )
 from .track import operating, payout_value, ranking
 

@@ -8,8 +8,9 @@ with a message naming the rule). The action vocabulary is described in ``__init_
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import cache
 
-from .data import CARDS, COLOURS, LOAN_AMOUNTS, LOANS, PIRATE_STEP_COST, CityData
+from .data import ALL_CITIES, CARDS, COLOURS, LOAN_AMOUNTS, LOANS, PIRATE_STEP_COST, CityData
 from .state import CHOOSE_START, FREE, SETTLE, TURN, State, city_data, main_colour, neutral_colour
 from .track import next_sites, run_limit_ok
 
@@ -46,8 +47,13 @@ def at_building_city(state: State, seat: int) -> bool:
 
 def canarias_index(state: State) -> int:
     """Index of Islas Canarias in play, -1 without it."""
-    for i, cid in enumerate(state.city_ids):
-        if "pirate_ship" in city_data(state, i).special:
+    return _canarias(state.city_ids)
+
+
+@cache
+def _canarias(city_ids: tuple[str, ...]) -> int:
+    for i, cid in enumerate(city_ids):
+        if "pirate_ship" in ALL_CITIES[cid].special:
             return i
     return -1
 
@@ -84,30 +90,32 @@ def gen_buy(state: State, seat: int) -> list[Action]:
     return [{"type": "buy-card", "card": cid} for cid in (*state.dest_display, *state.conn_display) if CARDS[cid].cost <= money]
 
 
-def card_targets(state: State, card_id: str, at: int) -> list[int]:
+def card_targets(state: State, card_id: str, at: int) -> tuple[int, ...]:
     """City indices a card can take a ship (or the pirate) standing at ``at`` (city index, BANK or OFF) to (§5.2)."""
+    return _card_targets(state.city_ids, card_id, at)
+
+
+@cache
+def _card_targets(city_ids: tuple[str, ...], card_id: str, at: int) -> tuple[int, ...]:
+    # Depends only on the cities in play, so it is computed once per (tile set, card, position).
     card = CARDS[card_id]
     out: list[int] = []
     if card.kind == "destination":
-        dest = city_index(state, card.city)
-        if dest >= 0 and dest != at:
-            out.append(dest)
+        if card.city in city_ids:
+            dest = city_ids.index(card.city)
+            if dest != at:
+                out.append(dest)
         if at >= 0:
-            here = city_data(state, at)
-            for i in range(len(state.cities)):
-                if i != at and i not in out and 1 <= distance(here, city_data(state, i)) <= card.seals:
+            here = ALL_CITIES[city_ids[at]]
+            for i, cid in enumerate(city_ids):
+                if i != at and i not in out and 1 <= distance(here, ALL_CITIES[cid]) <= card.seals:
                     out.append(i)
     elif at >= 0:
-        here_id = state.city_ids[at]
-        if here_id == card.a:
-            j = city_index(state, card.b)
-        elif here_id == card.b:
-            j = city_index(state, card.a)
-        else:
-            j = -1
-        if j >= 0:
-            out.append(j)
-    return out
+        here_id = city_ids[at]
+        other = card.b if here_id == card.a else card.a if here_id == card.b else ""
+        if other in city_ids:
+            out.append(city_ids.index(other))
+    return tuple(out)
 
 
 def gen_sail(state: State, seat: int) -> list[Action]:

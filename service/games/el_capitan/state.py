@@ -9,8 +9,7 @@ colour (``data.TWO_PLAYER_MAIN`` / ``TWO_PLAYER_NEUTRAL``, rule §7).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, fields, replace
-from typing import Any
+from typing import Any, NamedTuple
 
 from .data import ALL_CITIES, TWO_PLAYER_MAIN, TWO_PLAYER_NEUTRAL, CityData
 
@@ -29,8 +28,7 @@ CHOOSE_START = "choose-start"
 OVER = "over"
 
 
-@dataclass(frozen=True, slots=True)
-class Player:
+class Player(NamedTuple):
     """One seat: money, ship, hand, loans and personal supply (all public, R-25)."""
 
     money: int
@@ -49,8 +47,7 @@ class Player:
     """Value of the proliferation bonus card held, 0 if none (§6.3)."""
 
 
-@dataclass(frozen=True, slots=True)
-class City:
+class City(NamedTuple):
     """One city in play: its track, closed pool, harbour spaces and fortress spaces."""
 
     sites: tuple[int, ...]
@@ -65,8 +62,7 @@ class City:
     """How many shut-downs this city has had (the k-th vacates site k, §5.6)."""
 
 
-@dataclass(frozen=True, slots=True)
-class Turn:
+class Turn(NamedTuple):
     """The acting seat's progress through its turn (§5.1).
 
     ``snapshot`` is the state at the turn start, kept while the steps before the mandatory action
@@ -86,8 +82,7 @@ class Turn:
     snapshot: State | None
 
 
-@dataclass(frozen=True, slots=True)
-class State:
+class State(NamedTuple):
     """The whole game."""
 
     players: tuple[Player, ...]
@@ -130,6 +125,11 @@ class State:
     @property
     def n(self) -> int:
         return len(self.players)
+
+
+def replace(obj: Any, **changes: Any) -> Any:
+    """A copy of a state record with some fields changed (the records are immutable named tuples)."""
+    return obj._replace(**changes)
 
 
 def city_data(state: State, index: int) -> CityData:
@@ -177,50 +177,50 @@ def seat_colours(players: int, seat: int) -> tuple[int, ...]:
 def dump_state(state: State) -> dict[str, Any]:
     """Canonical JSON of a state (hidden parts included)."""
     out: dict[str, Any] = {}
-    for f in fields(State):
-        v = getattr(state, f.name)
-        if f.name == "players":
+    for fname in State._fields:
+        v = getattr(state, fname)
+        if fname == "players":
             out["players"] = [_dump_flat(p) for p in v]
-        elif f.name == "cities":
+        elif fname == "cities":
             out["cities"] = [_dump_flat(c) for c in v]
-        elif f.name == "turn":
+        elif fname == "turn":
             t = _dump_flat(v)
             t["snapshot"] = None if v.snapshot is None else dump_state(v.snapshot)
             out["turn"] = t
         else:
-            out[f.name] = list(v) if isinstance(v, tuple) else v
+            out[fname] = list(v) if isinstance(v, tuple) else v
     return out
 
 
 def _dump_flat(obj: Any) -> dict[str, Any]:
     out: dict[str, Any] = {}
-    for f in fields(obj):
-        v = getattr(obj, f.name)
-        if f.name == "loans":
-            out[f.name] = [[a, e] for a, e in v]
+    for fname in obj._fields:
+        v = getattr(obj, fname)
+        if fname == "loans":
+            out[fname] = [[a, e] for a, e in v]
         elif isinstance(v, tuple):
-            out[f.name] = list(v)
+            out[fname] = list(v)
         else:
-            out[f.name] = v
+            out[fname] = v
     return out
 
 
 def load_state(data: Mapping[str, Any]) -> State:
     """Inverse of :func:`dump_state`."""
     kw: dict[str, Any] = {}
-    for f in fields(State):
-        v = data[f.name]
-        if f.name == "players":
+    for fname in State._fields:
+        v = data[fname]
+        if fname == "players":
             kw["players"] = tuple(
                 Player(**{**p, "hand": tuple(p["hand"]), "loans": tuple((a, bool(e)) for a, e in p["loans"])}) for p in v
             )
-        elif f.name == "cities":
+        elif fname == "cities":
             kw["cities"] = tuple(City(**{k: tuple(x) if isinstance(x, list) else x for k, x in c.items()}) for c in v)
-        elif f.name == "turn":
+        elif fname == "turn":
             snap = v["snapshot"]
             kw["turn"] = Turn(**{**v, "snapshot": None if snap is None else load_state(snap)})
         else:
-            kw[f.name] = tuple(v) if isinstance(v, list) else v
+            kw[fname] = tuple(v) if isinstance(v, list) else v
     return State(**kw)
 
 

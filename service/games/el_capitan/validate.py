@@ -87,7 +87,7 @@ def check(state: State, seat: int, a: dict[str, Any]) -> None:
     raise IllegalAction(code, msg)
 
 
-def explain(state: State, seat: int, a: dict[str, Any]) -> tuple[str, str]:  # noqa: C901 - one branch per rule
+def explain(state: State, seat: int, a: dict[str, Any]) -> tuple[str, str]:
     """Why a well-formed action is refused, citing the rule."""
     kind = a["type"]
     p = state.players[seat]
