@@ -175,9 +175,9 @@ def gen_reopen(state: State, seat: int) -> list[Action]:
     p = state.players[seat]
     city = state.cities[p.ship]
     two = state.n == 2
+    main = main_colour(2, seat) if two else None
+    neutral = neutral_colour(seat) if two else None
     own = (main_colour(2, seat), neutral_colour(seat)) if two else (seat,)
-    main = own[0] if two else None
-    neutral = own[1] if two else None
     sites = next_sites(city)
     out: list[Action] = []
     for col in own:

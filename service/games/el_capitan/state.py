@@ -9,7 +9,7 @@ colour (``data.TWO_PLAYER_MAIN`` / ``TWO_PLAYER_NEUTRAL``, rule §7).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeVar
 
 from .data import ALL_CITIES, TWO_PLAYER_MAIN, TWO_PLAYER_NEUTRAL, CityData
 
@@ -127,7 +127,10 @@ class State(NamedTuple):
         return len(self.players)
 
 
-def replace(obj: Any, **changes: Any) -> Any:
+_R = TypeVar("_R", "Player", "City", "Turn", "State")
+
+
+def replace(obj: _R, **changes: Any) -> _R:
     """A copy of a state record with some fields changed (the records are immutable named tuples)."""
     return obj._replace(**changes)
 
@@ -215,7 +218,10 @@ def load_state(data: Mapping[str, Any]) -> State:
                 Player(**{**p, "hand": tuple(p["hand"]), "loans": tuple((a, bool(e)) for a, e in p["loans"])}) for p in v
             )
         elif fname == "cities":
-            kw["cities"] = tuple(City(**{k: tuple(x) if isinstance(x, list) else x for k, x in c.items()}) for c in v)
+            kw["cities"] = tuple(
+                City(tuple(c["sites"]), tuple(c["closed"]), tuple(c["harbours"]), tuple(c["forts"]), c["shutdowns"])
+                for c in v
+            )
         elif fname == "turn":
             snap = v["snapshot"]
             kw["turn"] = Turn(**{**v, "snapshot": None if snap is None else load_state(snap)})

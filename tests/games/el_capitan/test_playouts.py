@@ -15,7 +15,7 @@ import pytest
 from service.games.base import Rng
 from service.games.el_capitan import GAME
 from service.games.el_capitan import data as D
-from service.games.el_capitan.state import FREE, OVER, PIRATE, State, colour_owner, is_main, seat_colours
+from service.games.el_capitan.state import FREE, OVER, PIRATE, State, colour_owner, is_main, replace, seat_colours
 from service.games.el_capitan.track import run_length, span
 
 EXPANSION_SETS = [[], ["porto", "lisboa", "canarias"]]
@@ -144,8 +144,6 @@ def test_random_playout_keeps_invariants_and_replays(players: int, expansions: l
 def test_views_do_not_reveal_deck_order() -> None:
     opts = GAME.validate_options({})
     a, _ = GAME.setup(3, opts, Rng.from_seed("x"))
-    from dataclasses import replace
-
     b = replace(a, dest_deck=tuple(reversed(a.dest_deck)), conn_deck=tuple(reversed(a.conn_deck)))
     for seat in [None, 0, 1, 2]:
         assert GAME.view(a, seat) == GAME.view(b, seat)
