@@ -124,9 +124,10 @@ def gen_sail(state: State, seat: int) -> list[Action]:
         return []
     p = state.players[seat]
     out: list[Action] = []
+    ids = state.city_ids
     for cid in sorted(set(p.hand)):
-        for j in card_targets(state, cid, p.ship):
-            out.append({"type": "sail", "card": cid, "to": state.city_ids[j]})
+        for j in _card_targets(ids, cid, p.ship):
+            out.append({"type": "sail", "card": cid, "to": ids[j]})
     return out
 
 
@@ -311,11 +312,27 @@ GENERATORS: dict[str, Callable[[State, int], list[Action]]] = {
 }
 
 
+_AFTER_ACTION = (gen_buy, gen_move_pirate, gen_end_turn)
+_BEFORE_ACTION = (gen_buy, gen_sail, gen_build_warehouse, gen_reopen, gen_build_fortress, gen_move_pirate,
+                  gen_take_loan, gen_pass)
+_SETTLING = (gen_take_loan, gen_settle_loan)
+
+
 def legal_actions(state: State, seat: int) -> list[Action]:
     """Every legal atomic action of ``seat`` now ([] unless it is that seat's move)."""
-    if state.stage not in (TURN, SETTLE, CHOOSE_START) or seat != state.seat:
+    if seat != state.seat:
+        return []
+    stage = state.stage
+    gens: tuple[Callable[[State, int], list[Action]], ...]
+    if stage == TURN:
+        gens = _AFTER_ACTION if state.turn.acted else _BEFORE_ACTION
+    elif stage == SETTLE:
+        gens = _SETTLING
+    elif stage == CHOOSE_START:
+        return gen_choose_start(state, seat)
+    else:
         return []
     out: list[Action] = []
-    for gen in GENERATORS.values():
+    for gen in gens:
         out.extend(gen(state, seat))
     return out
