@@ -17,7 +17,7 @@ from .rules import (
     first_round,
     free_pirate_due,
 )
-from .state import OVER, SETTLE, TURN, State, city_data
+from .state import OVER, SETTLE, TURN, State, city_data, seat_colours
 from .track import next_sites
 
 # field name -> (python type, required)
@@ -145,10 +145,25 @@ def explain(state: State, seat: int, a: dict[str, Any]) -> tuple[str, str]:
                 return "cannot-afford", f"a warehouse costs {cd.harbours[p.berth]} from your harbour space (rule §5.4)"
             if p.warehouses + p.neutral <= 0:
                 return "no-warehouse", "you have no warehouse in your supply (rule §5.4)"
-        elif not any(city.closed):
+        elif not any(city.closed[c] for c in seat_colours(state.n, seat)):
             return "nothing-closed", f"you have no shut-down warehouse in {cd.name} (rule §5.7)"
-        if "site" in a and a["site"] not in next_sites(city):
-            return "wrong-site", f"the next warehouse in {cd.name} goes on site {next_sites(city)} (rule §5.4)"
+        nxt = next_sites(city)
+        if "site" in a and a["site"] not in nxt:
+            return "wrong-site", f"the next warehouse in {cd.name} goes on site {nxt[0]} (rule §5.4)"
+        if "site" in a and len(nxt) == 1:
+            return "no-site-choice", f"only the first warehouse of a city chooses its site; this one goes on site {nxt[0]} (rule §5.4): omit 'site'"
+        if "site" not in a and len(nxt) > 1:
+            return "site-required", f"the first warehouse in {cd.name} goes on site 1 or 2: give 'site' (rule §5.4)"
+        if state.n == 2 and "colour" not in a:
+            return "colour-required", "with 2 players, say which colour you place: 'colour' (rule §7)"
+        if state.n > 2 and "colour" in a:
+            return "no-colour-choice", "only the 2-player game chooses a colour (rule §7): omit 'colour'"
+        if "colour" in a and a["colour"] not in (COLOURS[c] for c in seat_colours(state.n, seat)):
+            return "not-your-colour", f"{a['colour']} is not one of your colours (rule §7, R-18)"
+        if kind == "reopen":
+            col = COLOURS.index(a["colour"]) if "colour" in a else seat
+            if city.closed[col] <= 0:
+                return "nothing-closed", f"you have no shut-down {COLOURS[col]} warehouse in {cd.name} (rule §5.7)"
         if state.n == 2:
             return "limit", (f"{cd.name}: that colour breaks the supply ratio or the run limits "
                              "(rule §7: more main than neutral warehouses in supply; at most 3 main / 4 own in a row)")
