@@ -16,6 +16,9 @@ from typing import Any
 from service.games.base import Provisional
 
 _RAW: dict[str, Any] = json.loads((Path(__file__).with_name("data.json")).read_text(encoding="utf-8"))
+TRIANGLE_MAX_PLAYERS: int = _RAW["rules"]["triangle_max_players"]
+"""The dark-triangle space shuts down warehouses with 2 or 3 players (§2, §5.6)."""
+GRID_ROWS: int = _RAW["grid"]["rows"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,7 +44,7 @@ class CityData:
 
     def shutdown_sites(self, players: int) -> frozenset[int]:
         """The shut-down spaces for this player count (§5.6: the triangle counts with 2 or 3)."""
-        if players <= 3 and self.triangle is not None:
+        if players <= TRIANGLE_MAX_PLAYERS and self.triangle is not None:
             return self.dark | {self.triangle}
         return self.dark
 
@@ -98,8 +101,13 @@ FORTRESSES_PER_COLOUR: int = _RAW["pieces_per_colour"]["fortresses"]
 CHART: tuple[int, ...] = tuple(_RAW["proliferation_chart"][str(i)] for i in range(13))
 """Proliferation income by number of cities with an operating warehouse (0..12)."""
 BONUS_CARDS: tuple[int, ...] = tuple(_RAW["proliferation_bonus_cards"])
-BONUS_CITIES = 9
+BONUS_CITIES: int = _RAW["rules"]["bonus_cities"]
 """Cities needed for a proliferation bonus card (rule §6.3, R-34)."""
+RUN_LIMIT: int = _RAW["rules"]["run_limit"]
+"""At most this many warehouses of one colour in a row (rule §5.5)."""
+RUN_LIMIT_MAIN_2P: int = _RAW["rules"]["two_player_run_limit_main"]
+RUN_LIMIT_OWN_2P: int = _RAW["rules"]["two_player_run_limit_own"]
+"""2-player limits: main colour, and main plus neutral together (rule §7)."""
 
 LOANS: dict[int, tuple[int, int]] = {ln["amount"]: (ln["repay"], ln["repay_extended"]) for ln in _RAW["loans"]}
 """Loan amount -> (repayment on the front side, repayment once extended)."""
@@ -117,8 +125,8 @@ PIRATE_START_HARBOUR: int = next(
     c.get("pirate_start", {}).get("harbour_index", 2) for c in _RAW["expansion_cities"] if "pirate_ship" in c.get("special", ())
 )
 """1-based harbour space of Islas Canarias where the pirate starts (spec §8.4)."""
-PHASES = len(PIRATE_FEE)
-"""Three phases (§6.5); the fee table has one entry per phase."""
+PHASES: int = _RAW["rules"]["phases"]
+"""Three phases, the game ends after the third payday (§6.5)."""
 
 
 def provisional() -> list[Provisional]:

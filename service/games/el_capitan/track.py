@@ -7,7 +7,7 @@ track is described by its 12 site colours plus the number of shut-downs so far.
 
 from __future__ import annotations
 
-from .data import CityData
+from .data import RUN_LIMIT, RUN_LIMIT_MAIN_2P, RUN_LIMIT_OWN_2P, CityData
 from .state import FREE, City
 
 
@@ -82,10 +82,10 @@ def run_limit_ok(sites: tuple[int, ...], site: int, colour: int, main: int | Non
     player's main and neutral colours mixed (§7; these replace §5.5).
     """
     if main is None or neutral is None:
-        return run_length(sites, site, frozenset((colour,))) <= 3
-    if colour == main and run_length(sites, site, frozenset((main,))) > 3:
+        return run_length(sites, site, frozenset((colour,))) <= RUN_LIMIT
+    if colour == main and run_length(sites, site, frozenset((main,))) > RUN_LIMIT_MAIN_2P:
         return False
-    return run_length(sites, site, frozenset((main, neutral))) <= 4
+    return run_length(sites, site, frozenset((main, neutral))) <= RUN_LIMIT_OWN_2P
 
 
 def place(

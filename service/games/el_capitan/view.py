@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .data import CARDS, COLOURS, LOANS
+from .data import CARDS, COLOURS, GRID_ROWS, LOANS
 from .payday import net_worth
 from .rules import free_pirate_due
 from .state import BANK, FREE, OFF, PIRATE, State, city_data, main_colour, neutral_colour
@@ -117,7 +117,7 @@ def render(v: Mapping[str, Any]) -> str:
              + (" (phase ends with this round)" if v.get("phase_ending") else "")]
     by_pos = {tuple(c["pos"]): c for c in v["cities"]}
     cols = sorted({c["pos"][1] for c in v["cities"]})
-    for row in range(3):
+    for row in range(GRID_ROWS):
         blocks = [_city_block(by_pos[(row, col)], v, initials) if (row, col) in by_pos else [] for col in cols]
         height = max((len(b) for b in blocks), default=0)
         for k in range(height):
