@@ -81,6 +81,10 @@ def view(state: State, seat: int | None) -> dict[str, Any]:
         "decks": {"destination": len(state.dest_deck), "connection": len(state.conn_deck)},
         "discards": {"destination": list(state.dest_discard), "connection": list(state.conn_discard)},
         "bonus_cards_left": list(state.bonus_left),
+        "pool": {
+            "warehouses": {COLOURS[k]: v for k, v in enumerate(state.pool_warehouses)},
+            "fortresses": {COLOURS[k]: v for k, v in enumerate(state.pool_fortresses)},
+        },
         "removed_in_porto": {COLOURS[k]: v for k, v in enumerate(state.removed) if v},
         "turn": {
             "origin": _where(state, t.origin),
