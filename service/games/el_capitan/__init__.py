@@ -1,0 +1,35 @@
+"""El Capitán (Wolfgang Kramer & Horst-Rainer Rösner, 2007): the rules core.
+
+Modules: ``data`` (board, cards, tables from data.json with provenance), ``state`` (frozen state
+and canonical JSON), ``track`` (building track: sites, run limit, shut-down, payout value),
+``rules`` (legal-action generators), ``validate`` (shape and rule checks of incoming actions),
+``moves`` (applying turn steps), ``payday`` (income, loans, next start player, game end),
+``view`` (views and the text rendering), ``game`` (the ``Game`` class).
+
+Spec rulings (shared/rules/el-capitan.md §10) and where they live:
+
+* R-1 tentative steps: buys, legs and a paid pirate move before the action are undone by a loan turn
+  or a first-round pass (``moves.tentative``, ``Turn.snapshot``); there is no separate undo action.
+* R-2, R-3 loan turn holds exactly one loan and nothing else (``moves.do_take_loan``).
+* R-4 first-round pass, R-5 empty supply still acts (``rules.gen_pass``, ``rules.gen_take_loan``).
+* R-6 first leg from off the board is a destination use; R-7 no voyage back to its start city;
+  R-10 Manhattan seal steps through open sea; R-11 first free harbour space (``rules``, ``moves.do_sail``).
+* R-8 re-open on a shut-down space shuts down; R-9 backwards never shuts down (``track.place``).
+* R-12, R-13 fortress income; R-22 majority tie by position; R-35 Lisboa at payday (``payday.income``).
+* R-14 poorest tie, R-15 forced loans at settlement and debt at the end, R-27 no early repayment
+  (``payday``); R-16 shared victory with a house order in ``Outcome.detail``; R-17 unlimited loans.
+* R-18 2-player with expansions, R-19 no Lisboa payment on re-open (``moves.lisboa_payment``).
+* R-20 protection money, R-21 one pirate move per turn, R-36 free-move targets (``moves``, ``rules``).
+* R-23 shut-down pieces count as placed (the trigger reads the personal supply), R-24 round end.
+* R-25 everything public but deck order (``view``); R-26 reshuffle recorded in an event visible to nobody.
+* R-28 fortress space choice, R-29/R-34 bonus cards, R-30 forced loans at the bank, R-31 any tile subset,
+  R-32 no triangle on expansion tiles (data), R-33 extended 10-Florin loan repays 16 (data).
+"""
+
+from __future__ import annotations
+
+from .game import ElCapitan
+
+GAME = ElCapitan()
+
+__all__ = ["GAME", "ElCapitan"]

@@ -1,0 +1,169 @@
+"""What a seat sees (everything but the order of the two draw decks, R-25) and its text rendering."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from .data import CARDS, COLOURS, GRID_ROWS, LOANS
+from .payday import net_worth
+from .rules import free_pirate_due
+from .state import BANK, FREE, OFF, PIRATE, State, city_data, main_colour, neutral_colour
+from .track import next_sites, operating, payout_value
+
+
+def _where(state: State, ship: int) -> str:
+    if ship == BANK:
+        return "bank"
+    if ship == OFF:
+        return "off-board"
+    return state.city_ids[ship]
+
+
+def view(state: State, seat: int | None) -> dict[str, Any]:
+    """The public state. Hands, loans, money and supplies are public (R-25); the decks show only their size."""
+    n = state.n
+    players = []
+    for s, p in enumerate(state.players):
+        entry: dict[str, Any] = {
+            "seat": s,
+            "colour": COLOURS[main_colour(n, s)],
+            "money": p.money,
+            "net_worth": net_worth(p),
+            "ship": _where(state, p.ship),
+            "harbour": p.berth + 1 if p.berth >= 0 else None,
+            "hand": list(p.hand),
+            "loans": [{"amount": a, "extended": e, "due": LOANS[a][1 if e else 0]} for a, e in p.loans],
+            "supply": {"warehouses": p.warehouses, "fortresses": p.fortresses},
+            "bonus_card": p.bonus or None,
+        }
+        if n == 2:
+            entry["neutral_colour"] = COLOURS[neutral_colour(s)]
+            entry["supply"]["neutral_warehouses"] = p.neutral
+        players.append(entry)
+    cities = []
+    for i, c in enumerate(state.cities):
+        cd = city_data(state, i)
+        cities.append({
+            "id": cd.id,
+            "name": cd.name,
+            "pos": [cd.row, cd.col],
+            "off_board": cd.off_board,
+            "sites": [COLOURS[x] if x != FREE else None for x in c.sites],
+            "track": list(cd.track),
+            "hatched": cd.hatched,
+            "shutdown_sites": sorted(cd.shutdown_sites(n)),
+            "value": payout_value(cd, c.sites),
+            "next_sites": list(next_sites(c)),
+            "closed": {COLOURS[k]: v for k, v in enumerate(c.closed) if v},
+            "harbours": [
+                {"price": cd.harbours[h], "ship": None if x == FREE else ("pirate" if x == PIRATE else x)}
+                for h, x in enumerate(c.harbours)
+            ],
+            "fortresses": [
+                {"price": cd.fortresses[k], "colour": None if x == FREE else COLOURS[x]} for k, x in enumerate(c.forts)
+            ],
+            "operating": operating(c.sites),
+        })
+    t = state.turn
+    return {
+        "seat": seat,
+        "stage": state.stage,
+        "phase": state.phase,
+        "round": state.round,
+        "active_seat": state.seat if state.stage != "over" else None,
+        "start_player": state.start,
+        "phase_ending": state.ending,
+        "players": players,
+        "cities": cities,
+        "pirate": state.city_ids[state.pirate] if state.pirate >= 0 else None,
+        "displays": {"destination": list(state.dest_display), "connection": list(state.conn_display)},
+        "decks": {"destination": len(state.dest_deck), "connection": len(state.conn_deck)},
+        "discards": {"destination": list(state.dest_discard), "connection": list(state.conn_discard)},
+        "bonus_cards_left": list(state.bonus_left),
+        "pool": {
+            "warehouses": {COLOURS[k]: v for k, v in enumerate(state.pool_warehouses)},
+            "fortresses": {COLOURS[k]: v for k, v in enumerate(state.pool_fortresses)},
+        },
+        "removed_in_porto": {COLOURS[k]: v for k, v in enumerate(state.removed) if v},
+        "turn": {
+            "origin": _where(state, t.origin),
+            "sailed": t.sailed,
+            "action_done": t.acted,
+            "pirate_moved": t.pirate_moved,
+            "free_pirate_move_due": state.stage == "turn" and free_pirate_due(state, state.seat),
+        },
+        "cards": {cid: _card_json(cid) for cid in sorted({*state.dest_display, *state.conn_display,
+                                                           *(c for p in state.players for c in p.hand)})},
+    }
+
+
+def _card_json(cid: str) -> dict[str, Any]:
+    c = CARDS[cid]
+    if c.kind == "destination":
+        return {"kind": c.kind, "city": c.city, "seals": c.seals, "cost": c.cost}
+    return {"kind": c.kind, "a": c.a, "b": c.b, "cost": c.cost}
+
+
+def _card_text(cards: Mapping[str, Any], cid: str) -> str:
+    c = cards.get(cid, {})
+    if c.get("kind") == "destination":
+        return f"{cid} {c['city']} {'*' * c['seals']} ({c['cost']})"
+    if c:
+        return f"{cid} {c['a']}-{c['b']} ({c['cost']})"
+    return cid
+
+
+def render(v: Mapping[str, Any]) -> str:
+    """A plain-text board for the CLI and mail: a 3-row grid of city blocks, then players and displays."""
+    initials = {col: col[0].upper() for col in COLOURS}
+    lines = [f"El Capitán - phase {v['phase']}, round {v['round']} - stage: {v['stage']}"
+             + (" (phase ends with this round)" if v.get("phase_ending") else "")]
+    by_pos = {tuple(c["pos"]): c for c in v["cities"]}
+    cols = sorted({c["pos"][1] for c in v["cities"]})
+    for row in range(GRID_ROWS):
+        blocks = [_city_block(by_pos[(row, col)], v, initials) if (row, col) in by_pos else [] for col in cols]
+        height = max((len(b) for b in blocks), default=0)
+        for k in range(height):
+            lines.append("  ".join((b[k] if k < len(b) else "").ljust(34) for b in blocks).rstrip())
+        lines.append("")
+    lines.append("Players:")
+    for p in v["players"]:
+        mark = ">" if p["seat"] == v.get("active_seat") else " "
+        cap = " [El Capitan]" if p["seat"] == v["start_player"] else ""
+        sup = p["supply"]
+        sup_txt = f"{sup['warehouses']}W {sup['fortresses']}F" + (
+            f" +{sup['neutral_warehouses']} {p['neutral_colour']}" if "neutral_warehouses" in sup else "")
+        loans = ", ".join(f"{ln['amount']}{'x' if ln['extended'] else ''}" for ln in p["loans"]) or "none"
+        hand = ", ".join(_card_text(v["cards"], c) for c in p["hand"]) or "-"
+        lines.append(f"{mark} {p['seat']} {p['colour']:<7}{cap} money {p['money']} (net {p['net_worth']}), ship: "
+                     f"{p['ship']}{' #' + str(p['harbour']) if p['harbour'] else ''}; supply {sup_txt}; loans {loans}"
+                     f"{'; bonus ' + str(p['bonus_card']) if p['bonus_card'] else ''}")
+        lines.append(f"      hand: {hand}")
+    lines.append("Destination display: " + (", ".join(_card_text(v["cards"], c) for c in v["displays"]["destination"]) or "-")
+                 + f"   (deck {v['decks']['destination']})")
+    lines.append("Connection display:  " + (", ".join(_card_text(v["cards"], c) for c in v["displays"]["connection"]) or "-")
+                 + f"   (deck {v['decks']['connection']})")
+    lines.append(f"Bonus cards left: {v['bonus_cards_left']}" + (f"   Pirate: {v['pirate']}" if v.get("pirate") else ""))
+    lines.append("Legend: track sites R/Y/G/B/W = warehouse colour, . empty, # empty shut-down space; value = current payout.")
+    return "\n".join(lines)
+
+
+def _city_block(c: Mapping[str, Any], v: Mapping[str, Any], initials: Mapping[str, str]) -> list[str]:
+    def ship(h: Mapping[str, Any]) -> str:
+        s = h["ship"]
+        if s is None:
+            return f"-({h['price']})"
+        if s == "pirate":
+            return f"P({h['price']})"
+        return f"{initials[v['players'][s]['colour']]}({h['price']})"
+
+    track = "".join(initials[x] if x else ("#" if i + 1 in c["shutdown_sites"] else ".") for i, x in enumerate(c["sites"]))
+    forts = " ".join(f"{initials[f['colour']] if f['colour'] else '-'}({f['price']})" for f in c["fortresses"])
+    closed = " ".join(f"{initials[k]}{n}" for k, n in c["closed"].items())
+    return [
+        f"{c['name']}{' (off-board)' if c['off_board'] else ''}",
+        f" [{track}] value {c['value']}",
+        f" harbour {' '.join(ship(h) for h in c['harbours'])}",
+        f" forts {forts}" + (f"  closed {closed}" if closed else ""),
+    ]
