@@ -1,6 +1,6 @@
 """HTTP move throughput: signed moves through gunicorn + Flask + Redis, against a bare Flask app.
 
-    python -m bench.api_moves --clients 32 --seconds 20 [--game harbour-race]
+    python -m bench.api_moves --clients 32 --seconds 20 [--rounds 2] [--game harbour-race]
                               [--worker-class gthread --threads 8 --workers 2] [--procs 4]
 
 What it starts (and stops again, whatever happens):
@@ -23,6 +23,9 @@ Every turn change enqueues a turn notice to RQ inside the move request; no worke
 jobs stay queued: the enqueue is part of the measured cost of a move.
 
 Phase 2 (bare): the same clients POST a body of the same size to the bare app for as long.
+``--rounds N`` alternates the two phases N times, which evens out a machine whose background
+load drifts; the server CPU per request (read from /proc for gunicorn and the embedded Redis)
+gives a ratio that such load does not skew.
 
 Clients are threads spread over several processes (``--procs``), each with its own keep-alive
 ``http.client`` connection, so the client side is not held back by one GIL. The clients run on
@@ -132,7 +135,24 @@ class Tally:
     errors: list[str] = field(default_factory=list)
     cpu_s: float = 0.0
     server_cpu: dict[str, float] = field(default_factory=dict)  # seconds per server process group
-    load: float = 0.0  # 1-minute load average when the phase started
+    loads: list[float] = field(default_factory=list)  # 1-minute load average when each phase started
+
+    def merge(self, t: Tally) -> None:
+        self.moves += t.moves
+        self.move_lat += t.move_lat
+        self.view_gets += t.view_gets
+        self.view_lat += t.view_lat
+        self.setups += t.setups
+        self.setup_requests += t.setup_requests
+        self.notices += t.notices
+        self.finished += t.finished
+        self.bare += t.bare
+        self.bare_lat += t.bare_lat
+        self.errors += t.errors
+        self.cpu_s += t.cpu_s
+        for k, v in t.server_cpu.items():
+            self.server_cpu[k] = self.server_cpu.get(k, 0.0) + v
+        self.loads += t.loads
 
 
 class Player:
@@ -343,7 +363,7 @@ def run_phase(mode: str, port: int, clients: int, procs: int, seconds: float, ga
         t0 = time.time() + 1.0  # a common start for every process
         for go in gos:
             go.put(t0)
-        merged.load = os.getloadavg()[0]
+        merged.loads.append(os.getloadavg()[0])
         if watch and sys.platform.startswith("linux"):  # server CPU spent inside the window
             time.sleep(max(0.0, t0 - time.time()))
             before = {k: cpu_seconds(v) for k, v in watch.items()}
@@ -351,18 +371,8 @@ def run_phase(mode: str, port: int, clients: int, procs: int, seconds: float, ga
             merged.server_cpu = {k: cpu_seconds(v) - before[k] for k, v in watch.items()}
         for _ in children:
             t = out.get(timeout=seconds + 2 * HTTP_TIMEOUT_S + 60)
-            merged.moves += t.moves
-            merged.move_lat += t.move_lat
-            merged.view_gets += t.view_gets
-            merged.view_lat += t.view_lat
-            merged.setups += t.setups
-            merged.setup_requests += t.setup_requests
-            merged.notices += t.notices
-            merged.finished += t.finished
-            merged.bare += t.bare
-            merged.bare_lat += t.bare_lat
-            merged.errors += t.errors
-            merged.cpu_s += t.cpu_s
+            t.loads, t.server_cpu = [], {}  # the parent measures those
+            merged.merge(t)
     finally:
         for go in gos:
             go.put(None)  # harmless when already started; unblocks a child still waiting
@@ -491,7 +501,7 @@ def cpu_ratio(moves: Tally, bare: Tally) -> str:
 
 
 def report(args: argparse.Namespace, cfg: ServerConfig, moves: Tally, bare: Tally, queued: dict[str, int]) -> None:
-    s = args.seconds
+    s = args.seconds * args.rounds
     moves_s = moves.moves / s
     api_s = (moves.moves + moves.view_gets + moves.setup_requests) / s
     bare_s = bare.bare / s
@@ -499,7 +509,8 @@ def report(args: argparse.Namespace, cfg: ServerConfig, moves: Tally, bare: Tall
         ("clients (threads / processes)", f"{args.clients} / {args.procs}"),
         ("server", f"{cfg.describe()} ({os.cpu_count()} CPUs shared with the clients)"),
         ("game", f"{args.game} {json.dumps(args.options)}"),
-        ("window per phase", f"{s:g} s"),
+        ("measured time per phase", f"{s:g} s" + (f" ({args.rounds} rounds of moves then bare, {args.seconds:g} s each)"
+                                                  if args.rounds > 1 else "")),
         ("", ""),
         ("signed moves accepted", f"{moves.moves}"),
         ("signed moves/s", f"{moves_s:,.0f}"),
@@ -521,7 +532,8 @@ def report(args: argparse.Namespace, cfg: ServerConfig, moves: Tally, bare: Tall
         ("ratio signed moves/s : bare req/s", f"{moves_s / bare_s:.0%}" if bare_s else "n/a"),
         ("ratio all API req/s : bare req/s", f"{api_s / bare_s:.0%}" if bare_s else "n/a"),
         ("ratio by server CPU (bare : move)", cpu_ratio(moves, bare)),
-        ("1-min load average at phase start", f"moves {moves.load:.1f}, bare {bare.load:.1f} (this bench alone adds ~{1 + args.procs})"),
+        ("1-min load average at phase start", f"moves {', '.join(f'{x:.1f}' for x in moves.loads)}; bare "
+                                              f"{', '.join(f'{x:.1f}' for x in bare.loads)} (this bench alone adds ~{1 + args.procs})"),
         ("DESIGN target", ">= 60% of bare, p99 <= 50 ms at 32 clients"),
         ("RQ jobs left queued (no worker)", ", ".join(f"{k}: {v}" for k, v in queued.items())),
     ]
@@ -556,11 +568,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--worker-class", default="gthread", choices=["sync", "gthread"])
     parser.add_argument("--threads", type=int, default=4, help="threads per gthread worker")
     parser.add_argument("--procs", type=int, default=4, help="client processes the client threads are spread over")
+    parser.add_argument("--rounds", type=int, default=1,
+                        help="alternate the two phases this many times (evens out a machine whose load drifts)")
     parser.add_argument("--skip-bare", action="store_true")
     args = parser.parse_args(argv)
     if args.options is None:
         args.options = {"target": 100} if args.game == FIXTURE_GAME else {}
     args.procs = max(1, min(args.procs, args.clients))
+    args.rounds = max(1, args.rounds)
     cfg = ServerConfig(args.workers, args.worker_class, args.threads)
 
     def on_term(signum: int, frame: Any) -> None:
@@ -592,18 +607,21 @@ def main(argv: list[str] | None = None) -> int:
         api.wait_ready("/healthz")
         bare_srv.wait_ready("/healthz")
 
-        print(f"phase 1: signed moves for {args.seconds:g} s ...", flush=True)
-        watch = {"gunicorn": [api.proc.pid, *children_of(api.proc.pid)]}
-        if embedded is not None and embedded.proc is not None:
-            watch["redis"] = [embedded.proc.pid]
-        moves = run_phase("moves", api.port, args.clients, args.procs, args.seconds, args.game, args.options, watch)
-        if moves.errors:
-            print(f"move clients failed: {moves.errors[:3]}\n{(tmp / 'api.log').read_text()[-3000:]}")
-        bare = Tally()
-        if not args.skip_bare:
-            print(f"phase 2: bare Flask for {args.seconds:g} s ...", flush=True)
-            bare = run_phase("bare", bare_srv.port, args.clients, args.procs, args.seconds, args.game, args.options,
-                             {"gunicorn": [bare_srv.proc.pid, *children_of(bare_srv.proc.pid)]})
+        moves, bare = Tally(), Tally()
+        for r in range(1, args.rounds + 1):
+            print(f"round {r}/{args.rounds}: signed moves for {args.seconds:g} s ...", flush=True)
+            watch = {"gunicorn": [api.proc.pid, *children_of(api.proc.pid)]}
+            if embedded is not None and embedded.proc is not None:
+                watch["redis"] = [embedded.proc.pid]
+            moves.merge(run_phase("moves", api.port, args.clients, args.procs, args.seconds, args.game, args.options,
+                                  watch))
+            if moves.errors:
+                print(f"move clients failed: {moves.errors[:3]}\n{(tmp / 'api.log').read_text()[-3000:]}")
+                break
+            if not args.skip_bare:
+                print(f"round {r}/{args.rounds}: bare Flask for {args.seconds:g} s ...", flush=True)
+                bare.merge(run_phase("bare", bare_srv.port, args.clients, args.procs, args.seconds, args.game,
+                                     args.options, {"gunicorn": [bare_srv.proc.pid, *children_of(bare_srv.proc.pid)]}))
 
         import redis
 
