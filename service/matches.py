@@ -284,10 +284,12 @@ class Matches:
             "outcome": meta.get("outcome"),
         }
 
-    def view(self, match_id: str, seat: int | None = None) -> dict[str, Any]:
+    def view(self, match_id: str, seat: int | None = None, meta: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """The spectator view (``seat=None``) or a seat's private view with its legal actions.
-        Seat views must be authenticated by the caller (see :meth:`authenticate`)."""
-        return self._view_of(self.meta(match_id), seat)
+        Seat views must be authenticated by the caller (see :meth:`authenticate`). A caller that
+        has just read the match's meta passes it, which saves reading it again (and keeps the
+        view and, say, an ETag taken from that meta at the same ply)."""
+        return self._view_of(self.meta(match_id) if meta is None else meta, seat)
 
     def _view_of(self, meta: Mapping[str, Any], seat: int | None, state: Any = None) -> dict[str, Any]:
         """:meth:`view` over a meta the caller already holds (and the state at its ply, if known)."""

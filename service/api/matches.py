@@ -70,7 +70,7 @@ def show(match_id: str) -> Any:
             return Response(status=304, headers={"ETag": _etag(meta)})
         time.sleep(0.2)
         meta = m.meta(match_id)
-    view = m.view(match_id)
+    view = m.view(match_id, meta=meta)
     return view, 200, {"ETag": _etag(meta)}
 
 
@@ -97,7 +97,7 @@ def seat_view(match_id: str, seat: int) -> Any:
     key = signed_key()
     m = service()
     meta = m.authenticate(match_id, seat, key)
-    return m.view(match_id, seat), 200, {"ETag": _etag(meta)}
+    return m.view(match_id, seat, meta), 200, {"ETag": _etag(meta)}
 
 
 @bp.post("/<match_id>/moves")
