@@ -58,6 +58,15 @@ def utcnow() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
+ID_ALPHABET = "abcdefghijkmnpqrstuvwxyz23456789"  # no 0/o, 1/l: ids get read aloud and typed
+
+
+def new_match_id() -> str:
+    """12 characters, about 60 bits: safe in URLs and on a command line (never starts with a
+    dash, which a CLI would take for an option)."""
+    return "".join(secrets.choice(ID_ALPHABET) for _ in range(12))
+
+
 def _token_hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
@@ -120,9 +129,9 @@ class Matches:
             opts = game.validate_options(options or {})
         except InvalidAction as exc:
             raise BadRequest(exc.code, exc.message) from exc
-        match_id = secrets.token_urlsafe(9)
+        match_id = new_match_id()
         seed = fairness.new_seed()
-        creator_token = secrets.token_urlsafe(24)
+        creator_token = secrets.token_hex(24)
         invites: dict[str, str] = {}
         seat_rows: list[dict[str, Any]] = []
         for i, spec in enumerate(seats):
@@ -133,7 +142,7 @@ class Matches:
                 seat_rows.append({"seat": i, "kind": "bot", "bot": spec["bot"], "name": f"{spec['bot']} bot",
                                   "public_key": pub, "nonce": "", "claimed": True, "email": ""})
             else:
-                token = secrets.token_urlsafe(18)
+                token = secrets.token_hex(16)
                 invites[str(i)] = token
                 seat_rows.append({"seat": i, "kind": "human", "name": "", "public_key": "", "nonce": "",
                                   "claimed": False, "email": spec.get("invite", ""), "invite_hash": _token_hash(token)})

@@ -76,3 +76,10 @@ def test_lobby_lists_open_seats_and_filters(client: Any, players: list[Player]) 
     assert client.get("/v1/matches?game=el-nada").get_json()["matches"] == []
     assert client.get("/v1/matches?status=sleeping").status_code == 400
     assert client.get("/v1/matches?limit=0").status_code == 400
+
+
+def test_ids_and_tokens_are_safe_on_a_command_line(client: Any) -> None:
+    for _ in range(30):
+        made = create(client, [{"invite": "a@example.org"}, {"bot": "random"}])
+        for text in (made["id"], made["creator_token"], *made["invites"].values()):
+            assert text[0] not in "-_" and text.isalnum()
