@@ -361,7 +361,15 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = parser().parse_args(argv)
+    p = parser()
+    args, extra = p.parse_known_args(argv)
+    # `move M --ply 3 '{...}'`: argparse gives the JSON after an option back as "unknown"
+    if args.command == "move" and extra and not any(e.startswith("-") for e in extra):
+        args.actions = [*args.actions, *extra]
+    elif extra:
+        p.error(f"unrecognized arguments: {' '.join(extra)}")
+    import requests
+
     from .client import ApiError
 
     try:
@@ -369,6 +377,10 @@ def main(argv: list[str] | None = None) -> int:
     except ApiError as exc:
         print(f"error {exc.status} {exc.code}: {exc.detail}", file=sys.stderr)
         return 2
+    except requests.ConnectionError:
+        print(f"error: cannot reach the Portolan server at {args.server} (is `portolan dev` running? "
+              "set --server or PORTOLAN_URL)", file=sys.stderr)
+        return 3
     except KeyboardInterrupt:
         return 130
 
