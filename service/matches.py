@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from . import fairness, games, signing
 from .chain import RECORD_FORMAT, chain_genesis, entry_hash, receipt_body, visible_events
-from .errors import BadRequest, Conflict, Forbidden, NotFound, Unauthorized, Unprocessable
+from .errors import BadRequest, Conflict, Forbidden, NotFound, ServiceError, Unauthorized, Unprocessable
 from .games.base import Game, IllegalAction, InvalidAction, Outcome
 
 if TYPE_CHECKING:  # the store is injected; importing it here would drag Redis into the verifier
@@ -80,7 +80,8 @@ class Matches:
     dispatcher: Dispatcher = field(default_factory=NullDispatcher)
     now: Callable[[], str] = utcnow
     public_url: str = "http://127.0.0.1:8000"
-    _cache: OrderedDict[str, tuple[int, Any]] = field(default_factory=OrderedDict)
+    _cache: OrderedDict[str, tuple[int, Any, Mapping[str, Any] | None]] = field(default_factory=OrderedDict)
+    """match id -> (ply, rules state at that ply, the meta at that ply when this process made it)."""
     _secrets: dict[str, bytes] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -208,7 +209,7 @@ class Matches:
             return fields
 
         meta = self.store.update_meta(match_id, change, state={"ply": 0, "state": game.dump(state)})
-        self._remember(match_id, 0, state)
+        self._remember(match_id, 0, state, meta)
         self._fan_out(meta, 0, [], meta["active"], None)
         return meta
 
@@ -256,12 +257,14 @@ class Matches:
         if blob is None:
             raise Conflict("match-not-started", f"match {match_id} has not started: seats are still open")
         state = self.game_of(meta).load(blob["state"])
-        self._remember(match_id, blob["ply"], state)
+        # a move may have landed between reading the meta and the state: keep the meta only
+        # when both describe the same ply
+        self._remember(match_id, blob["ply"], state, meta if blob["ply"] == ply else None)
         return state
 
-    def _remember(self, match_id: str, ply: int, state: Any) -> None:
+    def _remember(self, match_id: str, ply: int, state: Any, meta: Mapping[str, Any] | None = None) -> None:
         with self._lock:
-            self._cache[match_id] = (ply, state)
+            self._cache[match_id] = (ply, state, meta)
             self._cache.move_to_end(match_id)
             while len(self._cache) > 512:
                 self._cache.popitem(last=False)
@@ -369,7 +372,26 @@ class Matches:
         env, raw = _check_envelope(envelope)
         if env["match"] != match_id:
             raise BadRequest("match-mismatch", f"the envelope is for match {env['match']!r}, not {match_id!r}")
-        meta = self.meta(match_id)
+        held = self._held_meta(match_id, env["ply"])
+        if held is None:
+            return self._submit(match_id, env, raw, signature, by, self.meta(match_id))
+        try:
+            # Fast path: this process made the match's current ply itself, so it skips reading
+            # the meta. If another process has moved on since, the apply script's ply check
+            # refuses the commit; any refusal is then decided again against a fresh read.
+            return self._submit(match_id, env, raw, signature, by, held)
+        except ServiceError:
+            return self._submit(match_id, env, raw, signature, by, self.meta(match_id))
+
+    def _held_meta(self, match_id: str, ply: int) -> Mapping[str, Any] | None:
+        with self._lock:
+            hit = self._cache.get(match_id)
+        if hit is None or hit[0] != ply or hit[2] is None or hit[2]["status"] != "active":
+            return None
+        return hit[2]
+
+    def _submit(self, match_id: str, env: dict[str, Any], raw: bytes, signature: str, by: str,
+                meta: Mapping[str, Any]) -> dict[str, Any]:
         seat = env["seat"]
         if not 0 <= seat < meta["players"]:
             raise NotFound("unknown-seat", f"match {match_id} has no seat {seat}")
@@ -434,10 +456,10 @@ class Matches:
             raise Conflict("stale-ply", f"another move was accepted first; the match is now at ply {result.ply}",
                            current_ply=result.ply)
         new_ply = result.ply
-        self._remember(match_id, new_ply, state)
         # the meta as the apply script left it: the response's view needs no second read
         after = dict(meta, ply=new_ply, active=active, status=status, head=entry["hash"],
                      updated_at=entry["accepted_at"], outcome=outcome.to_json() if outcome else None)
+        self._remember(match_id, new_ply, state, after)
         self._fan_out(after, new_ply, meta["active"], active, outcome)
         return {"match": match_id, "seat": seat, "ply": new_ply, "accepted_ply": meta["ply"], "replayed": False,
                 "head": entry["hash"], "receipt": entry["receipt"], "status": status,

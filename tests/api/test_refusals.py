@@ -181,3 +181,29 @@ def test_racing_the_same_ply_exactly_one_wins(app: Any, players: list[Player], t
     log = client.get(f"/v1/matches/{mid}/log").get_json()["entries"]
     assert [e["ply"] for e in log] == [0]
     assert client.get(f"/v1/matches/{mid}").get_json()["ply"] == 1
+
+
+def test_a_process_with_an_old_copy_of_the_match_still_refuses_a_stale_move(settings: Any, players: list[Player]) -> None:
+    """Two API processes: one moves the match on, the other (which made the ply before) must
+    not accept a second move at that ply from its held copy."""
+    from service.api import create_app
+    from service.runtime import build
+
+    a = create_app(settings, build(settings), TESTING=True).test_client()
+    b = create_app(settings, build(settings), TESTING=True).test_client()
+    mid, view = started(a, players)
+    seat = view["active_seats"][0]
+    url = f"/v1/matches/{mid}/moves"
+    first = a.post(url, json=players[seat].envelope(mid, seat, 0, [{"type": "roll"}], nonce="a")).get_json()
+    assert first["ply"] == 1
+    nxt = first["view"]["active_seats"][0]
+    # process b makes ply 1 -> 2; process a still holds ply 1 as its latest
+    assert b.post(url, json=players[nxt].envelope(mid, nxt, 1, [{"type": "roll"}], nonce="b")).status_code == 201
+    r = a.post(url, json=players[nxt].envelope(mid, nxt, 1, [{"type": "roll"}], nonce="c"))
+    assert r.status_code == 409 and r.get_json()["code"] == "stale-ply" and r.get_json()["current_ply"] == 2
+    # a refused action against the held copy is judged again against the fresh meta: the move is
+    # stale before it is anything else, exactly as in a process that held no copy
+    r = a.post(url, json=players[nxt].envelope(mid, nxt, 1, [{"type": "fly"}], nonce="d"))
+    assert r.status_code == 409 and r.get_json()["code"] == "stale-ply"
+    log = a.get(f"/v1/matches/{mid}/log").get_json()["entries"]
+    assert [e["ply"] for e in log] == [0, 1]
