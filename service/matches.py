@@ -18,14 +18,14 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Protocol
 
 from . import fairness, games, signing
+from .bots import POLICIES
 from .chain import RECORD_FORMAT, chain_genesis, entry_hash, receipt_body, visible_events
 from .errors import BadRequest, Conflict, Forbidden, NotFound, ServiceError, Unauthorized, Unprocessable
-from .games.base import Game, IllegalAction, InvalidAction, Outcome
+from .games.base import Action, Game, IllegalAction, InvalidAction, Outcome, Rng
 
 if TYPE_CHECKING:  # the store is injected; importing it here would drag Redis into the verifier
     from .store import Store
 
-BOT_KINDS = ("random",)
 MAX_ACTIONS_PER_MOVE = 200
 
 
@@ -137,8 +137,8 @@ class Matches:
         seat_rows: list[dict[str, Any]] = []
         for i, spec in enumerate(seats):
             if "bot" in spec:
-                if spec["bot"] not in BOT_KINDS:
-                    raise BadRequest("unknown-bot", f"seat {i}: no bot called {spec['bot']!r} (have: {', '.join(BOT_KINDS)})")
+                if spec["bot"] not in POLICIES:
+                    raise BadRequest("unknown-bot", f"seat {i}: no bot called {spec['bot']!r} (have: {', '.join(POLICIES)})")
                 pub = signing.public_key_of(self.bot_private_key(match_id, i))
                 seat_rows.append({"seat": i, "kind": "bot", "bot": spec["bot"], "name": f"{spec['bot']} bot",
                                   "public_key": pub, "nonce": "", "claimed": True, "email": ""})
@@ -485,6 +485,20 @@ class Matches:
                 self.dispatcher.bot(meta["id"], ply, s)
         if meta["status"] == "finished":
             self.dispatcher.finished(meta["id"], ply, [s["seat"] for s in seats if s["kind"] == "human"])
+
+    def bot_move(self, match_id: str, seat: int) -> tuple[int, Action] | None:
+        """The action the seat's bot policy chooses now (with the ply it is for), or None when
+        the seat need not act. Reproducible: the policy's rng comes from the server's bot key
+        and the ply, so nobody without the server key can predict it."""
+        meta = self.meta(match_id)
+        row = meta["seats"][seat]
+        if meta["status"] != "active" or seat not in meta["active"] or row["kind"] != "bot":
+            return None
+        game = self.game_of(meta)
+        state = self._state(match_id, meta)
+        legal = game.legal_actions(state, seat)
+        rng = Rng.derive(self.bot_rng_key(match_id), f"{seat}:{meta['ply']}")
+        return meta["ply"], POLICIES[row["bot"]](game, state, seat, legal, rng)
 
     def sign_as_bot(self, match_id: str, seat: int, ply: int, actions: list[dict[str, Any]]) -> tuple[dict[str, Any], str]:
         """An envelope for a bot seat, signed with its server-held key."""

@@ -13,11 +13,9 @@ import logging
 from functools import lru_cache
 from typing import Any
 
-from service import games
 from service.chain import visible_events
 from service.config import Settings
 from service.errors import Conflict
-from service.games.base import Rng
 from service.mail import deliver, render
 from service.matches import Matches
 from service.runtime import build
@@ -127,26 +125,16 @@ def send_invite(match_id: str, seat: int, email: str, token: str) -> str:
     return f"sent: {where}"
 
 
-def choose_random(m: Matches, match_id: str, seat: int, ply: int, legal: list[dict[str, Any]]) -> dict[str, Any]:
-    """The random bot: a uniform choice, reproducible from the server's bot key and the ply."""
-    return dict(legal[Rng.derive(m.bot_rng_key(match_id), f"{seat}:{ply}").randbelow(len(legal))])
-
-
 def play_bot(match_id: str, seat: int, ply: int) -> str:
     """Play one move for a bot seat, if that seat must still act at ``ply``."""
     m = service()
-    meta = m.meta(match_id)
-    if meta["status"] != "active" or meta["ply"] != ply or seat not in meta["active"]:
+    chosen = m.bot_move(match_id, seat)
+    if chosen is None or chosen[0] != ply:
         return "skipped: the match moved on"
-    if meta["seats"][seat]["kind"] != "bot":
-        return "skipped: not a bot seat"
-    if games.get(meta["game"]) is None:
-        return "skipped: unknown game"
-    legal = [a["action"] for a in m.view(match_id, seat)["legal_actions"]]
-    action = choose_random(m, match_id, seat, ply, legal)
+    _, action = chosen
     envelope, signature = m.sign_as_bot(match_id, seat, ply, [action])
     try:
-        result = m.submit(match_id, envelope, signature, by=f"bot:{meta['seats'][seat]['bot']}")
+        result = m.submit(match_id, envelope, signature, by=f"bot:{m.meta(match_id)['seats'][seat]['bot']}")
     except Conflict as exc:  # someone else moved first; their fan-out schedules what comes next
         return f"skipped: {exc.code}"
     return f"played ply {ply}: {json.dumps(action)} -> ply {result['ply']}"
