@@ -273,6 +273,8 @@ class Matches:
         secret = self._secrets.get(match_id)
         if secret is None:
             secret = fairness.match_secret(self.store.seed(match_id), match_id, meta["seats"])
+            if len(self._secrets) >= 4096:  # a bound, not an LRU: recomputing costs one GET
+                self._secrets.clear()
             self._secrets[match_id] = secret
         return secret
 
