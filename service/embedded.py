@@ -58,14 +58,16 @@ class EmbeddedRedis:
                 "--logfile", str((self.data_dir / "redis.log").resolve())]
         args += ["--appendonly", "yes", "--appendfsync", "everysec"] if self.durable else ["--appendonly", "no"]
         # a session of its own: a terminal's Ctrl-C must not kill Redis before its clients stop
-        self.proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                                     start_new_session=True)
+        # stderr to a file, not a pipe: a pipe nobody reads would block the server once full
+        errors = self.data_dir / "redis.stderr"
+        with errors.open("wb") as err:
+            self.proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err,
+                                         start_new_session=True)
         client = redis.Redis(port=self.port, socket_connect_timeout=0.5)
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
-                err = self.proc.stderr.read().decode() if self.proc.stderr else ""
-                raise RuntimeError(f"redis-server exited at start: {err}")
+                raise RuntimeError(f"redis-server exited at start: {errors.read_text(errors='replace')}")
             try:
                 if client.ping():
                     return self.url

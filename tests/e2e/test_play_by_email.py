@@ -34,7 +34,7 @@ BOT_SEATS = {"ophir": 0}
 
 
 @pytest.fixture
-def stack(settings: Settings, smtp_sink: SmtpSink) -> Iterator[str]:
+def stack(settings: Settings, smtp_sink: SmtpSink, tmp_path: Path) -> Iterator[str]:
     """The API on a loopback port and `portolan worker` as a child process."""
     from service.api import create_app
     from service.runtime import build
@@ -43,8 +43,10 @@ def stack(settings: Settings, smtp_sink: SmtpSink) -> Iterator[str]:
     url = f"http://127.0.0.1:{port}"
     env = dict(os.environ, REDIS_URL=settings.redis_url, PORTOLAN_NS=settings.namespace, SMTP_URL=smtp_sink.url,
                PUBLIC_URL=url, PORTOLAN_PLUGINS="tests.fixture_game", PYTHONPATH=str(ROOT))
+    # the worker's log goes to a file: a pipe nobody reads fills up and blocks the worker
+    log = (tmp_path / "worker.log").open("wb")
     worker = subprocess.Popen([sys.executable, "-m", "service.cli", "worker"], env=env, cwd=ROOT,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+                              stdout=log, stderr=subprocess.STDOUT)
     s = Settings(**{**settings.__dict__, "smtp_url": smtp_sink.url, "public_url": url})
     server = make_server("127.0.0.1", port, create_app(s, build(s)), threaded=True)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
@@ -58,6 +60,7 @@ def stack(settings: Settings, smtp_sink: SmtpSink) -> Iterator[str]:
             worker.wait(10)
         except subprocess.TimeoutExpired:
             worker.kill()
+        log.close()
 
 
 class CliPlayer:
