@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from service.games.base import Applied, Rng
@@ -48,14 +48,6 @@ def anchor_for(space: int, blue: int) -> int:
         if flow.blue_workers(anchor, space) == blue:
             return anchor
     raise AssertionError(f"the wheel has no segment with {blue} blue workers")
-
-
-def find_space(pred: Callable[[tuple[int, ...]], bool]) -> int:
-    """The first action space whose price row satisfies ``pred``."""
-    for s, row in enumerate(data.PRICE_ROWS):
-        if pred(row):
-            return s
-    raise AssertionError("no price row fits")
 
 
 def choosing(state: State, action: str, space: int, chooser: int = 0, blue: int | None = None) -> State:
