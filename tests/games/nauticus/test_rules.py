@@ -355,3 +355,20 @@ def test_extra_action_counts_first_of_type_and_all_four_apart_from_the_normal_tu
     s = act(s, 0, {"type": "buy", "item": "grain", "to": "warehouse"})
     s = act(s, 0, {"type": "buy", "item": "salt", "to": "warehouse"})
     assert s.turn is not None and s.turn.free_item == "goods"  # the extra action's own 4th kind
+
+
+def test_all_four_bonus_at_most_once_per_turn() -> None:
+    """Spec §5.1 / ruling §10.7: one free item for buying all four kinds, at most once per turn; a repeat
+    bought afterwards (4 thaler) brings no second free item."""
+    s = in_turn(fresh(2, "all-four"), "goods", 4, seat=0, blue=3)
+    s = set_player(s, 0, thaler=40)
+    for g in data.GOODS:
+        s = act(s, 0, {"type": "buy", "item": g, "to": "warehouse"})
+    assert s.turn is not None and s.turn.free_item == "goods"
+    s = act(s, 0, {"type": "take-bonus", "item": "fish"})
+    t = player(s, 0).thaler
+    s = act(s, 0, {"type": "buy", "item": "coffee", "to": "warehouse"})
+    assert player(s, 0).thaler == t - data.REPEAT_PRICE
+    assert s.turn is not None and s.turn.free_item is None
+    assert not [a for a in GAME.legal_actions(s, 0) if a["type"] == "take-bonus"]
+    assert sorted(player(s, 0).warehouse) == ["coffee", "coffee", "fish", "fish", "grain", "salt"]
