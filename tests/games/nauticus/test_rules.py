@@ -372,3 +372,21 @@ def test_all_four_bonus_at_most_once_per_turn() -> None:
     assert s.turn is not None and s.turn.free_item is None
     assert not [a for a in GAME.legal_actions(s, 0) if a["type"] == "take-bonus"]
     assert sorted(player(s, 0).warehouse) == ["coffee", "coffee", "fish", "fish", "grain", "salt"]
+
+
+def test_done_with_no_unit_is_a_pass() -> None:
+    """Ruling §10.2: a done with zero units counts as a pass (§5.10): it flips the most negative pass tile.
+    An extra action played before the normal one is not a unit of it, so a done after it still passes."""
+    s = in_turn(fresh(2, "done-pass"), "money", 4, seat=0, blue=2)
+    s = GAME.apply(s, 0, {"type": "done"}, Rng.from_seed(0)).state
+    assert player(s, 0).flipped == (True, False, False)
+    assert s.turn is not None and s.turn.seat == 1
+
+    s = in_turn(fresh(2, "done-pass"), "money", 4, seat=0, blue=2)
+    s = act(s, 0, {"type": "extra-action", "action": "money", "pass_first": False})
+    s = act(s, 0, {"type": "take-money", "workers": 1})
+    s = act(s, 0, {"type": "done"})  # ends the extra action
+    assert player(s, 0).flipped == (False, False, False)
+    s = GAME.apply(s, 0, {"type": "done"}, Rng.from_seed(0)).state  # no unit of the normal action
+    assert player(s, 0).flipped == (True, False, False)
+    assert s.turn is not None and s.turn.seat == 1
