@@ -59,10 +59,17 @@ def choosing(state: State, action: str, space: int, chooser: int = 0, blue: int 
 
 
 def in_turn(state: State, action: str, space: int, seat: int = 0, blue: int | None = None) -> State:
-    """``seat``'s turn executing ``action`` on ``space`` (the phase's bonus already dealt with)."""
-    state = choosing(state, action, space, seat, blue)
+    """``seat``'s turn executing ``action`` on ``space`` (the phase's bonus already dealt with).
+
+    The wheel's segment values are UNVERIFIED placeholders (spec §3): if no wheel position shows
+    ``blue`` at ``space``, the turn's blue pool is set directly, so the scenario does not depend on them."""
+    shown = blue is not None and any(flow.blue_workers(a, space) == blue for a in range(data.SPACES))
+    state = choosing(state, action, space, seat, blue if shown else None)
     state = state._replace(step="turn", space=space)
-    return state._replace(turn=flow.fresh_turn(state, seat))
+    turn = flow.fresh_turn(state, seat)
+    if blue is not None and not shown:
+        turn = turn._replace(normal=turn.normal._replace(blue=blue))
+    return state._replace(turn=turn)
 
 
 def act(state: State, seat: int, action: Mapping[str, Any], seed: int = 0) -> State:
