@@ -274,7 +274,15 @@ def test_view_is_public_and_render_shows_the_table() -> None:
         {k: v for k, v in v.items() if k != "seat"} == {k: v for k, v in views[0].items() if k != "seat"} for v in views
     )
     text = GAME.render(views[1])
-    for needle in ("round 1/5", "Buy hull", "shipyard", "bow/mast-a/sail-a/[coffee]", "warehouse (1/12)", "Red"):
+    for needle in (
+        "round 1/5",
+        "Buy hull",
+        "shipyard",
+        "bow/mast-a/sail-a/[coffee]",
+        "warehouse (1/12)",
+        "Red",
+        "crests: a = light-green anchor, b = red whale",  # the tile ids' crest letters, in words
+    ):
         assert needle in text
     assert GAME.describe_action({"type": "buy", "item": "bow", "to": "ship", "ship": 0, "end": "front"}) == (
         "buy a bow and put it at the front of ship 0"
