@@ -71,6 +71,7 @@ def render(view: Mapping[str, Any]) -> str:
         who = view["players"][view["chooser"]]["name"]
         lines.append(f"Now: {who} {'chooses an action' if view['step'] == 'choose' else 'takes a bonus tile'}")
     lines.append("Supply: " + ", ".join(f"{k} {n}" for k, n in view["supply"].items()))
+    lines.append("  crests: " + ", ".join(f"{c} = {crest}" for c, crest in data.CRESTS.items()) + ", crown = joker")
     for p in view["players"]:
         passes = " ".join("crown" if f else str(v) for v, f in zip(data.PASS_TILES, p["flipped"], strict=True))
         lines.append(

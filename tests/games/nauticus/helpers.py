@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from service.games.base import Applied, Rng
@@ -50,14 +50,6 @@ def anchor_for(space: int, blue: int) -> int:
     raise AssertionError(f"the wheel has no segment with {blue} blue workers")
 
 
-def find_space(pred: Callable[[tuple[int, ...]], bool]) -> int:
-    """The first action space whose price row satisfies ``pred``."""
-    for s, row in enumerate(data.PRICE_ROWS):
-        if pred(row):
-            return s
-    raise AssertionError("no price row fits")
-
-
 def choosing(state: State, action: str, space: int, chooser: int = 0, blue: int | None = None) -> State:
     """Step ``choose`` with ``action`` on ``space`` and (optionally) ``blue`` blue workers there."""
     state = lay(state, action, space)
@@ -67,10 +59,17 @@ def choosing(state: State, action: str, space: int, chooser: int = 0, blue: int 
 
 
 def in_turn(state: State, action: str, space: int, seat: int = 0, blue: int | None = None) -> State:
-    """``seat``'s turn executing ``action`` on ``space`` (the phase's bonus already dealt with)."""
-    state = choosing(state, action, space, seat, blue)
+    """``seat``'s turn executing ``action`` on ``space`` (the phase's bonus already dealt with).
+
+    The wheel's segment values are UNVERIFIED placeholders (spec §3): if no wheel position shows
+    ``blue`` at ``space``, the turn's blue pool is set directly, so the scenario does not depend on them."""
+    shown = blue is not None and any(flow.blue_workers(a, space) == blue for a in range(data.SPACES))
+    state = choosing(state, action, space, seat, blue if shown else None)
     state = state._replace(step="turn", space=space)
-    return state._replace(turn=flow.fresh_turn(state, seat))
+    turn = flow.fresh_turn(state, seat)
+    if blue is not None and not shown:
+        turn = turn._replace(normal=turn.normal._replace(blue=blue))
+    return state._replace(turn=turn)
 
 
 def act(state: State, seat: int, action: Mapping[str, Any], seed: int = 0) -> State:

@@ -9,7 +9,7 @@ from service.games.nauticus import GAME, data
 from service.games.nauticus.scoring import final_score
 from service.games.nauticus.state import Player, State
 
-from .helpers import act, choosing, find_space, in_turn, player, set_player, ship
+from .helpers import act, choosing, in_turn, player, set_player, ship
 
 HULL_SPACE = 3
 """The 2-VP space: its hull prices are observed (single 0, bow 3, middle 2, stern 1; spec §3)."""
@@ -80,13 +80,59 @@ def test_hull_purchase_example() -> None:
     assert (stock["single"], stock["bow"], stock["middle"], stock["stern"]) == (16, 16, 7, 16)
 
 
-def test_mast_purchase_example() -> None:
+def _printed_row(monkeypatch: pytest.MonkeyPatch, space: int, action: str, prices: dict[str, int]) -> None:
+    """Print ``prices`` (one per item of the paid ``action`` tile) on ``space``'s price row.
+
+    The worked examples give prices, not spaces, and the board's real rows are UNVERIFIED placeholders
+    (spec §3), so the examples construct their row rather than search the placeholder data for one."""
+    assert sorted(prices) == sorted(data.ACTION_ITEMS[action]) and sorted(prices.values()) == [0, 1, 2, 3]
+    row = tuple(prices[item] for item in data.ACTION_ITEMS[action])
+    rows = tuple(row if s == space else r for s, r in enumerate(data.PRICE_ROWS))
+    monkeypatch.setattr(data, "PRICE_ROWS", rows)
+
+
+def test_every_price_row_is_a_permutation_of_0_to_3() -> None:
+    """Spec §3: each space prints four prices, a permutation of 0, 1, 2, 3."""
+    assert len(data.PRICE_ROWS) == data.SPACES
+    assert all(sorted(row) == [0, 1, 2, 3] for row in data.PRICE_ROWS)
+
+
+def test_hull_purchase_example_two_ship_and_a_separate_middle() -> None:
+    """Seed p.7: all four hull parts for 4 workers and 6 thaler, so one more part free: a single hull.
+    Both single hulls go to the warehouse (free, golden rule). Bow and stern laid together make a 2-tile
+    ship whose size is fixed; the middle, laid apart, starts another ship that can still become a 3- or
+    4-ship (spec §5.2)."""
+    s = in_turn(GAME.setup(2, {}, Rng.from_seed(21)).state, "hull", HULL_SPACE, seat=0, blue=0)
+    before = player(s, 0)
+    s = act(s, 0, {"type": "buy", "item": "single", "to": "warehouse"})
+    s = act(s, 0, {"type": "buy", "item": "bow", "to": "new-ship"})
+    s = act(s, 0, {"type": "buy", "item": "stern", "to": "ship", "ship": 0, "end": "back"})
+    s = act(s, 0, {"type": "buy", "item": "middle", "to": "new-ship"})
+    s = act(s, 0, {"type": "take-bonus", "item": "single"})
+    p = player(s, 0)
+    assert before.thaler - p.thaler == 6 and before.workers - p.workers == 4
+    assert p.warehouse == ("single", "single")
+    assert p.ships == (ship("bow", "stern"), ship("middle"))
+    # the 2-ship is closed: nothing can be inserted or added; the lone middle still grows at both ends
+    s = set_player(s, 0, thaler=20, workers=4)
+    s = s._replace(turn=s.turn._replace(normal=s.turn.normal._replace(bought=())) if s.turn else None)
+    legal = GAME.legal_actions(s, 0)
+    assert not [a for a in legal if a.get("ship") == 0]
+    assert {"type": "buy", "item": "middle", "to": "ship", "ship": 1, "end": "front"} in legal
+    assert {"type": "buy", "item": "bow", "to": "ship", "ship": 1, "end": "front"} in legal
+    assert {"type": "buy", "item": "stern", "to": "ship", "ship": 1, "end": "back"} in legal
+    with pytest.raises(IllegalAction) as err:
+        GAME.apply(s, 0, {"type": "buy", "item": "middle", "to": "ship", "ship": 0, "end": "back"}, Rng.from_seed(0))
+    assert err.value.code == "illegal-placement"
+
+
+def test_mast_purchase_example(monkeypatch: pytest.MonkeyPatch) -> None:
     """Seed p.6: one red-whale mast at 0 plus two light-green-anchor masts at 1 and 4 = 5 thaler and 3
     workers. The 0-priced mast must go to the warehouse; the two paid masts may go straight onto a ship."""
-    pos = {m: i for i, m in enumerate(data.ACTION_ITEMS["mast"])}
     whale, anchor = "mast-b", "mast-a"
     assert data.CRESTS["b"] == "red whale" and data.CRESTS["a"] == "light-green anchor"
-    space = find_space(lambda r: r[pos[whale]] == 0 and r[pos[anchor]] == 1)
+    space = 2
+    _printed_row(monkeypatch, space, "mast", {whale: 0, anchor: 1, "mast-c": 2, "mast-d": 3})
     s = in_turn(GAME.setup(2, {}, Rng.from_seed(2)).state, "mast", space, seat=0, blue=0)
     s = set_player(s, 0, ships=(ship("bow", "stern"),))
     before = player(s, 0)
@@ -96,6 +142,7 @@ def test_mast_purchase_example() -> None:
     s = act(s, 0, {"type": "buy", "item": whale, "to": "warehouse"})
     s = act(s, 0, {"type": "buy", "item": anchor, "to": "ship", "ship": 0, "hull": 0})
     assert s.turn is not None and s.turn.normal.bought == (whale, anchor)
+    assert before.thaler - player(s, 0).thaler == 0 + 1
     # the second mast of a kind costs the repeat price, 4
     s = act(s, 0, {"type": "buy", "item": anchor, "to": "ship", "ship": 0, "hull": 1})
     after = player(s, 0)
@@ -107,15 +154,13 @@ def test_mast_purchase_example() -> None:
     assert sum(data.tile_size(t) for t in after.warehouse) == 2
 
 
-def test_goods_purchase_example_and_the_cheaper_alternative() -> None:
+def test_goods_purchase_example_and_the_cheaper_alternative(monkeypatch: pytest.MonkeyPatch) -> None:
     """Seed p.9: fish, grain and 2 coffee on a row with coffee 0, fish/grain 1/2, salt 3: 4 workers and 7
     thaler. One coffee (the 4-thaler one) and the grain go under hull pieces; the free coffee and the fish
     go to the warehouse. Buying salt (3) instead of the second coffee (4) is 1 thaler cheaper and brings a
     free second coffee (all four kinds), but then both coffees are free and go to the warehouse."""
-    pos = {g: i for i, g in enumerate(data.GOODS)}
-    space = find_space(
-        lambda r: r[pos["coffee"]] == 0 and {r[pos["fish"]], r[pos["grain"]]} == {1, 2} and r[pos["salt"]] == 3
-    )
+    space = 4
+    _printed_row(monkeypatch, space, "goods", {"coffee": 0, "fish": 1, "grain": 2, "salt": 3})
     start = in_turn(GAME.setup(2, {}, Rng.from_seed(3)).state, "goods", space, seat=0, blue=0)
     start = set_player(start, 0, ships=(ship("bow", "middle", "stern"),))
     before = player(start, 0)
@@ -211,6 +256,16 @@ def test_passing_penalties_at_round_end() -> None:
     assert s.face_down == (False,) * 8
     # the start-player figure passed after phase 7 too: phase 8 is chosen by seat (8 - 1) mod 3 = 1
     assert s.chooser == 1
+
+
+def test_pass_penalty_applies_in_the_last_round_too() -> None:
+    """Spec §4.3.2: the pass penalty also applies after the last round (only the round marker stays)."""
+    s = _end_of_round_state([(False, False, False), (True, False, False), (True, True, False)])
+    s = s._replace(round=data.ROUNDS[3], game_phase=7 * data.ROUNDS[3])
+    vps = [p.vp for p in s.players]
+    s = act(s, 2, {"type": "pass"})
+    assert s.step == "over" and s.round == data.ROUNDS[3]
+    assert [p.vp for p in s.players] == [vps[0] - 6, vps[1] - 3, vps[2]]
 
 
 def test_pass_flips_the_most_negative_tile_and_adds_a_crown() -> None:

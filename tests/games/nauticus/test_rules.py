@@ -8,8 +8,9 @@ import pytest
 from service.games.base import IllegalAction, InvalidAction, Rng
 from service.games.nauticus import GAME, data
 from service.games.nauticus.ships import hull_ends, is_closed, is_complete, placement_error, placements
+from service.games.nauticus.state import State
 
-from .helpers import act, choosing, in_turn, player, set_player, ship
+from .helpers import act, choosing, fresh, in_turn, player, set_player, ship
 
 # --------------------------------------------------------------------------------------------
 # Setup
@@ -273,7 +274,15 @@ def test_view_is_public_and_render_shows_the_table() -> None:
         {k: v for k, v in v.items() if k != "seat"} == {k: v for k, v in views[0].items() if k != "seat"} for v in views
     )
     text = GAME.render(views[1])
-    for needle in ("round 1/5", "Buy hull", "shipyard", "bow/mast-a/sail-a/[coffee]", "warehouse (1/12)", "Red"):
+    for needle in (
+        "round 1/5",
+        "Buy hull",
+        "shipyard",
+        "bow/mast-a/sail-a/[coffee]",
+        "warehouse (1/12)",
+        "Red",
+        "crests: a = light-green anchor, b = red whale",  # the tile ids' crest letters, in words
+    ):
         assert needle in text
     assert GAME.describe_action({"type": "buy", "item": "bow", "to": "ship", "ship": 0, "end": "front"}) == (
         "buy a bow and put it at the front of ship 0"
@@ -295,3 +304,97 @@ def test_start_player_switch_for_the_rejected_reading(monkeypatch: pytest.Monkey
     assert [flow.chooser_of(k, 3) for k in range(1, 10)] == [0, 1, 2, 0, 1, 2, 0, 1, 2]
     monkeypatch.setattr(data, "START_PLAYER_PASSES_AFTER_LAST_PHASE", False)
     assert [flow.chooser_of(k, 3) for k in range(1, 10)] == [0, 1, 2, 0, 1, 2, 0, 0, 1]
+
+
+# --------------------------------------------------------------------------------------------
+# Limited supply and the extra action's own price tracking
+
+
+def _empty(s: State, *stacks: str) -> State:
+    supply = list(s.supply)
+    for stack in stacks:
+        supply[data.STACK_INDEX[stack]] = 0
+    return s._replace(supply=tuple(supply))
+
+
+def test_empty_stacks_cannot_be_bought_taken_as_bonus_or_reward() -> None:
+    """Spec §1 and ruling §10.6: an empty stack cannot be bought, a bonus tile not supplied is not gained,
+    a tile reward not supplied is unavailable, and 2 different goods need 2 goods types in stock."""
+    # buying
+    s = _empty(in_turn(fresh(2, "stock"), "mast", 2, seat=0, blue=2), "mast-a")
+    assert not [a for a in GAME.legal_actions(s, 0) if a.get("item") == "mast-a"]
+    with pytest.raises(IllegalAction) as err:
+        GAME.apply(s, 0, {"type": "buy", "item": "mast-a", "to": "warehouse"}, Rng.from_seed(0))
+    assert err.value.code == "sold-out"
+    # a board bonus: a normal mast of choice, none left of any crest
+    s = _empty(choosing(fresh(2, "stock"), "deliver", 1, chooser=0), *data.NORMAL_MASTS)
+    s = act(s, 0, {"type": "choose-action", "action": "deliver"})
+    assert s.step == "turn" and player(s, 0).warehouse == ()
+    # rewards: no crowned masts left, and only one goods type left
+    s = in_turn(fresh(2, "stock"), "transfer", 5, seat=0, blue=2)
+    s = set_player(s, 0, ships=(ship("single:mast-a"),), warehouse=("sail-a",))
+    s = _empty(s, data.CROWN_MAST, "coffee", "grain", "salt")
+    s = act(s, 0, {"type": "transfer", "item": "sail-a", "to": "ship", "ship": 0, "hull": 0})
+    rewards = {a["reward"] for a in GAME.legal_actions(s, 0)}
+    assert rewards == {"crown-sail", "thaler", "workers", "vp"}
+    with pytest.raises(IllegalAction) as err:
+        GAME.apply(s, 0, {"type": "take-reward", "reward": "crown-mast"}, Rng.from_seed(0))
+    assert err.value.code == "reward-unavailable"
+
+
+def test_extra_action_counts_first_of_type_and_all_four_apart_from_the_normal_turn() -> None:
+    """Ruling §10.12: a paid extra action in the same phase tracks its own first-of-type prices (the
+    fixed base price), repeat prices and all-four bonus, apart from the player's normal turn."""
+    s = in_turn(fresh(2, "extra-buy"), "goods", 4, seat=0, blue=3)
+    s = set_player(s, 0, thaler=40)
+    s = act(s, 0, {"type": "buy", "item": "coffee", "to": "warehouse"})
+    s = act(s, 0, {"type": "buy", "item": "grain", "to": "warehouse"})
+    s = act(s, 0, {"type": "buy", "item": "salt", "to": "warehouse"})
+    s = act(s, 0, {"type": "extra-action", "action": "goods", "pass_first": False})
+    t = player(s, 0).thaler
+    # coffee was bought in the normal turn, but in the extra action it is a first of its type
+    s = act(s, 0, {"type": "buy", "item": "coffee", "to": "warehouse"})
+    assert player(s, 0).thaler == t - data.EXTRA_BASE_PRICE
+    # fish would be the normal turn's 4th kind; in the extra action it is only the 2nd: no free item
+    s = act(s, 0, {"type": "buy", "item": "fish", "to": "warehouse"})
+    assert s.turn is not None and s.turn.free_item is None
+    s = act(s, 0, {"type": "buy", "item": "coffee", "to": "warehouse"})
+    assert player(s, 0).thaler == t - 2 * data.EXTRA_BASE_PRICE - data.REPEAT_PRICE
+    s = act(s, 0, {"type": "buy", "item": "grain", "to": "warehouse"})
+    s = act(s, 0, {"type": "buy", "item": "salt", "to": "warehouse"})
+    assert s.turn is not None and s.turn.free_item == "goods"  # the extra action's own 4th kind
+
+
+def test_all_four_bonus_at_most_once_per_turn() -> None:
+    """Spec §5.1 / ruling §10.7: one free item for buying all four kinds, at most once per turn; a repeat
+    bought afterwards (4 thaler) brings no second free item."""
+    s = in_turn(fresh(2, "all-four"), "goods", 4, seat=0, blue=3)
+    s = set_player(s, 0, thaler=40)
+    for g in data.GOODS:
+        s = act(s, 0, {"type": "buy", "item": g, "to": "warehouse"})
+    assert s.turn is not None and s.turn.free_item == "goods"
+    s = act(s, 0, {"type": "take-bonus", "item": "fish"})
+    t = player(s, 0).thaler
+    s = act(s, 0, {"type": "buy", "item": "coffee", "to": "warehouse"})
+    assert player(s, 0).thaler == t - data.REPEAT_PRICE
+    assert s.turn is not None and s.turn.free_item is None
+    assert not [a for a in GAME.legal_actions(s, 0) if a["type"] == "take-bonus"]
+    assert sorted(player(s, 0).warehouse) == ["coffee", "coffee", "fish", "fish", "grain", "salt"]
+
+
+def test_done_with_no_unit_is_a_pass() -> None:
+    """Ruling §10.2: a done with zero units counts as a pass (§5.10): it flips the most negative pass tile.
+    An extra action played before the normal one is not a unit of it, so a done after it still passes."""
+    s = in_turn(fresh(2, "done-pass"), "money", 4, seat=0, blue=2)
+    s = GAME.apply(s, 0, {"type": "done"}, Rng.from_seed(0)).state
+    assert player(s, 0).flipped == (True, False, False)
+    assert s.turn is not None and s.turn.seat == 1
+
+    s = in_turn(fresh(2, "done-pass"), "money", 4, seat=0, blue=2)
+    s = act(s, 0, {"type": "extra-action", "action": "money", "pass_first": False})
+    s = act(s, 0, {"type": "take-money", "workers": 1})
+    s = act(s, 0, {"type": "done"})  # ends the extra action
+    assert player(s, 0).flipped == (False, False, False)
+    s = GAME.apply(s, 0, {"type": "done"}, Rng.from_seed(0)).state  # no unit of the normal action
+    assert player(s, 0).flipped == (True, False, False)
+    assert s.turn is not None and s.turn.seat == 1
