@@ -11,7 +11,9 @@ Spec rulings (shared/rules/el-capitan.md §10) and where they live:
 * R-1 tentative steps: buys, legs and a paid pirate move before the action are undone by a loan turn
   or a first-round pass (``moves.tentative``, ``Turn.snapshot``); there is no separate undo action.
 * R-2, R-3 loan turn holds exactly one loan and nothing else (``moves.do_take_loan``).
-* R-4 first-round pass, R-5 empty supply still acts (``rules.gen_pass``, ``rules.gen_take_loan``).
+* R-4 first-round pass, R-5 empty supply still acts (``rules.gen_pass``, ``rules.gen_take_loan``). A "pass"
+  from a dead end reached by tentative steps only undoes them while a direct voyage and build was possible
+  from the turn start (``moves.direct_turn_possible``); otherwise it ends the turn.
 * R-6 first leg from off the board is a destination use; R-7 no voyage back to its start city;
   R-10 Manhattan seal steps through open sea; R-11 first free harbour space (``rules``, ``moves.do_sail``).
 * R-8 re-open on a shut-down space shuts down; R-9 backwards never shuts down (``track.place``).
