@@ -46,7 +46,7 @@ def tentative(state: State) -> Turn:
 def do_buy(state: State, seat: int, a: dict[str, Any]) -> tuple[State, list[Event]]:
     cid = a["card"]
     card = CARDS[cid]
-    turn = tentative(state)
+    turn = state.turn if state.turn.acted else tentative(state)
     p = state.players[seat]
     p = replace(p, money=p.money - card.cost, hand=(*p.hand, cid))
     if card.kind == "destination":

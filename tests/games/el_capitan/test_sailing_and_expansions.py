@@ -198,3 +198,15 @@ def test_rulebook_chain_destination_to_tanger_then_connection_to_alexandria() ->
     s, _ev = act(s, 2, {"type": "build-warehouse", "site": 1})
     assert player(s, 2).money == 20 - D.ALL_CITIES["alexandria"].harbours[0]
     assert s.dest_discard == ("D14",) and s.conn_discard == ("C35",)
+
+
+def test_buying_after_the_action_is_not_tentative() -> None:
+    # the turn commits with its mandatory action; a card bought afterwards is no tentative step and keeps
+    # no turn-start snapshot (the snapshot is what a loan turn or a first-round pass would go back to).
+    s = anchor(fresh(3), 0, "tunis")
+    s, _ev = act(s, 0, {"type": "buy-card", "card": s.conn_display[0]})
+    assert s.turn.snapshot is not None
+    s, _ev = act(s, 0, {"type": "build-warehouse", "site": 1})
+    assert s.turn.snapshot is None
+    s, _ev = act(s, 0, {"type": "buy-card", "card": s.conn_display[0]})
+    assert s.turn.snapshot is None and len(player(s, 0).hand) == 2
