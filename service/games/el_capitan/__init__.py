@@ -26,6 +26,11 @@ Spec rulings (shared/rules/el-capitan.md §10) and where they live:
 * R-25 everything public but deck order (``view``); R-26 reshuffle recorded in an event visible to nobody.
 * R-28 fortress space choice, R-29/R-34 bonus cards, R-30 forced loans at the bank, R-31 any tile subset,
   R-32 no triangle on expansion tiles (data), R-33 extended 10-Florin loan repays 16 (data).
+
+Known gap (spec §8.4): a paid pirate move by cards plays exactly one card, while the rulebook allows "one
+or more". Doing it right needs the pirate in transit (intermediate cities need no free space and nobody is
+bumped there), i.e. a new field or action in the published vocabulary (``ACTION_SCHEMAS``, hence
+openapi.yaml) and a ``Turn`` field for the pirate's transit position.
 """
 
 from __future__ import annotations
