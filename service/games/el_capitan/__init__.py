@@ -11,7 +11,9 @@ Spec rulings (shared/rules/el-capitan.md §10) and where they live:
 * R-1 tentative steps: buys, legs and a paid pirate move before the action are undone by a loan turn
   or a first-round pass (``moves.tentative``, ``Turn.snapshot``); there is no separate undo action.
 * R-2, R-3 loan turn holds exactly one loan and nothing else (``moves.do_take_loan``).
-* R-4 first-round pass, R-5 empty supply still acts (``rules.gen_pass``, ``rules.gen_take_loan``).
+* R-4 first-round pass, R-5 empty supply still acts (``rules.gen_pass``, ``rules.gen_take_loan``). A "pass"
+  from a dead end reached by tentative steps only undoes them while a direct voyage and build was possible
+  from the turn start (``moves.direct_turn_possible``); otherwise it ends the turn.
 * R-6 first leg from off the board is a destination use; R-7 no voyage back to its start city;
   R-10 Manhattan seal steps through open sea; R-11 first free harbour space (``rules``, ``moves.do_sail``).
 * R-8 re-open on a shut-down space shuts down; R-9 backwards never shuts down (``track.place``).
@@ -24,6 +26,11 @@ Spec rulings (shared/rules/el-capitan.md §10) and where they live:
 * R-25 everything public but deck order (``view``); R-26 reshuffle recorded in an event visible to nobody.
 * R-28 fortress space choice, R-29/R-34 bonus cards, R-30 forced loans at the bank, R-31 any tile subset,
   R-32 no triangle on expansion tiles (data), R-33 extended 10-Florin loan repays 16 (data).
+
+Known gap (spec §8.4): a paid pirate move by cards plays exactly one card, while the rulebook allows "one
+or more". Doing it right needs the pirate in transit (intermediate cities need no free space and nobody is
+bumped there), i.e. a new field or action in the published vocabulary (``ACTION_SCHEMAS``, hence
+openapi.yaml) and a ``Turn`` field for the pirate's transit position.
 """
 
 from __future__ import annotations

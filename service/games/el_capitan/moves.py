@@ -46,7 +46,7 @@ def tentative(state: State) -> Turn:
 def do_buy(state: State, seat: int, a: dict[str, Any]) -> tuple[State, list[Event]]:
     cid = a["card"]
     card = CARDS[cid]
-    turn = tentative(state)
+    turn = state.turn if state.turn.acted else tentative(state)
     p = state.players[seat]
     p = replace(p, money=p.money - card.cost, hand=(*p.hand, cid))
     if card.kind == "destination":
@@ -315,9 +315,40 @@ def do_take_loan(state: State, seat: int, a: dict[str, Any], rng: Rng) -> tuple[
     return state, events + more
 
 
+def direct_turn_possible(state: State, seat: int) -> bool:
+    """Whether, from this turn-start state, the seat can surely complete a turn: build or re-open where its
+    ship lies, or buy (or hold) one destination card, sail straight to its city and build there.
+
+    A sufficient test (longer voyages are not searched): it decides whether a first-round "pass" from a
+    dead end merely undoes the tentative steps (R-1) or really passes (§5.9, R-4)."""
+    from .rules import gen_build_fortress, gen_build_warehouse, gen_reopen
+
+    builds = (gen_build_warehouse, gen_build_fortress, gen_reopen)
+    if any(g(state, seat) for g in builds):
+        return True
+    p = state.players[seat]
+    options = [(cid, False) for cid in sorted(set(p.hand)) if CARDS[cid].kind == "destination"]
+    options += [(cid, True) for cid in state.dest_display if CARDS[cid].cost <= p.money]
+    for cid, buy in options:
+        to = city_index(state, CARDS[cid].city)
+        if to < 0 or to == p.ship:
+            continue
+        s = do_buy(state, seat, {"card": cid})[0] if buy else state
+        s = do_sail(s, seat, {"card": cid, "to": CARDS[cid].city})[0]
+        if s.players[seat].berth >= 0 and any(g(s, seat) for g in builds):
+            return True
+    return False
+
+
 def do_pass(state: State, seat: int, rng: Rng) -> tuple[State, list[Event]]:
     if state.turn.snapshot is not None:
         state = state.turn.snapshot
+        if direct_turn_possible(state, seat):
+            # A dead end reached by tentative steps is not "no legal action" (§5.9, R-4): the steps are undone
+            # (R-1) and the turn goes on from its start.
+            return state, [{"type": "turn-undone", "seat": seat,
+                            "text": f"{name(state, seat)} is stuck: this turn's purchases and voyage are undone (R-1); "
+                                    "a turn is still possible, so there is no pass (rule §5.9, R-4)."}]
     state, more = end_turn(state, rng)
     return state, [{"type": "passed", "seat": seat, "text": f"{name(state, seat)} cannot act in the first round and passes (R-4)."}, *more]
 

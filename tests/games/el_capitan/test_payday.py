@@ -213,3 +213,44 @@ def test_phase_ends_at_the_end_of_the_round() -> None:
     s, _ev = act(s, 2, {"type": "build-warehouse", "site": 1})
     s, ev = act(s, 2, {"type": "end-turn"})
     assert any(e["type"] == "payday-income" for e in ev) and s.phase == 1 and s.stage == CHOOSE_START
+
+
+def _stuck_in_round_one(money: int) -> State:
+    """Round 1, Blue (seat 3) to act with ``money``: Red and Yellow fill both harbour spaces of Marseille,
+    the display offers the 1-seal Marseille card D02 (3 Florin), so buying it and sailing there leaves Blue
+    passing through a full city with no card and no money."""
+    s = fresh(4, round_=1, seat=3)
+    s = anchor(s, 0, "marseille")
+    s = anchor(s, 1, "marseille")
+    s = set_player(turn(s, 3), 3, money=money)
+    s = replace(s, dest_display=("D02", *s.dest_display[1:]), dest_deck=(*s.dest_deck, s.dest_display[0]))
+    s, _ev = act(s, 3, {"type": "buy-card", "card": "D02"})
+    s, _ev = act(s, 3, {"type": "sail", "card": "D02", "to": "marseille"})
+    return s
+
+
+def test_first_round_pass_from_a_dead_end_rewinds_when_a_turn_was_possible() -> None:
+    # R-1: buying and sailing are tentative and may be undone back to the turn start; §5.9/R-4: only a player
+    # with no legal action in the first round passes. With 20 Florin Blue could have bought a destination card
+    # and built (§5.2, R-6), so "pass" from the dead end only undoes the tentative steps and Blue must still act.
+    s = _stuck_in_round_one(3)
+    assert legal(s, 3) == [{"type": "pass"}]  # 3 Florin: nothing was ever affordable beyond a card
+    s20 = _stuck_in_round_one(20)
+    s20 = set_player(s20, 3, money=0)  # spent the rest on nothing usable (as if bought and discarded)
+    assert legal(s20, 3) == [{"type": "pass"}]
+    after, ev = act(s20, 3, {"type": "pass"})
+    assert after.seat == 3 and after.round == 1 and after.stage == "turn"
+    assert player(after, 3).money == 20 and player(after, 3).hand == () and player(after, 3).ship == player(s20.turn.snapshot, 3).ship
+    assert "D02" in after.dest_display and not after.turn.sailed
+    assert {a["type"] for a in legal(after, 3)} >= {"buy-card"} and "pass" not in {a["type"] for a in legal(after, 3)}
+    assert any(e["type"] == "turn-undone" for e in ev)
+
+
+def test_first_round_pass_ends_the_turn_when_nothing_was_possible() -> None:
+    # §5.9/R-4: with 3 Florin Blue can buy a card but can never afford a warehouse or fortress after it:
+    # the pass ends the turn and undoes the tentative purchase (R-1), Blue stays off the board.
+    s = _stuck_in_round_one(3)
+    after, ev = act(s, 3, {"type": "pass"})
+    assert after.seat == 0 and after.round == 2
+    assert player(after, 3).money == 3 and player(after, 3).hand == () and player(after, 3).ship == -2
+    assert any(e["type"] == "passed" for e in ev)

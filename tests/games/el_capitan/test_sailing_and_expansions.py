@@ -181,3 +181,32 @@ def test_paid_pirate_move_two_per_step_no_fee_once_per_turn() -> None:
     assert player(s, 0).money == 7 - 2 and player(s, 1).money == 20
     assert legal(s, 0, "move-pirate") == []
     assert refused(s, 0, {"type": "move-pirate", "to": "tunis", "harbour": 2, "means": "money"}).code == "pirate-moved"
+
+
+def test_rulebook_chain_destination_to_tanger_then_connection_to_alexandria() -> None:
+    # §5.2 example: a destination card to Tanger, then the Tanger-Alexandria connection card. Only the city where
+    # the player builds needs a free harbour space: Tanger is full, the ship passes through it.
+    s = fresh(4, round_=1, seat=2)
+    s = anchor(s, 0, "tanger")
+    s = anchor(s, 1, "tanger")
+    s = set_player(turn(s, 2), 2, hand=("D14", "C35"))  # Tanger (1 seal); Tanger-Alexandria
+    assert targets(s, 2, "D14") == ["tanger"] and targets(s, 2, "C35") == []  # off the board: destination use only
+    s, _ev = act(s, 2, {"type": "sail", "card": "D14", "to": "tanger"})
+    assert player(s, 2).berth == -1 and legal(s, 2, "build-warehouse") == []
+    s, _ev = act(s, 2, {"type": "sail", "card": "C35", "to": "alexandria"})
+    assert player(s, 2).berth == 0 and player(s, 2).hand == ()
+    s, _ev = act(s, 2, {"type": "build-warehouse", "site": 1})
+    assert player(s, 2).money == 20 - D.ALL_CITIES["alexandria"].harbours[0]
+    assert s.dest_discard == ("D14",) and s.conn_discard == ("C35",)
+
+
+def test_buying_after_the_action_is_not_tentative() -> None:
+    # the turn commits with its mandatory action; a card bought afterwards is no tentative step and keeps
+    # no turn-start snapshot (the snapshot is what a loan turn or a first-round pass would go back to).
+    s = anchor(fresh(3), 0, "tunis")
+    s, _ev = act(s, 0, {"type": "buy-card", "card": s.conn_display[0]})
+    assert s.turn.snapshot is not None
+    s, _ev = act(s, 0, {"type": "build-warehouse", "site": 1})
+    assert s.turn.snapshot is None
+    s, _ev = act(s, 0, {"type": "buy-card", "card": s.conn_display[0]})
+    assert s.turn.snapshot is None and len(player(s, 0).hand) == 2
