@@ -50,11 +50,11 @@ def _market(view: Mapping[str, Any]) -> list[str]:
         tag = " <- temple merchant" if i == m["merchant"] else ""
         body = "face down" if card is None and not m["revealed"] else (
             "empty" if card is None else
-            f"{card['id']} {_goods(card['goods'])}: {card['coins']} coins ({m['modifiers'][i]:+d}), "
+            f"{card['id']} {_goods(card['goods'])}: {_coins(card['coins'])} ({m['modifiers'][i]:+d}), "
             f"donate for {card['favor_vp']} favor+VP")
         lines.append(f"  stand {i + 1}: {body}{tag}")
     fut = m["future"]
-    lines.append("  future: " + (f"{fut['id']} {_goods(fut['goods'])}: {fut['coins']} coins, {fut['favor_vp']} favor+VP"
+    lines.append("  future: " + (f"{fut['id']} {_goods(fut['goods'])}: {_coins(fut['coins'])}, {fut['favor_vp']} favor+VP"
                                  if fut else "none"))
     lines.append(f"  deck: {m['face_down']} face-down cards; discards: {len(m['discard'])}")
     return lines
@@ -67,8 +67,8 @@ def _temple(view: Mapping[str, Any]) -> list[str]:
     filled = ", ".join(t["metals"]) or "empty"
     return [f"TEMPLE: tier {t['current']} ({t['completed']} of {len(t['tiers'])} complete; tiers {' '.join(t['tiers'])})",
             f"  spaces: {filled} ({len(t['metals'])}/{t['spaces']}); {t['metals_to_finish']} metals to finish",
-            f"  prices: gold {t['prices']['gold']['coins']} coins or {t['prices']['gold']['favor']} favor, "
-            f"silver {t['prices']['silver']['coins']} coins or {t['prices']['silver']['favor']} favor"]
+            f"  prices: gold {_coins(t['prices']['gold']['coins'])} or {t['prices']['gold']['favor']} favor, "
+            f"silver {_coins(t['prices']['silver']['coins'])} or {t['prices']['silver']['favor']} favor"]
 
 
 def _players(view: Mapping[str, Any]) -> list[str]:
@@ -78,7 +78,7 @@ def _players(view: Mapping[str, Any]) -> list[str]:
         hold = ", ".join(f"{n} {c}" for c, n in p["hold"].items()) or "empty"
         vp = f", {p['vp']} VP" if "vp" in p else ""
         mark = "*" if view["active"] == p["seat"] else " "
-        lines.append(f" {mark}{p['name']:<7} {spec:<13} favor {p['favor']}/{FAVOR_MAX}, {p['coins']} coins, die {p['die']}"
+        lines.append(f" {mark}{p['name']:<7} {spec:<13} favor {p['favor']}/{FAVOR_MAX}, {_coins(p['coins'])}, die {p['die']}"
                      f"{vp}; hold ({p['holds']} spaces, {p['free_holds']} free): {hold}")
     return lines
 
@@ -99,7 +99,8 @@ def render(view: Mapping[str, Any]) -> str:
     lines += _players(view)
     draft = view.get("draft")
     if draft:
-        offered = ", ".join(draft["offered"]) if draft["offered"] is not None else f"{draft['offered_count']} hidden"
+        offered = (", ".join(SPECIALIST_BY_ID[sid].name for sid in draft["offered"]) if draft["offered"] is not None
+                   else f"{draft['offered_count']} hidden")
         lines.append(f"DRAFT: {view['players'][draft['picker']]['name']} picks from: {offered}")
     turn = view.get("turn")
     if turn and view["phase"] == "play":
@@ -121,3 +122,7 @@ def render(view: Mapping[str, Any]) -> str:
             lines.append(f"  #{rank} {row['name']}: {row['vp']} VP ({row['donated_vp']} + {row['leftover_vp']} "
                          f"for metals), favor {row['favor']}, coins {row['coins']}, goods {row['basic_goods']}")
     return "\n".join(lines)
+
+
+def _coins(n: int) -> str:
+    return f"{n} coin" if n == 1 else f"{n} coins"
