@@ -9,6 +9,7 @@ the dispatcher (the single fan-out point for notices and bot turns).
 from __future__ import annotations
 
 import hashlib
+import logging
 import secrets
 import threading
 from collections import OrderedDict
@@ -58,6 +59,7 @@ def utcnow() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
+log = logging.getLogger("portolan.matches")
 ID_ALPHABET = "abcdefghijkmnpqrstuvwxyz23456789"  # no 0/o, 1/l: ids get read aloud and typed
 
 
@@ -478,6 +480,12 @@ class Matches:
                  outcome: Outcome | None) -> None:
         """Tell the dispatcher who must act now: a notice per newly active human seat, a turn
         per active bot seat, a closing notice to every human when the match ends."""
+        try:
+            self._dispatch(meta, ply, before, after)
+        except Exception:  # the move is committed: a failed fan-out must not turn it into an error
+            log.exception("fan-out failed for match %s at ply %s", meta["id"], ply)
+
+    def _dispatch(self, meta: Mapping[str, Any], ply: int, before: list[int], after: list[int]) -> None:
         seats = meta["seats"]
         humans = [s for s in after if seats[s]["kind"] == "human" and s not in before]
         if humans:

@@ -7,6 +7,7 @@ from typing import Any
 
 from flask import Flask, Response, json
 from marshmallow import ValidationError
+from redis.exceptions import RedisError
 from werkzeug.exceptions import HTTPException
 
 from ..errors import ServiceError
@@ -33,6 +34,15 @@ def register(app: Flask) -> None:
     def _validation(exc: ValidationError) -> Response:
         return problem(400, "malformed-request", "Malformed request", f"the request body is not valid: {exc.messages}",
                        errors=exc.messages)
+
+    @app.errorhandler(RedisError)
+    def _redis(exc: RedisError) -> Response:  # an outage, not a bug: say so and let the client retry
+        log.warning("redis error: %s", exc)
+        resp = problem(503, "storage-unavailable", "Service unavailable",
+                       "the match store does not answer; nothing was changed by this request unless it was already "
+                       "accepted (resubmitting the same signed move is safe: it is never applied twice)")
+        resp.headers["Retry-After"] = "5"
+        return resp
 
     @app.errorhandler(HTTPException)
     def _http(exc: HTTPException) -> Response:

@@ -207,3 +207,36 @@ def test_a_process_with_an_old_copy_of_the_match_still_refuses_a_stale_move(sett
     assert r.status_code == 409 and r.get_json()["code"] == "stale-ply"
     log = a.get(f"/v1/matches/{mid}/log").get_json()["entries"]
     assert [e["ply"] for e in log] == [0, 1]
+
+
+def test_a_failing_fan_out_does_not_fail_an_accepted_move(client: Any, service: Any, players: list[Player],
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    mid, view = started(client, players)
+    seat = view["active_seats"][0]
+
+    def broken(*_: Any) -> None:
+        raise ConnectionError("queue unavailable")
+
+    monkeypatch.setattr(service.dispatcher, "turn", broken)
+    monkeypatch.setattr(service.dispatcher, "bot", broken)
+    r = client.post(f"/v1/matches/{mid}/moves", json=players[seat].envelope(mid, seat, 0, [{"type": "roll"}]))
+    assert r.status_code == 201 and r.get_json()["ply"] == 1
+
+
+def test_redis_down_is_503_not_500(settings: Any) -> None:
+    import dataclasses
+
+    from service.api import create_app
+    from service.embedded import free_port
+    from service.matches import Matches
+    from service.runtime import connect
+    from service.store import Store
+
+    dead = dataclasses.replace(settings, redis_url=f"redis://127.0.0.1:{free_port()}/0")
+    store = Store(connect(dead.redis_url), dead.namespace)
+    app = create_app(dead, Matches(store=store, server_key=signing.generate_private_key()), TESTING=True)
+    c = app.test_client()
+    r = c.get("/v1/matches/abcdefghijkm")
+    assert_problem(r, 503, "storage-unavailable")
+    assert r.headers["Retry-After"] == "5"
+    assert c.get("/healthz").status_code == 503
