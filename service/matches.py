@@ -202,7 +202,9 @@ class Matches:
         game = self.game_of(meta)
         secret = fairness.match_secret(self.store.seed(match_id), match_id, meta["seats"])
         state, events = game.setup(meta["players"], meta["options"], fairness.setup_rng(secret))
-        fields = {"status": "active", "active": game.active_seats(state), "head": chain_genesis(self.header(meta, events)),
+        active = game.active_seats(state)
+        fields = {"status": "active", "active": active, "active_since": {str(s): 0 for s in active},
+                  "head": chain_genesis(self.header(meta, events)),
                   "setup_events": events, "started_at": self.now(), "updated_at": self.now()}
 
         def change(current: dict[str, Any]) -> dict[str, Any]:
@@ -356,6 +358,31 @@ class Matches:
                 break
         return out
 
+    def unsent_notices(self, older_than_s: float = 120.0, scan: int = 10_000) -> list[tuple[str, int, int]]:
+        """Turn notices that should have gone out but did not: (match, seat, ply) for every human
+        seat that must act, whose turn began more than ``older_than_s`` ago, and whose notice mark
+        is missing (e.g. the API process died between committing a move and enqueueing its
+        notice). Scans the ``scan`` newest matches."""
+        ids = self.store.match_ids(newest_first=True, limit=scan)
+        cutoff = datetime.now(UTC).timestamp() - older_than_s
+        wanted: list[tuple[str, int, int]] = []
+        for m in self.store.metas(ids, ("id", "status", "active", "active_since", "seats", "updated_at")):
+            if m.get("status") != "active" or _timestamp(m["updated_at"]) > cutoff:
+                continue
+            since = m.get("active_since") or {}
+            for seat in m["active"]:
+                if m["seats"][seat]["kind"] == "human" and str(seat) in since:
+                    wanted.append((m["id"], seat, int(since[str(seat)])))
+        taken = self.store.marked([f"notice:{mid}:{seat}:{ply}" for mid, seat, ply in wanted])
+        return [w for w, done in zip(wanted, taken, strict=True) if not done]
+
+    def resend_unsent_notices(self, older_than_s: float = 120.0) -> int:
+        """Enqueue the notices :meth:`unsent_notices` finds; returns how many."""
+        missing = self.unsent_notices(older_than_s)
+        for mid, seat, ply in missing:
+            self.dispatcher.turn(mid, ply, [seat])
+        return len(missing)
+
     def my_turns(self, public_key: str) -> list[dict[str, Any]]:
         """Matches where a seat held by this key must act now."""
         held = self.store.seats_of_key(public_key)
@@ -450,9 +477,13 @@ class Matches:
         }
         entry["hash"] = entry_hash(match_id, entry)
         entry["receipt"] = signing.sign(self.server_key, receipt_body(match_id, entry["ply"], entry["hash"]))
+        # since which ply each active seat has had to act (the sweep finds notices that never went out)
+        since = meta.get("active_since") or {}
+        active_since = {str(s): since.get(str(s), meta["ply"] + 1) if s in meta["active"] else meta["ply"] + 1
+                        for s in active}
         result = self.store.apply(
             match_id, meta["ply"], {"ply": meta["ply"] + 1, "state": game.dump(state)}, entry, env_digest,
-            status, active, entry["hash"], entry["accepted_at"], outcome.to_json() if outcome else None,
+            status, active, entry["hash"], entry["accepted_at"], outcome.to_json() if outcome else None, active_since,
         )
         if result.status == "duplicate":
             return self._replayed(match_id, result.ply, seat)
@@ -461,7 +492,7 @@ class Matches:
                            current_ply=result.ply)
         new_ply = result.ply
         # the meta as the apply script left it: the response's view needs no second read
-        after = dict(meta, ply=new_ply, active=active, status=status, head=entry["hash"],
+        after = dict(meta, ply=new_ply, active=active, status=status, head=entry["hash"], active_since=active_since,
                      updated_at=entry["accepted_at"], outcome=outcome.to_json() if outcome else None)
         self._remember(match_id, new_ply, state, after)
         self._fan_out(after, new_ply, meta["active"], active, outcome)
@@ -538,6 +569,10 @@ class Matches:
             "seed": self.store.seed(match_id).hex() if over else None,
         }
         return record
+
+
+def _timestamp(iso: str) -> float:
+    return datetime.fromisoformat(iso.replace("Z", "+00:00")).timestamp()
 
 
 def _check_envelope(envelope: Any) -> tuple[dict[str, Any], bytes]:

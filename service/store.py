@@ -37,11 +37,11 @@ redis.call('SET', KEYS[2], ARGV[2])
 redis.call('RPUSH', KEYS[3], ARGV[3])
 redis.call('HSET', KEYS[4], ARGV[4], cur)
 redis.call('HSET', KEYS[1], 'ply', cur + 1, 'status', ARGV[5], 'active', ARGV[6],
-           'head', ARGV[7], 'updated_at', ARGV[8], 'outcome', ARGV[9])
+           'head', ARGV[7], 'updated_at', ARGV[8], 'outcome', ARGV[9], 'active_since', ARGV[10])
 return {1, cur + 1}
 """
 
-META_JSON_FIELDS = ("options", "seats", "active", "outcome", "setup_events")
+META_JSON_FIELDS = ("options", "seats", "active", "outcome", "setup_events", "active_since")
 
 
 class Conflict(Exception):
@@ -151,7 +151,7 @@ class Store:
 
     def apply(self, match_id: str, expected_ply: int, state_blob: dict[str, Any], entry: dict[str, Any],
               envelope_digest: str, status: str, active: list[int], head: str, updated_at: str,
-              outcome: dict[str, Any] | None) -> ApplyResult:
+              outcome: dict[str, Any] | None, active_since: dict[str, int]) -> ApplyResult:
         """Commit one accepted move atomically (check-and-set on the ply)."""
         keys = [self._k(match_id, p) for p in ("meta", "state", "log", "envs")]
         args: list[str | int] = [
@@ -164,6 +164,7 @@ class Store:
             head,
             updated_at,
             json.dumps(outcome),
+            json.dumps(active_since),
         ]
         code, ply = cast(list[int], self._apply(keys=keys, args=args))
         return ApplyResult({1: "applied", 0: "stale", -1: "missing", -2: "not-active", -3: "duplicate"}[code], ply)
@@ -205,6 +206,13 @@ class Store:
         return out
 
     # -- small utilities for workers -------------------------------------------------------
+
+    def marked(self, names: list[str]) -> list[bool]:
+        """Which of these one-time marks are taken (one round trip)."""
+        pipe = self.r.pipeline(transaction=False)
+        for name in names:
+            pipe.exists(self.key(name))
+        return [bool(n) for n in pipe.execute()]
 
     def claim_once(self, name: str, ttl: int = 7 * 86400) -> bool:
         """Take a one-time mark (SET NX); False if someone already holds it."""

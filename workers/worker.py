@@ -9,17 +9,44 @@ small moves); ``fork=True`` gives each job its own process, as RQ's default Work
 from __future__ import annotations
 
 import logging
+import threading
 
 from rq import SimpleWorker, Worker
 
 from service.config import Settings
 from service.runtime import connect
 
+log = logging.getLogger("portolan.worker")
 
-def run(settings: Settings, burst: bool = False, fork: bool = False, name: str | None = None) -> bool:
-    """Process jobs until stopped (or, with ``burst``, until the queues are empty)."""
+
+def sweep_forever(settings: Settings, every_s: float, stop: threading.Event) -> None:
+    """Every ``every_s`` seconds, re-enqueue turn notices that never went out (a crash between a
+    move's commit and its enqueue). Idempotent: a notice that did go out has its mark."""
+    from service.runtime import build
+
+    service = build(settings)
+    while not stop.wait(every_s):
+        try:
+            n = service.resend_unsent_notices()
+            if n:
+                log.warning("sweep: re-enqueued %d turn notice(s) that never went out", n)
+        except Exception:  # keep sweeping: a Redis hiccup now is no reason to stop for good
+            log.exception("sweep failed")
+
+
+def run(settings: Settings, burst: bool = False, fork: bool = False, name: str | None = None,
+        sweep_every_s: float = 60.0) -> bool:
+    """Process jobs until stopped (or, with ``burst``, until the queues are empty). Unless in
+    burst mode, a background thread sweeps for unsent turn notices every ``sweep_every_s``."""
     logging.basicConfig(level=logging.INFO, format="%(asctime)s worker %(message)s")
+    stop = threading.Event()
+    if not burst and sweep_every_s > 0:
+        threading.Thread(target=sweep_forever, args=(settings, sweep_every_s, stop), daemon=True,
+                         name="notice-sweep").start()
     client = connect(settings.redis_url)
     cls = Worker if fork else SimpleWorker
     worker = cls([settings.queue_name("bots"), settings.queue_name("notices")], connection=client, name=name)
-    return bool(worker.work(burst=burst, with_scheduler=True, logging_level="WARNING"))
+    try:
+        return bool(worker.work(burst=burst, with_scheduler=True, logging_level="WARNING"))
+    finally:
+        stop.set()

@@ -128,3 +128,37 @@ def test_bot_job_for_a_moved_on_ply_does_nothing(smtp_settings: Settings) -> Non
     assert jobs.play_bot(made["id"], seat, 0).startswith("played")
     assert jobs.play_bot(made["id"], seat, 0).startswith("skipped")
     assert m.meta(made["id"])["ply"] == 1
+
+
+def test_a_notice_lost_between_commit_and_enqueue_is_found_and_sent(smtp_settings: Settings, smtp_sink: SmtpSink,
+                                                                    players: list[Player],
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    m = build(smtp_settings)
+    lost: list[Any] = []
+    real_turn = m.dispatcher.turn
+    monkeypatch.setattr(m.dispatcher, "turn", lambda *args: lost.append(args))  # the process "dies" here
+    mid = start_human_match(m, players)
+    seat = m.meta(mid)["active"][0]
+    assert lost == [(mid, 0, [seat])]
+    assert m.unsent_notices(older_than_s=60) == []  # too fresh: its job may simply still be queued
+    assert m.unsent_notices(older_than_s=0) == [(mid, seat, 0)]
+    monkeypatch.setattr(m.dispatcher, "turn", real_turn)  # a worker's sweep, some minutes later
+    assert m.resend_unsent_notices(older_than_s=0) == 1
+    worker_burst(smtp_settings)
+    assert [x["X-Portolan-Notice"] for x in notices(smtp_sink)] == [f"notice:{mid}:{seat}:0"]
+    assert m.unsent_notices(older_than_s=0) == []
+    assert m.resend_unsent_notices(older_than_s=0) == 0
+
+
+def test_active_since_follows_each_seats_turn(smtp_settings: Settings, players: list[Player]) -> None:
+    from service import signing
+
+    m = build(smtp_settings)
+    mid = start_human_match(m, players)
+    first = m.meta(mid)["active"][0]
+    assert m.meta(mid)["active_since"] == {str(first): 0}
+    env = {"match": mid, "seat": first, "ply": 0, "actions": [{"type": "roll"}], "nonce": "x"}
+    m.submit(mid, env, signing.sign(players[first].private_key, env))
+    meta = m.meta(mid)
+    # still the same seat's turn (it keeps its start ply) unless a 1 passed the turn (new ply 1)
+    assert meta["active_since"] == ({str(first): 0} if meta["active"] == [first] else {str(1 - first): 1})
