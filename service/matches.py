@@ -16,43 +16,19 @@ from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from . import fairness, games, signing
 from .bots import POLICIES
 from .chain import RECORD_FORMAT, chain_genesis, entry_hash, receipt_body, visible_events
+from .envelopes import check_envelope
 from .errors import BadRequest, Conflict, Forbidden, NotFound, ServiceError, Unauthorized, Unprocessable
 from .games.base import Action, Game, IllegalAction, InvalidAction, Outcome, Rng
+from .ports import Dispatcher, NullDispatcher
 
 if TYPE_CHECKING:  # the store is injected; importing it here would drag Redis into the verifier
     from .store import Store
 
-MAX_ACTIONS_PER_MOVE = 200
-
-
-class Dispatcher(Protocol):
-    """Where accepted moves go out: turn notices, bot turns, finished-match notices."""
-
-    def turn(self, match_id: str, ply: int, seats: list[int]) -> None: ...
-    def bot(self, match_id: str, ply: int, seat: int) -> None: ...
-    def finished(self, match_id: str, ply: int, seats: list[int]) -> None: ...
-    def invite(self, match_id: str, seat: int, email: str, token: str) -> None: ...
-
-
-class NullDispatcher:
-    """Sends nothing (pure unit tests, the offline tools)."""
-
-    def turn(self, match_id: str, ply: int, seats: list[int]) -> None:
-        pass
-
-    def bot(self, match_id: str, ply: int, seat: int) -> None:
-        pass
-
-    def finished(self, match_id: str, ply: int, seats: list[int]) -> None:
-        pass
-
-    def invite(self, match_id: str, seat: int, email: str, token: str) -> None:
-        pass
 
 
 def utcnow() -> str:
@@ -343,64 +319,12 @@ class Matches:
             e["events"] = visible_events(e["events"], viewer)
         return entries
 
-    def lobby(self, status: str | None = None, game: str | None = None, limit: int = 50) -> list[dict[str, Any]]:
-        """Recent matches, newest first, with their public facts (scans at most 2000 ids)."""
-        ids = self.store.match_ids(newest_first=True, limit=2000)
-        fields = ("id", "game", "status", "ply", "players", "seats", "created_at", "updated_at")
-        out = []
-        for m in self.store.metas(ids, fields):
-            if not m or (status and m["status"] != status) or (game and m["game"] != game):
-                continue
-            out.append({"id": m["id"], "game": m["game"], "status": m["status"], "ply": m["ply"],
-                        "players": m["players"], "open_seats": [s["seat"] for s in m["seats"] if not s["claimed"]],
-                        "created_at": m["created_at"], "updated_at": m["updated_at"]})
-            if len(out) >= limit:
-                break
-        return out
-
-    def unsent_notices(self, older_than_s: float = 120.0, scan: int = 10_000) -> list[tuple[str, int, int]]:
-        """Turn notices that should have gone out but did not: (match, seat, ply) for every human
-        seat that must act, whose turn began more than ``older_than_s`` ago, and whose notice mark
-        is missing (e.g. the API process died between committing a move and enqueueing its
-        notice). Scans the ``scan`` newest matches."""
-        ids = self.store.match_ids(newest_first=True, limit=scan)
-        cutoff = datetime.now(UTC).timestamp() - older_than_s
-        wanted: list[tuple[str, int, int]] = []
-        for m in self.store.metas(ids, ("id", "status", "active", "active_since", "seats", "updated_at")):
-            if m.get("status") != "active" or _timestamp(m["updated_at"]) > cutoff:
-                continue
-            since = m.get("active_since") or {}
-            for seat in m["active"]:
-                if m["seats"][seat]["kind"] == "human" and str(seat) in since:
-                    wanted.append((m["id"], seat, int(since[str(seat)])))
-        taken = self.store.marked([f"notice:{mid}:{seat}:{ply}" for mid, seat, ply in wanted])
-        return [w for w, done in zip(wanted, taken, strict=True) if not done]
-
-    def resend_unsent_notices(self, older_than_s: float = 120.0) -> int:
-        """Enqueue the notices :meth:`unsent_notices` finds; returns how many."""
-        missing = self.unsent_notices(older_than_s)
-        for mid, seat, ply in missing:
-            self.dispatcher.turn(mid, ply, [seat])
-        return len(missing)
-
-    def my_turns(self, public_key: str) -> list[dict[str, Any]]:
-        """Matches where a seat held by this key must act now."""
-        held = self.store.seats_of_key(public_key)
-        ids = [mid for mid, _ in held]
-        metas = self.store.metas(ids, ("game", "status", "ply", "active", "updated_at"))
-        out = []
-        for (mid, seat), m in zip(held, metas, strict=True):
-            if m.get("status") == "active" and seat in m.get("active", []):
-                out.append({"match": mid, "seat": seat, "game": m["game"], "ply": m["ply"],
-                            "since": m.get("updated_at")})
-        return out
-
     # -- moves -------------------------------------------------------------------------------
 
     def submit(self, match_id: str, envelope: Mapping[str, Any], signature: str, by: str = "human") -> dict[str, Any]:
         """Verify, apply and commit one signed move (DESIGN §4). Idempotent for an envelope
         already accepted: the original result comes back with ``replayed: true``."""
-        env, raw = _check_envelope(envelope)
+        env, raw = check_envelope(envelope)
         if env["match"] != match_id:
             raise BadRequest("match-mismatch", f"the envelope is for match {env['match']!r}, not {match_id!r}")
         held = self._held_meta(match_id, env["ply"])
@@ -569,33 +493,3 @@ class Matches:
             "seed": self.store.seed(match_id).hex() if over else None,
         }
         return record
-
-
-def _timestamp(iso: str) -> float:
-    return datetime.fromisoformat(iso.replace("Z", "+00:00")).timestamp()
-
-
-def _check_envelope(envelope: Any) -> tuple[dict[str, Any], bytes]:
-    """The envelope's shape (the API's schema checks it too; workers call submit directly),
-    and its canonical JSON, which both the signature check and the digest use."""
-    if not isinstance(envelope, Mapping):
-        raise BadRequest("bad-envelope", "the envelope must be a JSON object")
-    want = {"match", "seat", "ply", "actions", "nonce"}
-    if set(envelope) != want:
-        raise BadRequest("bad-envelope", f"the envelope has exactly the fields {sorted(want)}")
-    env = dict(envelope)
-    if not isinstance(env["match"], str) or not isinstance(env["nonce"], str) or len(env["nonce"]) > 128:
-        raise BadRequest("bad-envelope", "match and nonce are strings (nonce at most 128 characters)")
-    for name in ("seat", "ply"):
-        if not isinstance(env[name], int) or isinstance(env[name], bool) or env[name] < 0:
-            raise BadRequest("bad-envelope", f"{name} must be a non-negative integer")
-    actions = env["actions"]
-    if not isinstance(actions, list) or not actions or len(actions) > MAX_ACTIONS_PER_MOVE:
-        raise BadRequest("bad-envelope", f"actions must be a list of 1 to {MAX_ACTIONS_PER_MOVE} action objects")
-    if not all(isinstance(a, dict) and isinstance(a.get("type"), str) for a in actions):
-        raise BadRequest("bad-envelope", 'every action is an object with a string "type"')
-    try:
-        raw = signing.canonical(env)
-    except ValueError as exc:  # integers beyond ±2**53, NaN, Infinity: no RFC 8785 form, nothing to verify
-        raise BadRequest("bad-envelope", f"the envelope has no canonical JSON (RFC 8785): {exc}") from exc
-    return env, raw

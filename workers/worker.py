@@ -22,12 +22,13 @@ log = logging.getLogger("portolan.worker")
 def sweep_forever(settings: Settings, every_s: float, stop: threading.Event) -> None:
     """Every ``every_s`` seconds, re-enqueue turn notices that never went out (a crash between a
     move's commit and its enqueue). Idempotent: a notice that did go out has its mark."""
+    from service.listings import resend_unsent_notices
     from service.runtime import build
 
     service = build(settings)
     while not stop.wait(every_s):
         try:
-            n = service.resend_unsent_notices()
+            n = resend_unsent_notices(service)
             if n:
                 log.warning("sweep: re-enqueued %d turn notice(s) that never went out", n)
         except Exception:  # keep sweeping: a Redis hiccup now is no reason to stop for good

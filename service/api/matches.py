@@ -7,6 +7,7 @@ from typing import Any
 
 from flask import Blueprint, Response, current_app, request
 
+from .. import listings
 from ..errors import BadRequest, Unauthorized
 from ..matches import Matches
 from . import schemas
@@ -47,7 +48,7 @@ def lobby() -> Any:
     game = request.args.get("game")
     if game is not None and len(game) > 40:
         raise BadRequest("bad-query", "game is at most 40 characters")
-    return {"matches": service().lobby(status, game, _int_arg("limit", 50, 1, 200))}
+    return {"matches": listings.lobby(service(), status, game, _int_arg("limit", 50, 1, 200))}
 
 
 @bp.post("")

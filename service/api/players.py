@@ -6,6 +6,7 @@ from typing import Any
 
 from flask import Blueprint, current_app
 
+from .. import listings
 from ..matches import Matches
 from .auth import signed_key
 
@@ -17,4 +18,4 @@ def turns() -> Any:
     """Matches where a seat held by the signing key must act now."""
     m: Matches = current_app.extensions["portolan"]
     key = signed_key()
-    return {"public_key": key, "turns": m.my_turns(key)}
+    return {"public_key": key, "turns": listings.my_turns(m, key)}

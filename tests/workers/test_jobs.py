@@ -9,6 +9,7 @@ import pytest
 from rq import Queue
 
 from service.config import Settings
+from service.listings import resend_unsent_notices, unsent_notices
 from service.matches import Matches
 from service.runtime import build, connect
 from tests.conftest import Player, SmtpSink, worker_burst
@@ -140,14 +141,14 @@ def test_a_notice_lost_between_commit_and_enqueue_is_found_and_sent(smtp_setting
     mid = start_human_match(m, players)
     seat = m.meta(mid)["active"][0]
     assert lost == [(mid, 0, [seat])]
-    assert m.unsent_notices(older_than_s=60) == []  # too fresh: its job may simply still be queued
-    assert m.unsent_notices(older_than_s=0) == [(mid, seat, 0)]
+    assert unsent_notices(m, older_than_s=60) == []  # too fresh: its job may simply still be queued
+    assert unsent_notices(m, older_than_s=0) == [(mid, seat, 0)]
     monkeypatch.setattr(m.dispatcher, "turn", real_turn)  # a worker's sweep, some minutes later
-    assert m.resend_unsent_notices(older_than_s=0) == 1
+    assert resend_unsent_notices(m, older_than_s=0) == 1
     worker_burst(smtp_settings)
     assert [x["X-Portolan-Notice"] for x in notices(smtp_sink)] == [f"notice:{mid}:{seat}:0"]
-    assert m.unsent_notices(older_than_s=0) == []
-    assert m.resend_unsent_notices(older_than_s=0) == 0
+    assert unsent_notices(m, older_than_s=0) == []
+    assert resend_unsent_notices(m, older_than_s=0) == 0
 
 
 def test_active_since_follows_each_seats_turn(smtp_settings: Settings, players: list[Player]) -> None:

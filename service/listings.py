@@ -1,0 +1,70 @@
+"""Listings across matches: the lobby, a key's turns, and turn notices that never went out.
+
+Reads over many matches' metas in one round trip each; no rules state is loaded.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from .matches import Matches
+
+
+def lobby(service: Matches, status: str | None = None, game: str | None = None, limit: int = 50) -> list[dict[str, Any]]:
+    """Recent matches, newest first, with their public facts (scans at most 2000 ids)."""
+    ids = service.store.match_ids(newest_first=True, limit=2000)
+    fields = ("id", "game", "status", "ply", "players", "seats", "created_at", "updated_at")
+    out = []
+    for m in service.store.metas(ids, fields):
+        if not m or (status and m["status"] != status) or (game and m["game"] != game):
+            continue
+        out.append({"id": m["id"], "game": m["game"], "status": m["status"], "ply": m["ply"],
+                    "players": m["players"], "open_seats": [s["seat"] for s in m["seats"] if not s["claimed"]],
+                    "created_at": m["created_at"], "updated_at": m["updated_at"]})
+        if len(out) >= limit:
+            break
+    return out
+
+
+def my_turns(service: Matches, public_key: str) -> list[dict[str, Any]]:
+    """Matches where a seat held by this key must act now."""
+    held = service.store.seats_of_key(public_key)
+    ids = [mid for mid, _ in held]
+    metas = service.store.metas(ids, ("game", "status", "ply", "active", "updated_at"))
+    out = []
+    for (mid, seat), m in zip(held, metas, strict=True):
+        if m.get("status") == "active" and seat in m.get("active", []):
+            out.append({"match": mid, "seat": seat, "game": m["game"], "ply": m["ply"],
+                        "since": m.get("updated_at")})
+    return out
+
+
+def unsent_notices(service: Matches, older_than_s: float = 120.0, scan: int = 10_000) -> list[tuple[str, int, int]]:
+    """Turn notices that should have gone out but did not: (match, seat, ply) for every human
+    seat that must act, whose turn began more than ``older_than_s`` ago, and whose notice mark
+    is missing (e.g. the API process died between committing a move and enqueueing its
+    notice). Scans the ``scan`` newest matches."""
+    ids = service.store.match_ids(newest_first=True, limit=scan)
+    cutoff = datetime.now(UTC).timestamp() - older_than_s
+    wanted: list[tuple[str, int, int]] = []
+    for m in service.store.metas(ids, ("id", "status", "active", "active_since", "seats", "updated_at")):
+        if m.get("status") != "active" or _timestamp(m["updated_at"]) > cutoff:
+            continue
+        since = m.get("active_since") or {}
+        for seat in m["active"]:
+            if m["seats"][seat]["kind"] == "human" and str(seat) in since:
+                wanted.append((m["id"], seat, int(since[str(seat)])))
+    taken = service.store.marked([f"notice:{mid}:{seat}:{ply}" for mid, seat, ply in wanted])
+    return [w for w, done in zip(wanted, taken, strict=True) if not done]
+
+def resend_unsent_notices(service: Matches, older_than_s: float = 120.0) -> int:
+    """Enqueue the notices :meth:`unsent_notices` finds; returns how many."""
+    missing = unsent_notices(service, older_than_s)
+    for mid, seat, ply in missing:
+        service.dispatcher.turn(mid, ply, [seat])
+    return len(missing)
+
+
+def _timestamp(iso: str) -> float:
+    return datetime.fromisoformat(iso.replace("Z", "+00:00")).timestamp()
