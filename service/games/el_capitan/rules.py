@@ -277,15 +277,27 @@ def gen_move_pirate(state: State, seat: int) -> list[Action]:
 def _card_legs(state: State, seat: int, at: int) -> list[Action]:
     """Legs of a paid pirate voyage by cards from city ``at`` (§8.4): a stop (no ``harbour``) where the rest of
     the hand can still end the voyage, or the final leg to each harbour space of a city the pirate may end in."""
-    finals = pirate_targets(state, False)
-    fset = frozenset(finals)
-    hand = state.players[seat].hand
+    fset = frozenset(pirate_targets(state, False))
+    hand = tuple(sorted(state.players[seat].hand))
     ids = state.city_ids
+    dest = _dest_index(ids)
+    # Fast path for the stops: a destination card of the rest of the hand sails straight to its city from
+    # anywhere but that city, so count the hand's destination cards naming a city where the voyage may end.
+    counts: dict[int, int] = {}
+    for c in hand:
+        d = dest.get(c, -1)
+        if d in fset:
+            counts[d] = counts.get(d, 0) + 1
+    all_ends = set(counts)
     out: list[Action] = []
-    for cid in sorted(set(hand)):
-        rest = _without(hand, cid)
+    for k, cid in enumerate(hand):
+        if k and hand[k - 1] == cid:
+            continue
+        rest = hand[:k] + hand[k + 1 :]
+        d0 = dest.get(cid, -1)
+        ends = all_ends - {d0} if counts.get(d0) == 1 else all_ends
         for j in _card_targets(ids, cid, at):
-            if rest and _can_end(ids, fset, j, rest):
+            if rest and (len(ends) > 1 or (ends and j not in ends) or _can_end(ids, fset, j, rest)):
                 out.append({"type": "move-pirate", "to": ids[j], "means": "card", "card": cid})
             if j in fset:
                 for h in range(len(state.cities[j].harbours)):
@@ -293,25 +305,24 @@ def _card_legs(state: State, seat: int, at: int) -> list[Action]:
     return out
 
 
-def _without(hand: tuple[str, ...], cid: str) -> tuple[str, ...]:
-    i = hand.index(cid)
-    return tuple(sorted(hand[:i] + hand[i + 1 :]))
-
-
-def pirate_voyage_can_end(state: State, at: int, hand: tuple[str, ...]) -> bool:
-    """Whether a pirate stopping at city ``at`` can still end its paid voyage with cards of ``hand`` (§8.4)."""
-    return _can_end(state.city_ids, frozenset(pirate_targets(state, False)), at, tuple(sorted(hand)))
+@cache
+def _dest_index(city_ids: tuple[str, ...]) -> dict[str, int]:
+    """Destination card -> index of its named city in play (cards naming a city out of play are left out)."""
+    return {cid: city_ids.index(c.city) for cid, c in CARDS.items() if c.kind == "destination" and c.city in city_ids}
 
 
 @lru_cache(maxsize=1 << 16)
 def _can_end(ids: tuple[str, ...], finals: frozenset[int], at: int, hand: tuple[str, ...]) -> bool:
     # A depth-first search over the (sorted) remaining hand: it depends only on the cities in play, the cities
     # where the voyage may end, the stop and the cards, hence the cache. Every leg consumes a card, so it ends.
-    legs = [(cid, _card_targets(ids, cid, at)) for k, cid in enumerate(hand) if k == 0 or hand[k - 1] != cid]
-    if any(j in finals for _cid, js in legs for j in js):
+    dest = _dest_index(ids)
+    if any(dest.get(c, at) != at and dest[c] in finals for c in hand):
         return True
-    for cid, js in legs:
-        rest = _without(hand, cid)
+    legs = [(k, _card_targets(ids, cid, at)) for k, cid in enumerate(hand) if k == 0 or hand[k - 1] != cid]
+    if any(j in finals for _k, js in legs for j in js):
+        return True
+    for k, js in legs:
+        rest = hand[:k] + hand[k + 1 :]
         if rest and any(_can_end(ids, finals, j, rest) for j in js):
             return True
     return False
