@@ -27,10 +27,12 @@ Spec rulings (shared/rules/el-capitan.md §10) and where they live:
 * R-28 fortress space choice, R-29/R-34 bonus cards, R-30 forced loans at the bank, R-31 any tile subset,
   R-32 no triangle on expansion tiles (data), R-33 extended 10-Florin loan repays 16 (data).
 
-Known gap (spec §8.4): a paid pirate move by cards plays exactly one card, while the rulebook allows "one
-or more". Doing it right needs the pirate in transit (intermediate cities need no free space and nobody is
-bumped there), i.e. a new field or action in the published vocabulary (``ACTION_SCHEMAS``, hence
-openapi.yaml) and a ``Turn`` field for the pirate's transit position.
+Paid pirate move by cards (spec §8.4, "one or more" cards in the rulebook): sailed card by card with
+``move-pirate`` ``means: "card"``. A leg without ``harbour`` is a stop: the pirate is under way
+(``Turn.pirate_transit``), takes no harbour space and bumps nobody, and its piece stays on its space; the
+leg with ``harbour`` ends the voyage under the destination rules (a free space or an occupied one, not the
+city it set off from, R-36). While it is under way nothing else happens in the turn; only stops from which
+the rest of the hand can still end the voyage are legal (``rules._can_end``), and every leg consumes a card.
 """
 
 from __future__ import annotations

@@ -53,7 +53,8 @@ ACTIONS: dict[str, str] = {
     "build-warehouse": "build a warehouse in the city where your ship lies (§5.4); site only for the first warehouse of a city, colour only with 2 players",
     "reopen": "re-open one of your shut-down warehouses in the city where your ship lies, free (§5.7)",
     "build-fortress": "build a fortress on an empty fortress space of the city where your ship lies (§5.8)",
-    "move-pirate": "move the pirate ship (Islas Canarias): free after anchoring there, or paid by money or a card (§8.4)",
+    "move-pirate": ("move the pirate ship (Islas Canarias): free after anchoring there, or paid by money or by cards (§8.4); "
+                    "a card leg without 'harbour' is a stop and the voyage sails on with another card"),
     "take-loan": "take a 10- or 16-Florin loan: the whole turn at the bank (§5.9), or forced at loan settlement (R-15)",
     "pass": "pass in the first round when nothing else is possible (R-4)",
     "end-turn": "end your turn after its action; the displays are refilled (§5.1)",
@@ -70,11 +71,22 @@ ACTION_SCHEMAS: dict[str, dict[str, Any]] = {
     "reopen": _schema("reopen", {"site": {"type": "integer", "enum": [1, 2]},
                                  "colour": {"type": "string", "enum": list(D.COLOURS)}}, []),
     "build-fortress": _schema("build-fortress", {"space": {"type": "integer", "minimum": 1, "maximum": _MAX_FORTS}}, ["space"]),
-    "move-pirate": _schema("move-pirate", {
-        "to": {"type": "string", "enum": _CITY_IDS},
-        "harbour": {"type": "integer", "minimum": 1, "maximum": _MAX_HARBOURS},
-        "means": {"type": "string", "enum": ["free", "money", "card"]},
-        "card": {"type": "string", "enum": _CARD_IDS}}, ["to", "harbour", "means"]),
+    "move-pirate": {
+        **_schema("move-pirate", {
+            "to": {"type": "string", "enum": _CITY_IDS,
+                   "description": "The city the pirate reaches with this move or leg."},
+            "harbour": {"type": "integer", "minimum": 1, "maximum": _MAX_HARBOURS,
+                        "description": "1-based harbour space where the pirate ends its move. Required for 'free' and "
+                                       "'money'; with 'card', omit it for a stop on a voyage of several cards (§8.4)."},
+            "means": {"type": "string", "enum": ["free", "money", "card"]},
+            "card": {"type": "string", "enum": _CARD_IDS,
+                     "description": "The sailing card played for this leg; given exactly when means is 'card'."}},
+            ["to", "means"]),
+        # §8.4: a card leg may stop over (no harbour); free and money moves always end on a harbour space.
+        "if": {"properties": {"means": {"const": "card"}}},
+        "then": {"required": ["card"]},
+        "else": {"required": ["harbour"], "not": {"required": ["card"]}},
+    },
     "take-loan": _schema("take-loan", {"amount": {"type": "integer", "enum": list(D.LOAN_AMOUNTS)}}, ["amount"]),
     "pass": _schema("pass", {}, []),
     "end-turn": _schema("end-turn", {}, []),
@@ -222,6 +234,8 @@ def describe_action(a: Mapping[str, Any]) -> str:
         how = {"free": "free of charge (collecting protection money)", "money": "paying 2 per step"}.get(str(a.get("means")), "")
         if a.get("means") == "card" and a.get("card") in D.CARDS:
             how = f"with {describe_card(a['card'])}"
+            if "harbour" not in a:
+                return f"sail the pirate ship on to {city} {how}, a stop on its voyage (it must sail on with another card)"
         return f"move the pirate ship to {city}, harbour space {a.get('harbour')}, {how}"
     if kind == "take-loan":
         return f"take a {a.get('amount')}-Florin loan"

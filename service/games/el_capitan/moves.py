@@ -226,13 +226,24 @@ def do_build_fortress(state: State, seat: int, a: dict[str, Any]) -> tuple[State
 
 def do_move_pirate(state: State, seat: int, a: dict[str, Any]) -> tuple[State, list[Event]]:
     """§8.4: move the pirate to a harbour space of another city, bumping a ship there to the first
-    empty space; a free move collects protection money, a paid one costs 2 per step or a card."""
+    empty space; a free move collects protection money, a paid one costs 2 per step or cards.
+
+    A paid move by cards goes card by card: a card leg without ``harbour`` is a stop (the pirate is under
+    way, ``Turn.pirate_transit``): it takes no space, bumps nobody and leaves the board as it is; the leg
+    with ``harbour`` ends the voyage under the destination rules, like a one-card move."""
     to = city_index(state, a["to"])
-    h = a["harbour"] - 1
     means = a["means"]
     frm = state.pirate
     turn = tentative(state) if not state.turn.acted else state.turn
-    turn = replace(turn, pirate_moved=True, free_pirate=means == "free")
+    if "harbour" not in a:
+        turn = replace(turn, pirate_moved=True, pirate_transit=to)
+        p = state.players[seat]
+        state = discard(replace(set_player(state, seat, replace(p, hand=remove_one(p.hand, a["card"]))), turn=turn), a["card"])
+        return state, [{"type": "pirate-stopover", "seat": seat, "to": a["to"], "card": a["card"],
+                        "text": f"{name(state, seat)} sailed the pirate ship on to {city_data(state, to).name} with "
+                                f"{describe_card(a['card'])}, a stop on its voyage."}]
+    h = a["harbour"] - 1
+    turn = replace(turn, pirate_moved=True, free_pirate=means == "free", pirate_transit=-1)
     p = state.players[seat]
     events: list[Event] = []
     if means == "money":

@@ -8,7 +8,7 @@ with a message naming the rule). The action vocabulary is described in ``__init_
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import cache
+from functools import cache, lru_cache
 
 from .data import ALL_CITIES, CARDS, COLOURS, LOAN_AMOUNTS, LOANS, PIRATE_STEP_COST, CityData
 from .state import CHOOSE_START, FREE, SETTLE, TURN, State, city_data, main_colour, neutral_colour
@@ -242,8 +242,19 @@ def gen_end_turn(state: State, seat: int) -> list[Action]:
 
 
 def gen_move_pirate(state: State, seat: int) -> list[Action]:
+    """Pirate moves (§8.4): the compulsory free move after anchoring in Islas Canarias, a paid move by money
+    (2 per step) or by cards, or, while a card voyage is under way, its next leg.
+
+    A paid move by cards is sailed card by card: a leg with ``harbour`` ends the voyage there (a free space
+    or an occupied one, as for one card), a leg without it is a stop. Only stops from which the remaining
+    hand can still end the voyage are listed, so the pirate is never stranded; cards are consumed, so a
+    voyage has at most as many legs as the hand has cards (uniform random play terminates)."""
     t = state.turn
-    if state.stage != TURN or state.pirate < 0 or t.pirate_moved:
+    if state.stage != TURN or state.pirate < 0:
+        return []
+    if t.pirate_transit >= 0:
+        return _card_legs(state, seat, t.pirate_transit)
+    if t.pirate_moved:
         return []
     out: list[Action] = []
     if free_pirate_due(state, seat):
@@ -252,21 +263,69 @@ def gen_move_pirate(state: State, seat: int) -> list[Action]:
             for h in range(len(state.cities[j].harbours)):
                 out.append({"type": "move-pirate", "to": state.city_ids[j], "harbour": h + 1, "means": "free"})
         return out
-    targets = set(pirate_targets(state, False))
+    targets = pirate_targets(state, False)
     here = city_data(state, state.pirate)
     p = state.players[seat]
-    for j in sorted(targets):
+    for j in targets:
         if PIRATE_STEP_COST * distance(here, city_data(state, j)) <= p.money:
             for h in range(len(state.cities[j].harbours)):
                 out.append({"type": "move-pirate", "to": state.city_ids[j], "harbour": h + 1, "means": "money"})
-    for cid in sorted(set(p.hand)):
-        for j in card_targets(state, cid, state.pirate):
-            if j in targets:
-                for h in range(len(state.cities[j].harbours)):
-                    out.append(
-                        {"type": "move-pirate", "to": state.city_ids[j], "harbour": h + 1, "means": "card", "card": cid}
-                    )
+    out.extend(_card_legs(state, seat, state.pirate))
     return out
+
+
+def _card_legs(state: State, seat: int, at: int) -> list[Action]:
+    """Legs of a paid pirate voyage by cards from city ``at`` (§8.4): a stop (no ``harbour``) where the rest of
+    the hand can still end the voyage, or the final leg to each harbour space of a city the pirate may end in."""
+    fset = frozenset(pirate_targets(state, False))
+    hand = tuple(sorted(state.players[seat].hand))
+    ids = state.city_ids
+    dest = _dest_index(ids)
+    # Fast path for the stops: a destination card of the rest of the hand sails straight to its city from
+    # anywhere but that city, so count the hand's destination cards naming a city where the voyage may end.
+    counts: dict[int, int] = {}
+    for c in hand:
+        d = dest.get(c, -1)
+        if d in fset:
+            counts[d] = counts.get(d, 0) + 1
+    all_ends = set(counts)
+    out: list[Action] = []
+    for k, cid in enumerate(hand):
+        if k and hand[k - 1] == cid:
+            continue
+        rest = hand[:k] + hand[k + 1 :]
+        d0 = dest.get(cid, -1)
+        ends = all_ends - {d0} if counts.get(d0) == 1 else all_ends
+        for j in _card_targets(ids, cid, at):
+            if rest and (len(ends) > 1 or (ends and j not in ends) or _can_end(ids, fset, j, rest)):
+                out.append({"type": "move-pirate", "to": ids[j], "means": "card", "card": cid})
+            if j in fset:
+                for h in range(len(state.cities[j].harbours)):
+                    out.append({"type": "move-pirate", "to": ids[j], "harbour": h + 1, "means": "card", "card": cid})
+    return out
+
+
+@cache
+def _dest_index(city_ids: tuple[str, ...]) -> dict[str, int]:
+    """Destination card -> index of its named city in play (cards naming a city out of play are left out)."""
+    return {cid: city_ids.index(c.city) for cid, c in CARDS.items() if c.kind == "destination" and c.city in city_ids}
+
+
+@lru_cache(maxsize=1 << 16)
+def _can_end(ids: tuple[str, ...], finals: frozenset[int], at: int, hand: tuple[str, ...]) -> bool:
+    # A depth-first search over the (sorted) remaining hand: it depends only on the cities in play, the cities
+    # where the voyage may end, the stop and the cards, hence the cache. Every leg consumes a card, so it ends.
+    dest = _dest_index(ids)
+    if any(dest.get(c, at) != at and dest[c] in finals for c in hand):
+        return True
+    legs = [(k, _card_targets(ids, cid, at)) for k, cid in enumerate(hand) if k == 0 or hand[k - 1] != cid]
+    if any(j in finals for _k, js in legs for j in js):
+        return True
+    for k, js in legs:
+        rest = hand[:k] + hand[k + 1 :]
+        if rest and any(_can_end(ids, finals, j, rest) for j in js):
+            return True
+    return False
 
 
 def needs_forced_loan(state: State) -> bool:
@@ -325,6 +384,9 @@ def legal_actions(state: State, seat: int) -> list[Action]:
     stage = state.stage
     gens: tuple[Callable[[State, int], list[Action]], ...]
     if stage == TURN:
+        if state.turn.pirate_transit >= 0:
+            # The pirate is under way: its voyage goes on or ends before any other step (§8.4).
+            return gen_move_pirate(state, seat)
         gens = _AFTER_ACTION if state.turn.acted else _BEFORE_ACTION
     elif stage == SETTLE:
         gens = _SETTLING

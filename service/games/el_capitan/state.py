@@ -80,6 +80,10 @@ class Turn(NamedTuple):
     free_pirate: bool
     """The free pirate move was made (no more sailing after it)."""
     snapshot: State | None
+    pirate_transit: int = -1
+    """City index where the pirate stops over during a paid move by several cards, -1 if it is not under way
+    (§8.4: the pirate sails card by card; a stop takes no harbour space and bumps nobody, so the pirate's piece
+    stays on its space until the voyage's final leg; meanwhile the turn has no other step)."""
 
 
 class State(NamedTuple):

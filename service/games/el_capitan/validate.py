@@ -12,12 +12,14 @@ from .data import ALL_CITIES, CARDS, COLOURS, LOAN_AMOUNTS, LOANS, PIRATE_STEP_C
 from .rules import (
     GENERATORS,
     at_building_city,
+    canarias_index,
+    card_targets,
     city_index,
     distance,
     first_round,
     free_pirate_due,
 )
-from .state import OVER, SETTLE, TURN, State, city_data, seat_colours
+from .state import FREE, OVER, SETTLE, TURN, State, city_data, seat_colours
 from .track import next_sites
 
 # field name -> (python type, required)
@@ -27,7 +29,7 @@ FIELDS: dict[str, dict[str, tuple[type, bool]]] = {
     "build-warehouse": {"site": (int, False), "colour": (str, False)},
     "reopen": {"site": (int, False), "colour": (str, False)},
     "build-fortress": {"space": (int, True)},
-    "move-pirate": {"to": (str, True), "harbour": (int, True), "means": (str, True), "card": (str, False)},
+    "move-pirate": {"to": (str, True), "harbour": (int, False), "means": (str, True), "card": (str, False)},
     "take-loan": {"amount": (int, True)},
     "pass": {},
     "end-turn": {},
@@ -70,6 +72,9 @@ def normalise(action: Mapping[str, Any]) -> dict[str, Any]:
         raise InvalidAction("bad-field", "move-pirate: means is 'free', 'money' or 'card'")
     if kind == "move-pirate" and (out["means"] == "card") != ("card" in out):
         raise InvalidAction("bad-field", "move-pirate: a 'card' is given exactly when means is 'card'")
+    if kind == "move-pirate" and out["means"] != "card" and "harbour" not in out:
+        raise InvalidAction("missing-field", "move-pirate: 'harbour' is required unless means is 'card' "
+                                             "(a card leg without it is a stop on the pirate's voyage)")
     if kind == "settle-loan" and out["choice"] not in ("repay", "extend"):
         raise InvalidAction("bad-field", "settle-loan: choice is 'repay' or 'extend'")
     return out
@@ -81,6 +86,9 @@ def check(state: State, seat: int, a: dict[str, Any]) -> None:
         raise IllegalAction("game-over", "the game is over")
     if seat != state.seat:
         raise IllegalAction("not-your-turn", f"it is seat {state.seat}'s move, not seat {seat}'s")
+    if state.stage == TURN and state.turn.pirate_transit >= 0 and a["type"] != "move-pirate":
+        raise IllegalAction("pirate-in-transit", "the pirate ship is under way: play its next card or end its voyage "
+                                                 "on a harbour space first (rule §8.4)")
     if a in GENERATORS[a["type"]](state, seat):
         return
     code, msg = explain(state, seat, a)
@@ -179,25 +187,56 @@ def explain(state: State, seat: int, a: dict[str, Any]) -> tuple[str, str]:
             return "no-action-yet", "a turn needs its action first: build, re-open, fortress or loan (rule §5.1, §5.9)"
         return "pirate-due", "after anchoring in Islas Canarias you must move the pirate ship (rule §8.4)"
     if kind == "move-pirate":
-        if state.pirate < 0:
-            return "no-pirate", "the pirate ship is used only with Islas Canarias (rule §8.4)"
-        if t.pirate_moved:
-            return "pirate-moved", "the pirate moves at most once per turn (R-21)"
-        if a["means"] == "free" and not free_pirate_due(state, seat):
-            return "no-free-move", "the free pirate move follows your anchoring in Islas Canarias (rule §8.4)"
-        if a["means"] != "free" and free_pirate_due(state, seat):
-            return "free-move-due", "you arrived in Islas Canarias: make the free pirate move (rule §8.4, R-21)"
-        to = city_index(state, a["to"])
-        if to < 0:
-            return "city-not-in-play", f"{a['to']} is not in play"
-        if to == state.pirate:
-            return "same-city", "the pirate never changes space within a city (rule §8.4)"
-        if a["means"] == "money":
-            cost = PIRATE_STEP_COST * distance(city_data(state, state.pirate), city_data(state, to))
-            if cost > p.money:
-                return "cannot-afford", f"moving the pirate there costs {cost} (rule §8.4)"
-        return "bad-pirate-move", "the pirate needs a target city with a free harbour space, reachable by the means given (rule §8.4, R-36)"
+        return _explain_pirate(state, seat, a)
     if kind == "settle-loan":
         amt = p.loans[state.settle_loan][0] if state.settle_loan < len(p.loans) else 0
         return "cannot-repay", f"repaying costs {LOANS.get(amt, (0, 0))[0]} (rule §6.4)"
     return "illegal", f"{kind} is not allowed now"
+
+
+def _explain_pirate(state: State, seat: int, a: dict[str, Any]) -> tuple[str, str]:
+    """Why a pirate move is refused (§8.4, R-21, R-36)."""
+    t = state.turn
+    transit = t.pirate_transit
+    if state.pirate < 0:
+        return "no-pirate", "the pirate ship is used only with Islas Canarias (rule §8.4)"
+    if transit < 0 and t.pirate_moved:
+        return "pirate-moved", "the pirate moves at most once per turn (R-21)"
+    means = a["means"]
+    if transit >= 0 and means != "card":
+        return "pirate-in-transit", ("the pirate ship is under way by cards: play its next card "
+                                     "(rule §8.4: by cards or by money, not both)")
+    if means == "free" and not free_pirate_due(state, seat):
+        return "no-free-move", "the free pirate move follows your anchoring in Islas Canarias (rule §8.4)"
+    if means != "free" and free_pirate_due(state, seat):
+        return "free-move-due", "you arrived in Islas Canarias: make the free pirate move (rule §8.4, R-21)"
+    to = city_index(state, a["to"])
+    if to < 0:
+        return "city-not-in-play", f"{a['to']} is not in play"
+    cname = city_data(state, to).name
+    if means == "card":
+        cid = a["card"]
+        if cid not in state.players[seat].hand:
+            return "card-not-in-hand", f"you do not hold card {cid} (rule §8.4: the pirate sails with your sailing cards)"
+        at = transit if transit >= 0 else state.pirate
+        if to not in card_targets(state, cid, at):
+            return "bad-pirate-move", (f"card {cid} cannot take the pirate from {city_data(state, at).name} to {cname} "
+                                       "(rule §8.4 with §5.2: destination, sea route or a connection card naming its city)")
+        if "harbour" not in a:
+            return "voyage-cannot-end", (f"from {cname} the cards left in your hand cannot bring the pirate to a city "
+                                         "with a free harbour space, where its voyage must end (rule §8.4)")
+    if to == state.pirate:
+        if transit >= 0:
+            return "pirate-origin", "the pirate's voyage must end in another city than the one it set off from (rule §8.4, R-36)"
+        return "same-city", "the pirate never changes space within a city (rule §8.4)"
+    if means == "free" and to == canarias_index(state):
+        return "bad-pirate-move", "the free pirate move goes to another city than Islas Canarias (rule §8.4, R-36)"
+    if FREE not in state.cities[to].harbours:
+        return "no-free-harbour", f"{cname} has no free harbour space: the pirate may end its move only where one is free (rule §8.4)"
+    if not 1 <= a["harbour"] <= len(state.cities[to].harbours):
+        return "bad-harbour", f"{cname} has harbour spaces 1 to {len(state.cities[to].harbours)} (rule §8.4)"
+    if means == "money":
+        cost = PIRATE_STEP_COST * distance(city_data(state, state.pirate), city_data(state, to))
+        if cost > state.players[seat].money:
+            return "cannot-afford", f"moving the pirate there costs {cost} (rule §8.4)"
+    return "bad-pirate-move", "the pirate needs a target city with a free harbour space, reachable by the means given (rule §8.4, R-36)"

@@ -91,6 +91,7 @@ def view(state: State, seat: int | None) -> dict[str, Any]:
             "sailed": t.sailed,
             "action_done": t.acted,
             "pirate_moved": t.pirate_moved,
+            "pirate_in_transit": state.city_ids[t.pirate_transit] if t.pirate_transit >= 0 else None,
             "free_pirate_move_due": state.stage == "turn" and free_pirate_due(state, state.seat),
         },
         "cards": {cid: _card_json(cid) for cid in sorted({*state.dest_display, *state.conn_display,
@@ -144,7 +145,11 @@ def render(v: Mapping[str, Any]) -> str:
                  + f"   (deck {v['decks']['destination']})")
     lines.append("Connection display:  " + (", ".join(_card_text(v["cards"], c) for c in v["displays"]["connection"]) or "-")
                  + f"   (deck {v['decks']['connection']})")
-    lines.append(f"Bonus cards left: {v['bonus_cards_left']}" + (f"   Pirate: {v['pirate']}" if v.get("pirate") else ""))
+    pirate = ""
+    if v.get("pirate"):
+        transit = v.get("turn", {}).get("pirate_in_transit")
+        pirate = f"   Pirate: {v['pirate']}" + (f" (under way by cards, now stopping at {transit})" if transit else "")
+    lines.append(f"Bonus cards left: {v['bonus_cards_left']}" + pirate)
     lines.append("Legend: track sites R/Y/G/B/W = warehouse colour, . empty, # empty shut-down space; value = current payout.")
     return "\n".join(lines)
 

@@ -80,6 +80,12 @@ def check_invariants(s: State) -> None:
             assert s.cities[p.ship].harbours[p.berth] == seat
     if s.pirate >= 0:
         assert sum(c.harbours.count(PIRATE) for c in s.cities) == 1
+    if s.turn.pirate_transit >= 0:
+        # §8.4: a pirate voyage by cards under way is the turn's pirate move; nothing else happens until it ends,
+        # and a stop is only legal while the rest of the hand can still end the voyage.
+        assert s.stage == "turn" and s.pirate >= 0 and s.turn.pirate_moved
+        legal = GAME.legal_actions(s, s.seat)
+        assert legal and all(a["type"] == "move-pirate" and a["means"] == "card" for a in legal)
     # every sailing card exactly once
     cards = [*s.dest_deck, *s.dest_display, *s.dest_discard, *s.conn_deck, *s.conn_display, *s.conn_discard]
     for p in s.players:
