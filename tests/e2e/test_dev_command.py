@@ -1,0 +1,71 @@
+"""The README's first command: `portolan dev` starts Redis, a worker and the API, serves a
+match, and a Ctrl-C stops everything it started."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import requests
+
+from service.embedded import free_port
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _children(pid: int) -> list[int]:
+    out = subprocess.run(["ps", "-o", "pid=", "--ppid", str(pid)], capture_output=True, text=True).stdout
+    return [int(x) for x in out.split()]
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    state = subprocess.run(["ps", "-o", "stat=", "-p", str(pid)], capture_output=True, text=True).stdout.strip()
+    return bool(state) and not state.startswith("Z")
+
+
+def test_portolan_dev_runs_everything_and_ctrl_c_stops_it(tmp_path: Path) -> None:
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "SMTP_URL", "OUTBOX_DIR", "PUBLIC_URL")}
+    env["PYTHONPATH"] = str(ROOT)
+    proc = subprocess.Popen([sys.executable, "-m", "service.cli", "dev", "--port", str(port), "--data", str(tmp_path / "var")],
+                            env=env, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            assert proc.poll() is None, proc.stdout.read() if proc.stdout else ""
+            try:
+                if requests.get(f"{url}/healthz", timeout=1).status_code == 200:
+                    break
+            except requests.ConnectionError:
+                pass
+            assert time.monotonic() < deadline, "portolan dev did not come up"
+            time.sleep(0.2)
+        children = _children(proc.pid)
+        assert len(children) >= 2  # redis-server and the worker
+        made = requests.post(f"{url}/v1/matches", json={"game": "nauticus", "seats": [{"invite": "you@example.org"},
+                                                                                    {"bot": "random"}]}, timeout=10)
+        assert made.status_code == 201
+        outbox = tmp_path / "var" / "outbox"
+        deadline = time.monotonic() + 30
+        while not list(outbox.glob("invite-*.eml")):  # the worker delivered the invitation
+            assert time.monotonic() < deadline, "no invitation in the outbox"
+            time.sleep(0.2)
+        assert (tmp_path / "var" / "redis" / "appendonly.aof").exists() or list((tmp_path / "var" / "redis").glob("appendonly*"))
+    finally:
+        proc.send_signal(signal.SIGINT)
+        out, _ = proc.communicate(timeout=30)
+    assert proc.returncode == 0, out
+    assert "Portolan is running at" in out and "stopping the worker and Redis" in out
+    deadline = time.monotonic() + 10
+    while any(_alive(c) for c in children):
+        assert time.monotonic() < deadline, f"left running: {[c for c in children if _alive(c)]}"
+        time.sleep(0.2)
