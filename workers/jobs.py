@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
 from service.chain import visible_events
 from service.config import Settings
 from service.errors import Conflict
-from service.mail import deliver, render
+from service.mail import Mail, deliver, render
 from service.matches import Matches
 from service.runtime import build
 
@@ -52,6 +53,20 @@ def happened_since(m: Matches, match_id: str, seat: int, ply: int) -> list[str]:
     return lines
 
 
+def _send_once(m: Matches, mark: str, compose: Callable[[], Mail | None]) -> str | None:
+    """Compose and deliver one mail under a one-time mark. Returns where it went ("no email
+    address" when ``compose`` gives None), or None when the mark was already taken. A failure
+    gives the mark back, so the job's retry can send it."""
+    if not m.store.claim_once(mark):
+        return None
+    try:
+        mail = compose()
+        return deliver(settings(), mail) if mail is not None else "no email address"
+    except Exception:
+        m.store.release(mark)
+        raise
+
+
 def send_turn_notice(match_id: str, seat: int, ply: int) -> str:
     """Email the seat's player that it is their turn (once per match, seat and ply)."""
     m = service()
@@ -59,10 +74,11 @@ def send_turn_notice(match_id: str, seat: int, ply: int) -> str:
     if meta["status"] != "active" or seat not in meta["active"]:
         return "skipped: the seat need not act any more"
     mark = f"notice:{match_id}:{seat}:{ply}"
-    if not m.store.claim_once(mark):
-        return "skipped: already sent"
-    try:
+
+    def compose() -> Mail | None:
         row = meta["seats"][seat]
+        if not row["email"]:
+            return None
         game = m.game_of(meta)
         view = m.view(match_id, seat)
         legal = view["legal_actions"]
@@ -74,11 +90,11 @@ def send_turn_notice(match_id: str, seat: int, ply: int) -> str:
             "cli_line": cli_line(match_id, seat, legal[0]["action"]) if legal else f"portolan show {match_id}",
             "head": meta["head"], "commitment": meta["commitment"], "public_url": m.public_url,
         }
-        mail = render("turn_notice", row["email"], f"[Portolan] Your turn in {game.title} ({match_id})", mark, ctx)
-        where = deliver(settings(), mail) if row["email"] else "no email address"
-    except Exception:
-        m.store.release(mark)  # let the retry send it
-        raise
+        return render("turn_notice", row["email"], f"[Portolan] Your turn in {game.title} ({match_id})", mark, ctx)
+
+    where = _send_once(m, mark, compose)
+    if where is None:
+        return "skipped: already sent"
     log.info("turn notice %s -> %s", mark, where)
     return f"sent: {where}"
 
@@ -89,9 +105,10 @@ def send_match_over(match_id: str, seat: int) -> str:
     meta = m.meta(match_id)
     mark = f"over:{match_id}:{seat}"
     row = meta["seats"][seat]
-    if not row["email"] or not m.store.claim_once(mark):
+    if not row["email"]:
         return "skipped"
-    try:
+
+    def compose() -> Mail:
         game = m.game_of(meta)
         outcome = meta.get("outcome") or {"scores": [], "ranks": []}
         names = game.seat_names(meta["players"])
@@ -100,11 +117,10 @@ def send_match_over(match_id: str, seat: int) -> str:
              for s in range(len(outcome["scores"]))), key=lambda r: (r["rank"], r["seat"]))
         ctx = {"name": row["name"], "match": match_id, "game_title": game.title, "ply": meta["ply"],
                "standings": standings, "head": meta["head"], "public_url": m.public_url}
-        where = deliver(settings(), render("match_over", row["email"], f"[Portolan] {game.title} {match_id} is over", mark, ctx))
-    except Exception:
-        m.store.release(mark)
-        raise
-    return f"sent: {where}"
+        return render("match_over", row["email"], f"[Portolan] {game.title} {match_id} is over", mark, ctx)
+
+    where = _send_once(m, mark, compose)
+    return "skipped" if where is None else f"sent: {where}"
 
 
 def send_invite(match_id: str, seat: int, email: str, token: str) -> str:
@@ -112,17 +128,15 @@ def send_invite(match_id: str, seat: int, email: str, token: str) -> str:
     m = service()
     meta = m.meta(match_id)
     mark = f"invite:{match_id}:{seat}"
-    if not m.store.claim_once(mark):
-        return "skipped"
-    try:
+
+    def compose() -> Mail:
         game = m.game_of(meta)
         ctx = {"match": match_id, "seat": seat, "token": token, "to": email, "game_title": game.title,
                "commitment": meta["commitment"], "public_url": m.public_url}
-        where = deliver(settings(), render("invite", email, f"[Portolan] You are invited to {game.title}", mark, ctx))
-    except Exception:
-        m.store.release(mark)
-        raise
-    return f"sent: {where}"
+        return render("invite", email, f"[Portolan] You are invited to {game.title}", mark, ctx)
+
+    where = _send_once(m, mark, compose)
+    return "skipped" if where is None else f"sent: {where}"
 
 
 def play_bot(match_id: str, seat: int, ply: int) -> str:
