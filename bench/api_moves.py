@@ -5,7 +5,7 @@
 
 What it starts (and stops again, whatever happens):
 
-* a Redis of its own (``service.embedded.EmbeddedRedis``, no persistence) unless ``REDIS_URL``
+* a Redis of its own (``service.storage.embedded.EmbeddedRedis``, no persistence) unless ``REDIS_URL``
   is set; on a Redis it did not start it deletes only its own namespace's keys and the RQ keys
   of its own queues and jobs (never FLUSHALL);
 * gunicorn serving ``service.api:create_app()`` with ``PORTOLAN_NS=bench-<random>:`` on a free
@@ -14,7 +14,7 @@ What it starts (and stops again, whatever happens):
 
 Phase 1 (moves): every client owns one 2-seat match (two human seats, two Ed25519 keys, created
 and claimed over HTTP before the clock starts) and plays random legal moves: it signs an
-envelope with ``service.signing``, POSTs it, and takes the next ply and the legal actions from
+envelope with ``service.proof.signing``, POSTs it, and takes the next ply and the legal actions from
 the move response (``ply`` and ``view.legal_actions``), so a move is one request. The move
 response only carries the mover's legal actions: when the turn passes to the other seat the
 client makes one signed GET of that seat's view (counted and timed apart, and included in the
@@ -54,7 +54,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from service import signing
+from service.proof import signing
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURE_GAME = "harbour-race"
@@ -400,7 +400,7 @@ class ServerConfig:
 
 class Gunicorn:
     def __init__(self, app_spec: str, cfg: ServerConfig, env: dict[str, str], log_path: Path) -> None:
-        from service.embedded import free_port
+        from service.storage.embedded import free_port
 
         self.port = free_port()
         self.log_path = log_path
@@ -595,7 +595,7 @@ def main(argv: list[str] | None = None) -> int:
     servers: list[Gunicorn] = []
     try:
         if not redis_url:
-            from service.embedded import EmbeddedRedis
+            from service.storage.embedded import EmbeddedRedis
 
             embedded = EmbeddedRedis(tmp / "redis", durable=False)
             redis_url = embedded.start()

@@ -10,11 +10,11 @@ from functools import lru_cache
 
 import redis
 
-from . import signing
-from .config import Settings
-from .dispatch import RQDispatcher
-from .matches import Matches
-from .store import Store
+from service.config import Settings
+from service.delivery.dispatch import RQDispatcher
+from service.play.matches import Matches
+from service.proof import signing
+from service.storage.store import Store
 
 
 @lru_cache(maxsize=8)

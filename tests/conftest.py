@@ -16,11 +16,12 @@ from typing import Any
 import pytest
 import redis
 
-from service import games, signing
+from service import games
 from service.config import Settings
-from service.embedded import EmbeddedRedis, free_port
-from service.matches import Matches
+from service.play.matches import Matches
+from service.proof import signing
 from service.runtime import build, connect
+from service.storage.embedded import EmbeddedRedis, free_port
 from tests.fixture_game import GAME as FIXTURE
 
 games.register(FIXTURE)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from service import cli
+from service.tools import cli
 
 
 def test_move_takes_actions_before_and_after_options(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -42,7 +42,7 @@ def test_keygen_writes_a_private_key_readable_only_by_its_owner(tmp_path: Path, 
 
 
 def test_an_unreachable_server_is_a_clear_error(capsys: pytest.CaptureFixture[str]) -> None:
-    from service.embedded import free_port
+    from service.storage.embedded import free_port
 
     assert cli.main(["--server", f"http://127.0.0.1:{free_port()}", "show", "m1"]) == 3
     assert "cannot reach the Portolan server" in capsys.readouterr().err

@@ -12,11 +12,12 @@ from typing import Any
 
 import pytest
 
-from service import fairness, games, signing
+from service import games
 from service.games.base import Rng
-from service.matches import Matches
-from service.rebuild import rebuild
-from service.verify import verify_record
+from service.play.matches import Matches
+from service.proof import fairness, signing
+from service.proof.verify import verify_record
+from service.tools.rebuild import rebuild
 from tests.conftest import Player
 
 GAME_IDS = sorted(games.registry())
@@ -57,7 +58,7 @@ def test_a_finished_match_of_every_game_verifies(service: Matches, game: str) ->
 def test_cli_verify_accepts_and_rejects(finished: dict[str, Any], tmp_path: Path) -> None:
     good = tmp_path / "good.json"
     good.write_text(json.dumps(finished))
-    ok = subprocess.run([sys.executable, "-m", "service.cli", "verify", str(good)], capture_output=True, text=True,
+    ok = subprocess.run([sys.executable, "-m", "service.tools.cli", "verify", str(good)], capture_output=True, text=True,
                         env={"PORTOLAN_PLUGINS": "tests.fixture_game", "PATH": ""}, cwd=Path(__file__).parent.parent)
     assert ok.returncode == 0, ok.stdout + ok.stderr
     assert "record verified" in ok.stdout and "outcome reproduced" in ok.stdout
@@ -65,7 +66,7 @@ def test_cli_verify_accepts_and_rejects(finished: dict[str, Any], tmp_path: Path
     bad_record["entries"][1]["receipt"] = bad_record["entries"][0]["receipt"]
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps(bad_record))
-    r = subprocess.run([sys.executable, "-m", "service.cli", "verify", str(bad)], capture_output=True, text=True,
+    r = subprocess.run([sys.executable, "-m", "service.tools.cli", "verify", str(bad)], capture_output=True, text=True,
                        env={"PORTOLAN_PLUGINS": "tests.fixture_game", "PATH": ""}, cwd=Path(__file__).parent.parent)
     assert r.returncode == 1 and "FAIL ply 1: the server receipt" in r.stdout
 

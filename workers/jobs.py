@@ -14,11 +14,11 @@ from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
-from service.chain import visible_events
 from service.config import Settings
-from service.errors import Conflict
-from service.mail import Mail, deliver, render
-from service.matches import Matches
+from service.delivery.mail import Mail, deliver, render
+from service.play.errors import Conflict
+from service.play.matches import Matches
+from service.proof.chain import visible_events
 from service.runtime import build
 
 log = logging.getLogger("portolan.jobs")

@@ -22,7 +22,7 @@ log = logging.getLogger("portolan.worker")
 def sweep_forever(settings: Settings, every_s: float, stop: threading.Event) -> None:
     """Every ``every_s`` seconds, re-enqueue turn notices that never went out (a crash between a
     move's commit and its enqueue). Idempotent: a notice that did go out has its mark."""
-    from service.listings import resend_unsent_notices
+    from service.play.listings import resend_unsent_notices
     from service.runtime import build
 
     service = build(settings)

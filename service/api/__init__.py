@@ -6,10 +6,10 @@ from typing import Any
 
 from flask import Flask
 
-from ..config import Settings
-from ..matches import Matches
-from ..runtime import build
-from . import errors, games, matches, players, server
+from service.api import errors, games, matches, players, server
+from service.config import Settings
+from service.play.matches import Matches
+from service.runtime import build
 
 
 def create_app(settings: Settings | None = None, service: Matches | None = None, **config: Any) -> Flask:

@@ -12,9 +12,9 @@ import time
 
 from flask import request
 
-from .. import signing
-from ..errors import Unauthorized
-from ..signing import signed_request_body
+from service.play.errors import Unauthorized
+from service.proof import signing
+from service.proof.signing import signed_request_body
 
 WINDOW_S = 300
 _PARAM = re.compile(r'(\w+)="([^"]*)"')

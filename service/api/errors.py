@@ -10,7 +10,7 @@ from marshmallow import ValidationError
 from redis.exceptions import RedisError
 from werkzeug.exceptions import HTTPException
 
-from ..errors import ServiceError
+from service.play.errors import ServiceError
 
 log = logging.getLogger("portolan.api")
 

@@ -6,8 +6,8 @@ from typing import Any
 
 from flask import Blueprint
 
-from .. import games
-from ..errors import NotFound
+from service import games
+from service.play.errors import NotFound
 
 bp = Blueprint("games", __name__, url_prefix="/v1/games")
 

@@ -7,11 +7,11 @@ from typing import Any
 
 from flask import Blueprint, Response, current_app, request
 
-from .. import listings
-from ..errors import BadRequest, Unauthorized
-from ..matches import Matches
-from . import schemas
-from .auth import signed_key
+from service.api import schemas
+from service.api.auth import signed_key
+from service.play import listings
+from service.play.errors import BadRequest, Unauthorized
+from service.play.matches import Matches
 
 bp = Blueprint("matches", __name__, url_prefix="/v1/matches")
 MAX_WAIT_S = 30

@@ -6,9 +6,9 @@ from typing import Any
 
 from flask import Blueprint, current_app
 
-from .. import listings
-from ..matches import Matches
-from .auth import signed_key
+from service.api.auth import signed_key
+from service.play import listings
+from service.play.matches import Matches
 
 bp = Blueprint("players", __name__, url_prefix="/v1/me")
 

@@ -8,7 +8,7 @@ from typing import Any
 from flask import request
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
-from ..errors import BadRequest
+from service.play.errors import BadRequest
 
 
 class SeatSpec(Schema):

@@ -6,8 +6,8 @@ from typing import Any
 
 from flask import Blueprint, current_app
 
-from ..matches import Matches
-from .errors import problem
+from service.api.errors import problem
+from service.play.matches import Matches
 
 bp = Blueprint("server", __name__)
 

@@ -16,8 +16,8 @@ from typing import Any
 
 import yaml
 
-from .. import games
-from ..games.base import options_json_schema
+from service import games
+from service.games.base import options_json_schema
 
 BEGIN = "    # BEGIN generated game schemas (python -m service.api.spec --write)\n"
 END = "    # END generated game schemas\n"

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ..games.base import Action, Game, Rng
+from service.games.base import Action, Game, Rng
 
 Policy = Callable[[Game[Any], Any, int, Sequence[Action], Rng], Action]
 

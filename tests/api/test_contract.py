@@ -22,7 +22,7 @@ from openapi_core.contrib.werkzeug import WerkzeugOpenAPIRequest, WerkzeugOpenAP
 from openapi_core.deserializing.media_types.util import json_loads
 from werkzeug.test import EnvironBuilder
 
-from service import signing
+from service.proof import signing
 from tests.conftest import Player
 
 SPEC_PATH = Path(__file__).resolve().parents[2] / "openapi.yaml"

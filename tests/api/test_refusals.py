@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from service import signing
+from service.proof import signing
 from tests.api.test_matches_flow import create, started
 from tests.conftest import Player
 
@@ -227,10 +227,10 @@ def test_redis_down_is_503_not_500(settings: Any) -> None:
     import dataclasses
 
     from service.api import create_app
-    from service.embedded import free_port
-    from service.matches import Matches
+    from service.play.matches import Matches
     from service.runtime import connect
-    from service.store import Store
+    from service.storage.embedded import free_port
+    from service.storage.store import Store
 
     dead = dataclasses.replace(settings, redis_url=f"redis://127.0.0.1:{free_port()}/0")
     store = Store(connect(dead.redis_url), dead.namespace)

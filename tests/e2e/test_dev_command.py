@@ -12,7 +12,7 @@ from pathlib import Path
 
 import requests
 
-from service.embedded import free_port
+from service.storage.embedded import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -35,7 +35,7 @@ def test_portolan_dev_runs_everything_and_ctrl_c_stops_it(tmp_path: Path) -> Non
     port = free_port()
     env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "SMTP_URL", "OUTBOX_DIR", "PUBLIC_URL")}
     env["PYTHONPATH"] = str(ROOT)
-    proc = subprocess.Popen([sys.executable, "-m", "service.cli", "dev", "--port", str(port), "--data", str(tmp_path / "var")],
+    proc = subprocess.Popen([sys.executable, "-m", "service.tools.cli", "dev", "--port", str(port), "--data", str(tmp_path / "var")],
                             env=env, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     url = f"http://127.0.0.1:{port}"
     try:

@@ -18,12 +18,13 @@ from typing import Any
 import pytest
 from werkzeug.serving import make_server
 
-from service import cli, games
+from service import games
 from service.config import Settings
-from service.embedded import free_port
 from service.games.base import Rng
-from service.replay import replay
-from service.verify import verify_record
+from service.proof.replay import replay
+from service.proof.verify import verify_record
+from service.storage.embedded import free_port
+from service.tools import cli
 from tests.conftest import SmtpSink
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -45,7 +46,7 @@ def stack(settings: Settings, smtp_sink: SmtpSink, tmp_path: Path) -> Iterator[s
                PUBLIC_URL=url, PORTOLAN_PLUGINS="tests.fixture_game", PYTHONPATH=str(ROOT))
     # the worker's log goes to a file: a pipe nobody reads fills up and blocks the worker
     log = (tmp_path / "worker.log").open("wb")
-    worker = subprocess.Popen([sys.executable, "-m", "service.cli", "worker"], env=env, cwd=ROOT,
+    worker = subprocess.Popen([sys.executable, "-m", "service.tools.cli", "worker"], env=env, cwd=ROOT,
                               stdout=log, stderr=subprocess.STDOUT)
     s = Settings(**{**settings.__dict__, "smtp_url": smtp_sink.url, "public_url": url})
     server = make_server("127.0.0.1", port, create_app(s, build(s)), threaded=True)

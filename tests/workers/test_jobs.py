@@ -9,8 +9,8 @@ import pytest
 from rq import Queue
 
 from service.config import Settings
-from service.listings import resend_unsent_notices, unsent_notices
-from service.matches import Matches
+from service.play.listings import resend_unsent_notices, unsent_notices
+from service.play.matches import Matches
 from service.runtime import build, connect
 from tests.conftest import Player, SmtpSink, worker_burst
 from workers import jobs
@@ -71,7 +71,7 @@ def test_notice_says_what_happened_since(smtp_settings: Settings, smtp_sink: Smt
         legal = [a["action"] for a in m.view(mid, seat)["legal_actions"]]
         action = {"type": "bank"} if {"type": "bank"} in legal else {"type": "roll"}
         env = {"match": mid, "seat": seat, "ply": meta["ply"], "actions": [action], "nonce": str(meta["ply"])}
-        from service import signing
+        from service.proof import signing
 
         m.submit(mid, env, signing.sign(players[seat].private_key, env))
     worker_burst(smtp_settings)
@@ -116,7 +116,7 @@ def test_bots_play_a_match_to_the_end_through_the_signed_path(smtp_settings: Set
     assert meta["status"] == "finished" and meta["outcome"]["ranks"].count(1) >= 1
     log = m.store.log(made["id"])
     assert all(e["by"] == "bot:random" for e in log)
-    from service.verify import verify_record
+    from service.proof.verify import verify_record
 
     assert verify_record(m.record(made["id"])).ok
     assert notices(smtp_sink) == []  # bots get no mail
@@ -152,7 +152,7 @@ def test_a_notice_lost_between_commit_and_enqueue_is_found_and_sent(smtp_setting
 
 
 def test_active_since_follows_each_seats_turn(smtp_settings: Settings, players: list[Player]) -> None:
-    from service import signing
+    from service.proof import signing
 
     m = build(smtp_settings)
     mid = start_human_match(m, players)

@@ -16,9 +16,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import signing
-from .chain import RECORD_FORMAT, chain_genesis, entry_hash, receipt_body
-from .replay import ReplayMismatch, game_for, plain, replay
+from service.proof import signing
+from service.proof.chain import RECORD_FORMAT, chain_genesis, entry_hash, receipt_body
+from service.proof.replay import ReplayMismatch, game_for, plain, replay
 
 
 @dataclass

@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from . import signing
+from service.proof import signing
 
 DEFAULT_URL = "http://127.0.0.1:8000"
 
@@ -104,7 +104,7 @@ def render_view(view: dict[str, Any]) -> str:
 
 
 def _client(args: argparse.Namespace) -> Any:
-    from .client import Client
+    from service.tools.client import Client
 
     return Client(args.server)
 
@@ -242,7 +242,7 @@ def cmd_record(args: argparse.Namespace) -> int:
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
-    from .verify import verify_file
+    from service.proof.verify import verify_file
 
     report = verify_file(args.record, server_key=args.server_key)
     print(report.text())
@@ -250,9 +250,9 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
 
 def cmd_rebuild(args: argparse.Namespace) -> int:
-    from .config import Settings
-    from .rebuild import rebuild
-    from .runtime import build
+    from service.config import Settings
+    from service.runtime import build
+    from service.tools.rebuild import rebuild
 
     service = build(Settings.from_env())
     ids = service.store.match_ids() if args.all else args.matches
@@ -268,9 +268,8 @@ def cmd_rebuild(args: argparse.Namespace) -> int:
 
 
 def cmd_worker(args: argparse.Namespace) -> int:
+    from service.config import Settings
     from workers.worker import run
-
-    from .config import Settings
 
     run(Settings.from_env(), burst=args.burst, fork=args.fork)
     return 0
@@ -279,14 +278,14 @@ def cmd_worker(args: argparse.Namespace) -> int:
 def cmd_serve(args: argparse.Namespace) -> int:
     from werkzeug.serving import run_simple
 
-    from .api import create_app
+    from service.api import create_app
 
     run_simple(args.host, args.port, create_app(), threaded=True, use_reloader=False)
     return 0
 
 
 def cmd_dev(args: argparse.Namespace) -> int:
-    from .devserver import run_dev
+    from service.tools.devserver import run_dev
 
     return run_dev(host=args.host, port=args.port, data_dir=args.data)
 
@@ -370,7 +369,7 @@ def main(argv: list[str] | None = None) -> int:
         p.error(f"unrecognized arguments: {' '.join(extra)}")
     import requests
 
-    from .client import ApiError
+    from service.tools.client import ApiError
 
     try:
         return int(args.fn(args))

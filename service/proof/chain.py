@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from . import signing
+from service.proof import signing
 
 RECORD_FORMAT = "portolan-record/1"
 

@@ -12,8 +12,9 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from . import fairness, games
-from .games.base import Game, GameError
+from service import games
+from service.games.base import Game, GameError
+from service.proof import fairness
 
 
 class ReplayMismatch(Exception):

@@ -1,7 +1,7 @@
 """Use cases: create a match, claim a seat, submit a move, read views and the log.
 
 No Flask here: the API and the workers both call these functions. Every refusal raises a
-:class:`service.errors.ServiceError` before anything is written, so a refused request never
+:class:`service.play.errors.ServiceError` before anything is written, so a refused request never
 changes stored state. Accepted moves are committed by one atomic store call and then handed to
 the dispatcher (the single fan-out point for notices and bot turns).
 """
@@ -18,16 +18,17 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from . import fairness, games, signing
-from .bots import POLICIES
-from .chain import RECORD_FORMAT, chain_genesis, entry_hash, receipt_body, visible_events
-from .envelopes import check_envelope
-from .errors import BadRequest, Conflict, Forbidden, NotFound, ServiceError, Unauthorized, Unprocessable
-from .games.base import Action, Game, IllegalAction, InvalidAction, Outcome, Rng
-from .ports import Dispatcher, NullDispatcher
+from service import games
+from service.bots import POLICIES
+from service.games.base import Action, Game, IllegalAction, InvalidAction, Outcome, Rng
+from service.play.envelopes import check_envelope
+from service.play.errors import BadRequest, Conflict, Forbidden, NotFound, ServiceError, Unauthorized, Unprocessable
+from service.play.ports import Dispatcher, NullDispatcher
+from service.proof import fairness, signing
+from service.proof.chain import RECORD_FORMAT, chain_genesis, entry_hash, receipt_body, visible_events
 
 if TYPE_CHECKING:  # the store is injected; importing it here would drag Redis into the verifier
-    from .store import Store
+    from service.storage.store import Store
 
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import redis
 from rq import Queue, Retry
 
-from .config import Settings
+from service.config import Settings
 
 NOTICE_JOB = "workers.jobs.send_turn_notice"
 FINISHED_JOB = "workers.jobs.send_match_over"

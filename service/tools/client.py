@@ -11,8 +11,8 @@ from typing import Any
 
 import requests
 
-from . import signing
-from .signing import authorization
+from service.proof import signing
+from service.proof.signing import authorization
 
 
 class ApiError(Exception):

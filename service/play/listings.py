@@ -8,7 +8,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from .matches import Matches
+from service.play.matches import Matches
 
 
 def lobby(service: Matches, status: str | None = None, game: str | None = None, limit: int = 50) -> list[dict[str, Any]]:

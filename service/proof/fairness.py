@@ -15,8 +15,8 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
-from .games.base import Rng
-from .signing import canonical
+from service.games.base import Rng
+from service.proof.signing import canonical
 
 SEED_BYTES = 32
 

@@ -1,6 +1,6 @@
 """The ports the use cases talk to besides the store: where accepted moves go out.
 
-:class:`service.dispatch.RQDispatcher` is the production adapter (RQ jobs); the offline tools
+:class:`service.delivery.dispatch.RQDispatcher` is the production adapter (RQ jobs); the offline tools
 and pure unit tests use :class:`NullDispatcher`.
 """
 

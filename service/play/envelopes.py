@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from . import signing
-from .errors import BadRequest
+from service.play.errors import BadRequest
+from service.proof import signing
 
 MAX_ACTIONS_PER_MOVE = 200
 

@@ -17,10 +17,10 @@ from urllib.parse import urlparse
 
 from jinja2 import Environment, PackageLoader, select_autoescape
 
-from .config import Settings
+from service.config import Settings
 
 _env = Environment(
-    loader=PackageLoader("service", "templates"),
+    loader=PackageLoader("service.delivery", "templates"),
     autoescape=select_autoescape(enabled_extensions=("html",), default_for_string=False),
     trim_blocks=True,
     lstrip_blocks=True,

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from werkzeug.serving import make_server
 
-from .embedded import EmbeddedRedis
+from service.storage.embedded import EmbeddedRedis
 
 
 def _stop(*_: object) -> None:
@@ -43,8 +43,8 @@ def run_dev(host: str = "127.0.0.1", port: int = 8000, data_dir: str = "var") ->
             os.environ["OUTBOX_DIR"] = env["OUTBOX_DIR"]
         # its own session: a Ctrl-C in the terminal reaches only us, and we stop the worker
         # (and its scheduler) before Redis, so nothing complains about a vanished server
-        worker = subprocess.Popen([sys.executable, "-m", "service.cli", "worker"], env=env, start_new_session=True)
-        from .api import create_app
+        worker = subprocess.Popen([sys.executable, "-m", "service.tools.cli", "worker"], env=env, start_new_session=True)
+        from service.api import create_app
 
         server = make_server(host, port, create_app(), threaded=True)
         mail = env.get("SMTP_URL") or env["OUTBOX_DIR"]
@@ -79,7 +79,7 @@ Ctrl-C stops everything.""".replace("harbour-race", _first_game()), flush=True)
 
 
 def _first_game() -> str:
-    from . import games
+    from service import games
 
     ids = list(games.registry())
     return "el-capitan" if "el-capitan" in ids else (ids[0] if ids else "GAME")

@@ -9,8 +9,8 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from .matches import Matches
-from .replay import ReplayMismatch, game_for, replay
+from service.play.matches import Matches
+from service.proof.replay import ReplayMismatch, game_for, replay
 
 
 @dataclass

@@ -1,0 +1,1 @@
+"""The ``portolan`` command, the Python SDK it uses, ``portolan dev`` and operator tools."""
