@@ -117,8 +117,8 @@ class Player:
         env = {"match": match, "seat": seat, "ply": ply, "actions": actions, "nonce": nonce}
         return {"envelope": env, "signature": signing.sign(self.private_key, env)}
 
-    def auth(self, method: str, path: str) -> dict[str, str]:
-        return {"Authorization": signing.authorization(self.private_key, method, path)}
+    def auth(self, method: str, path: str, query: str = "", body: bytes = b"") -> dict[str, str]:
+        return {"Authorization": signing.authorization(self.private_key, method, path, query, body)}
 
 
 @pytest.fixture

@@ -1,8 +1,12 @@
-"""Authenticated reads: a request signed with the seat's Ed25519 key.
+"""Signed requests: a request signed with the seat's Ed25519 key (docs/signing.md).
 
-``Authorization: Portolan key="<public key>", ts="<unix seconds>", sig="<signature>"`` where
-the signature signs the canonical JSON ``{"method": "GET", "path": "/v1/...", "ts": <ts>}``.
-Requests older or newer than five minutes are refused, which bounds replays of a read.
+``Authorization: Portolan key="<public key>", ts="<unix seconds>", nonce="<16-64 of [A-Za-z0-9_-]>",
+sig="<signature>"`` where the signature signs the RFC 8785 canonical JSON of
+``{"method", "path", "query", "body", "ts", "nonce"}`` (:func:`service.proof.signing.signed_request_body`):
+the raw query string and the SHA-256 of the raw body are bound, so a seen signature is good for
+no other request; a ``ts`` more than five minutes from the server's clock is refused, and each
+(key, nonce) is remembered for as long as its ``ts`` could pass, so the same request cannot be
+sent twice.
 """
 
 from __future__ import annotations
@@ -10,28 +14,66 @@ from __future__ import annotations
 import re
 import time
 
-from flask import request
+from flask import current_app, request
 
 from service.play.errors import Unauthorized
+from service.play.matches import Matches
 from service.proof import signing
-from service.proof.signing import signed_request_body
+from service.proof.signing import NONCE_PATTERN, signed_request_body
 
 WINDOW_S = 300
-_PARAM = re.compile(r'(\w+)="([^"]*)"')
+# A nonce must be remembered while a request carrying it could still pass the clock check:
+# a ts up to WINDOW_S ahead stays acceptable for 2 * WINDOW_S.
+NONCE_TTL_S = 2 * WINDOW_S + 1
+_PARAM = re.compile(r'\s*(\w+)="([^"]*)"\s*(?:,|$)')
+_WHOLE_SECONDS = re.compile(r"[0-9]{1,1000}")  # well below int()'s 4300-digit limit
+_FORM = 'Authorization: Portolan key="...", ts="...", nonce="...", sig="..."'
+
+
+def _params(header: str) -> dict[str, str]:
+    """The key="value" pairs of a Portolan Authorization header; a repeated or unknown name,
+    or anything that is not such a pair, is refused rather than guessed at."""
+    text = header.removeprefix("Portolan ")
+    params: dict[str, str] = {}
+    pos = 0
+    for m in _PARAM.finditer(text):
+        if m.start() != pos:
+            break
+        name, value = m.group(1), m.group(2)
+        if name in params or name not in ("key", "ts", "nonce", "sig"):
+            raise Unauthorized("bad-authorization", f"the Authorization header has a repeated or unknown parameter {name!r}; "
+                               f"the form is {_FORM}")
+        params[name] = value
+        pos = m.end()
+    if pos != len(text) or set(params) != {"key", "ts", "nonce", "sig"}:
+        raise Unauthorized("bad-authorization", f"the Authorization header needs exactly key, ts, nonce and sig: {_FORM}")
+    return params
 
 
 def signed_key() -> str:
-    """The public key that signed this request, or 401."""
+    """The public key that signed this request (verified, fresh, first use), or 401."""
     header = request.headers.get("Authorization", "")
     if not header.startswith("Portolan "):
-        raise Unauthorized("missing-signature", 'this read needs an Authorization: Portolan key="...", ts="...", sig="..." header')
-    params = dict(_PARAM.findall(header))
-    try:
-        key, ts, sig = params["key"], int(params["ts"]), params["sig"]
-    except (KeyError, ValueError) as exc:
-        raise Unauthorized("bad-authorization", "the Authorization header needs key, ts and sig") from exc
+        raise Unauthorized("missing-signature", f"this request must be signed with the seat's key: {_FORM}")
+    params = _params(header)
+    key, sig, nonce = params["key"], params["sig"], params["nonce"]
+    if not _WHOLE_SECONDS.fullmatch(params["ts"]):
+        raise Unauthorized("bad-authorization", f"ts must be whole unix seconds (digits only), not {params['ts'][:20]!r}")
+    ts = int(params["ts"])
+    if not NONCE_PATTERN.fullmatch(nonce):
+        raise Unauthorized("bad-authorization", "nonce must be 16 to 64 characters of A-Z, a-z, 0-9, '_' and '-'")
     if abs(int(time.time()) - ts) > WINDOW_S:  # int arithmetic: a huge ts must not overflow a float
         raise Unauthorized("stale-signature", f"the signed timestamp is more than {WINDOW_S} s away from the server's clock")
-    if not signing.verify(key, signed_request_body(request.method, request.path, ts), sig):
-        raise Unauthorized("bad-signature", "the request signature does not verify under the given key")
-    return str(key)
+    if not signing.valid_public_key(key):
+        raise Unauthorized("bad-signature", "key is not a valid Ed25519 public key (32 bytes, a canonical point "
+                           "not of small order)")
+    signed = signed_request_body(request.method, request.path, ts, nonce,
+                                 request.query_string.decode("latin-1"), request.get_data(cache=True))
+    if not signing.verify(key, signed, sig):
+        raise Unauthorized("bad-signature", "the request signature does not verify under the given key for this "
+                           "method, path, query and body")
+    matches: Matches = current_app.extensions["portolan"]
+    if not matches.spend_request_nonce(key, nonce, NONCE_TTL_S):
+        raise Unauthorized("replayed-request", "this signed request (key and nonce) was already used; sign each "
+                           "request with a fresh nonce")
+    return key

@@ -103,9 +103,12 @@ def seat_view(match_id: str, seat: int) -> Any:
 
 @bp.post("/<match_id>/moves")
 def move(match_id: str) -> Any:
-    """Submit a signed move envelope (DESIGN §4)."""
+    """Submit a signed move envelope (DESIGN §4). A resubmitted envelope answers privately
+    only to a request signed (Authorization, covering this body) with the seat's own key; a
+    present Authorization header must verify, whoever's key it names."""
     data = schemas.body(schemas.Move)
-    result = service().submit(match_id, data["envelope"], data["signature"])
+    caller = signed_key() if request.headers.get("Authorization") else None
+    result = service().submit(match_id, data["envelope"], data["signature"], caller_key=caller)
     return result, (200 if result["replayed"] else 201)
 
 

@@ -303,6 +303,11 @@ class Matches:
             out["legal_actions"] = [{"action": a, "text": game.describe_action(a)} for a in legal]
         return out
 
+    def spend_request_nonce(self, public_key: str, nonce: str, ttl: int) -> bool:
+        """Use up a signed request's nonce: True the first time within ``ttl`` seconds, False
+        for a replay (the port the API's signature check reaches the store through)."""
+        return self.store.spend_request_nonce(public_key, nonce, ttl)
+
     def authenticate(self, match_id: str, seat: int, public_key: str) -> dict[str, Any]:
         """Check that ``public_key`` holds ``seat`` of the match (signature already verified)."""
         meta = self.meta(match_id)
@@ -322,22 +327,30 @@ class Matches:
 
     # -- moves -------------------------------------------------------------------------------
 
-    def submit(self, match_id: str, envelope: Mapping[str, Any], signature: str, by: str = "human") -> dict[str, Any]:
+    def submit(self, match_id: str, envelope: Mapping[str, Any], signature: str, by: str = "human",
+               caller_key: str | None = None) -> dict[str, Any]:
         """Verify, apply and commit one signed move (DESIGN §4). Idempotent for an envelope
-        already accepted: the original result comes back with ``replayed: true``."""
+        already accepted: the original result comes back with ``replayed: true``.
+
+        Who sees what: a fresh, accepted move answers with the seat's private view, legal
+        actions and hidden events, because only the holder of the seat's key can have made a
+        new envelope at the current ply. A resubmission proves nothing (every accepted envelope
+        and its signature are public in the log), so it answers with the public view and the
+        public events only, unless ``caller_key`` (the key that signed the *request*, verified
+        by the caller, e.g. the API's Authorization check) is the seat's own key."""
         env, raw = check_envelope(envelope)
         if env["match"] != match_id:
             raise BadRequest("match-mismatch", f"the envelope is for match {env['match']!r}, not {match_id!r}")
         held = self._held_meta(match_id, env["ply"])
         if held is None:
-            return self._submit(match_id, env, raw, signature, by, self.meta(match_id))
+            return self._submit(match_id, env, raw, signature, by, self.meta(match_id), caller_key)
         try:
             # Fast path: this process made the match's current ply itself, so it skips reading
             # the meta. If another process has moved on since, the apply script's ply check
             # refuses the commit; any refusal is then decided again against a fresh read.
-            return self._submit(match_id, env, raw, signature, by, held)
+            return self._submit(match_id, env, raw, signature, by, held, caller_key)
         except ServiceError:
-            return self._submit(match_id, env, raw, signature, by, self.meta(match_id))
+            return self._submit(match_id, env, raw, signature, by, self.meta(match_id), caller_key)
 
     def _held_meta(self, match_id: str, ply: int) -> Mapping[str, Any] | None:
         with self._lock:
@@ -347,7 +360,7 @@ class Matches:
         return hit[2]
 
     def _submit(self, match_id: str, env: dict[str, Any], raw: bytes, signature: str, by: str,
-                meta: Mapping[str, Any]) -> dict[str, Any]:
+                meta: Mapping[str, Any], caller_key: str | None = None) -> dict[str, Any]:
         seat = env["seat"]
         if not 0 <= seat < meta["players"]:
             raise NotFound("unknown-seat", f"match {match_id} has no seat {seat}")
@@ -366,7 +379,7 @@ class Matches:
             # acceptance is caught by the apply script, which reports it as a duplicate.)
             earlier = self.store.accepted_ply(match_id, env_digest)
             if earlier is not None:
-                return self._replayed(match_id, earlier, seat)
+                return self._replayed(match_id, earlier, seat, caller_key == row["public_key"])
         if meta["status"] != "active":
             raise Conflict("match-not-active", f"match {match_id} is {meta['status']}; no moves are accepted",
                            current_ply=meta["ply"])
@@ -411,7 +424,7 @@ class Matches:
             status, active, entry["hash"], entry["accepted_at"], outcome.to_json() if outcome else None, active_since,
         )
         if result.status == "duplicate":
-            return self._replayed(match_id, result.ply, seat)
+            return self._replayed(match_id, result.ply, seat, caller_key == row["public_key"])
         if result.status != "applied":
             raise Conflict("stale-ply", f"another move was accepted first; the match is now at ply {result.ply}",
                            current_ply=result.ply)
@@ -425,12 +438,15 @@ class Matches:
                 "head": entry["hash"], "receipt": entry["receipt"], "status": status,
                 "events": visible_events(events, seat), "view": self._view_of(after, seat, state)}
 
-    def _replayed(self, match_id: str, ply: int, seat: int) -> dict[str, Any]:
+    def _replayed(self, match_id: str, ply: int, seat: int, proven: bool) -> dict[str, Any]:
+        """The original result of an envelope accepted at ``ply``: private to ``seat`` only when
+        the caller has ``proven`` it holds the seat's key, else what anyone may see."""
         entry = self.store.log(match_id, ply, ply)[0]
         meta = self.meta(match_id)
+        viewer = seat if proven else None
         return {"match": match_id, "seat": seat, "ply": ply + 1, "accepted_ply": ply, "replayed": True,
                 "head": entry["hash"], "receipt": entry["receipt"], "status": meta["status"],
-                "events": visible_events(entry["events"], seat), "view": self._view_of(meta, seat)}
+                "events": visible_events(entry["events"], viewer), "view": self._view_of(meta, viewer)}
 
     def _fan_out(self, meta: Mapping[str, Any], ply: int, before: list[int], after: list[int],
                  outcome: Outcome | None) -> None:

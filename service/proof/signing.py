@@ -3,20 +3,32 @@
 A signed object is serialised with the JSON Canonicalization Scheme (RFC 8785), so two
 implementations agree on the exact bytes, and signed with Ed25519. Keys and signatures travel
 as unpadded base64url text.
+
+Verification is strict (libsodium through PyNaCl): a public key must be a canonical encoding
+of a curve point outside the small-order subgroup, and a signature's R must not be of small
+order and its S must be canonical (below the group order). Without these rules a seat claimed
+with, say, the all-zero key accepts a fixed degenerate signature for every message, so anyone
+could move for it. The same rules apply in the server and in the offline verifier, since both
+call this module. docs/signing.md publishes test vectors.
 """
 
 from __future__ import annotations
 
 import base64
 import hashlib
+import re
+import secrets
 import time
 from functools import lru_cache
 from typing import Any
 
+import nacl.bindings
+import nacl.exceptions
+import nacl.signing
 import rfc8785
-from cryptography.exceptions import InvalidSignature
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
-from cryptography.hazmat.primitives.serialization import Encoding, NoEncryption, PrivateFormat, PublicFormat
+
+# The nonce of a signed request: long enough to be unguessable, short enough to store.
+NONCE_PATTERN = re.compile(r"[A-Za-z0-9_-]{16,64}")
 
 
 def b64e(raw: bytes) -> str:
@@ -46,7 +58,7 @@ def digest(obj: Any) -> str:
 
 def generate_private_key() -> str:
     """A new Ed25519 private key (its 32-byte seed, base64url)."""
-    return b64e(Ed25519PrivateKey.generate().private_bytes(Encoding.Raw, PrivateFormat.Raw, NoEncryption()))
+    return b64e(secrets.token_bytes(32))
 
 
 def private_key_from_seed(seed: bytes) -> str:
@@ -55,25 +67,32 @@ def private_key_from_seed(seed: bytes) -> str:
 
 
 @lru_cache(maxsize=4096)
-def _private(private_key: str) -> Ed25519PrivateKey:
-    return Ed25519PrivateKey.from_private_bytes(b64d(private_key))
+def _private(private_key: str) -> nacl.signing.SigningKey:
+    raw = b64d(private_key)
+    if len(raw) != 32:
+        raise ValueError("an Ed25519 private key (seed) is 32 bytes")
+    return nacl.signing.SigningKey(raw)
 
 
 @lru_cache(maxsize=65536)
-def _public(public_key: str) -> Ed25519PublicKey:
+def _public(public_key: str) -> nacl.signing.VerifyKey:
     raw = b64d(public_key)
     if len(raw) != 32:
         raise ValueError("an Ed25519 public key is 32 bytes")
-    return Ed25519PublicKey.from_public_bytes(raw)
+    # canonical (y < p), on the curve, and not one of the 8 small-order (torsion) points
+    if not nacl.bindings.crypto_core_ed25519_is_valid_point(raw):
+        raise ValueError("not a canonical Ed25519 point of large order")
+    return nacl.signing.VerifyKey(raw)
 
 
 def public_key_of(private_key: str) -> str:
     """The base64url public key of a private key."""
-    return b64e(_private(private_key).public_key().public_bytes(Encoding.Raw, PublicFormat.Raw))
+    return b64e(bytes(_private(private_key).verify_key))
 
 
 def valid_public_key(public_key: Any) -> bool:
-    """Is this a well-formed Ed25519 public key in base64url?"""
+    """Is this a well-formed Ed25519 public key in base64url: 32 bytes encoding a canonical
+    curve point that is not of small order?"""
     try:
         _public(public_key)
     except (ValueError, TypeError):
@@ -87,7 +106,8 @@ def sign(private_key: str, obj: Any) -> str:
 
 
 def sign_bytes(private_key: str, message: bytes) -> str:
-    return b64e(_private(private_key).sign(message))
+    """The base64url Ed25519 signature of raw bytes."""
+    return b64e(_private(private_key).sign(message).signature)
 
 
 def verify(public_key: str, obj: Any, signature: str) -> bool:
@@ -96,23 +116,40 @@ def verify(public_key: str, obj: Any, signature: str) -> bool:
 
 
 def verify_bytes(public_key: str, message: bytes, signature: str) -> bool:
+    """Strict Ed25519 verification (see the module docstring); False for anything malformed."""
     try:
         sig = b64d(signature)
         if len(sig) != 64:
             return False
-        _public(public_key).verify(sig, message)
-    except (InvalidSignature, ValueError, TypeError):
+        _public(public_key).verify(message, sig)
+    except (nacl.exceptions.BadSignatureError, nacl.exceptions.CryptoError, ValueError, TypeError):
         return False
     return True
 
 
-def signed_request_body(method: str, path: str, ts: int) -> dict[str, object]:
-    """What a signed read signs (see service/api/auth.py)."""
-    return {"method": method.upper(), "path": path, "ts": ts}
+def body_digest(body: bytes) -> str:
+    """Hex SHA-256 of a request's raw body bytes (of b'' when there is none)."""
+    return hashlib.sha256(body).hexdigest()
 
 
-def authorization(private_key: str, method: str, path: str, ts: int | None = None) -> str:
-    """The ``Authorization`` header value of a signed read."""
+def signed_request_body(method: str, path: str, ts: int, nonce: str, query: str = "",
+                        body: bytes = b"") -> dict[str, object]:
+    """What a signed request signs (docs/signing.md): method, path, raw query string, the
+    SHA-256 of the raw body, the time and a one-time nonce, so a seen signature cannot be
+    reused for another request nor, within the time window, for the same one."""
+    return {"method": method.upper(), "path": path, "query": query, "body": body_digest(body),
+            "ts": ts, "nonce": nonce}
+
+
+def new_nonce() -> str:
+    """A fresh random request nonce (22 base64url characters, 128 bits)."""
+    return secrets.token_urlsafe(16)
+
+
+def authorization(private_key: str, method: str, path: str, query: str = "", body: bytes = b"",
+                  ts: int | None = None, nonce: str | None = None) -> str:
+    """The ``Authorization`` header value of a signed request (a fresh nonce when None)."""
     ts = int(time.time()) if ts is None else ts
-    sig = sign(private_key, signed_request_body(method, path, ts))
-    return f'Portolan key="{public_key_of(private_key)}", ts="{ts}", sig="{sig}"'
+    nonce = new_nonce() if nonce is None else nonce
+    sig = sign(private_key, signed_request_body(method, path, ts, nonce, query, body))
+    return f'Portolan key="{public_key_of(private_key)}", ts="{ts}", nonce="{nonce}", sig="{sig}"'

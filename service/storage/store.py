@@ -18,6 +18,7 @@ entry and updates the meta at once: either all of it happens or none.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -216,6 +217,12 @@ class Store:
 
     def claim_once(self, name: str, ttl: int = 7 * 86400) -> bool:
         """Take a one-time mark (SET NX); False if someone already holds it."""
+        return bool(self.r.set(self.key(name), b"1", nx=True, ex=ttl))
+
+    def spend_request_nonce(self, public_key: str, nonce: str, ttl: int) -> bool:
+        """Remember a signed request's (key, nonce) for ``ttl`` seconds (SET NX EX); False when
+        it was already used, which makes the request a replay."""
+        name = "req:" + hashlib.sha256(f"{public_key}:{nonce}".encode()).hexdigest()
         return bool(self.r.set(self.key(name), b"1", nx=True, ex=ttl))
 
     def release(self, name: str) -> None:

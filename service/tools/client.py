@@ -6,8 +6,10 @@
 
 from __future__ import annotations
 
+import json
 import secrets
 from typing import Any
+from urllib.parse import urlencode
 
 import requests
 
@@ -27,14 +29,30 @@ class ApiError(Exception):
 
 
 class Client:
-    def __init__(self, base_url: str, timeout: float = 30.0, session: requests.Session | None = None) -> None:
+    """The REST API over HTTP. ``private_key`` is the key :meth:`_auth` signs requests with
+    when a call names none (a player's own key, for a client that acts for one player)."""
+
+    def __init__(self, base_url: str, timeout: float = 30.0, session: requests.Session | None = None,
+                 private_key: str | None = None) -> None:
         self.base = base_url.rstrip("/")
         self.timeout = timeout
         self.http = session or requests.Session()
+        self.private_key = private_key
+
+    def _auth(self, method: str, path: str, query: str = "", body: bytes = b"", *,
+              private_key: str | None = None) -> dict[str, str]:
+        """The headers that sign one request (docs/signing.md): ``query`` is the raw query
+        string exactly as it will be sent and ``body`` the exact body bytes; each call makes a
+        fresh nonce, so a header is good for one request only."""
+        key = private_key or self.private_key
+        if key is None:
+            raise ValueError("this request must be signed: give the Client (or the call) a private key")
+        return {"Authorization": authorization(key, method, path, query, body)}
 
     def _call(self, method: str, path: str, *, json: Any = None, headers: dict[str, str] | None = None,
-              params: dict[str, Any] | None = None, ok: tuple[int, ...] = (200, 201)) -> Any:
-        resp = self.http.request(method, self.base + path, json=json, headers=headers, params=params, timeout=self.timeout)
+              params: dict[str, Any] | None = None, ok: tuple[int, ...] = (200, 201), data: bytes | None = None) -> Any:
+        resp = self.http.request(method, self.base + path, json=json, data=data, headers=headers, params=params,
+                                 timeout=self.timeout)
         if resp.status_code == 304:
             return None
         if resp.status_code not in ok:
@@ -45,8 +63,11 @@ class Client:
             raise ApiError(resp.status_code, body)
         return resp.json()
 
-    def _signed_get(self, path: str, private_key: str) -> Any:
-        return self._call("GET", path, headers={"Authorization": authorization(private_key, "GET", path)})
+    def _signed_get(self, path: str, private_key: str | None, params: dict[str, Any] | None = None) -> Any:
+        # the query is built here, not by requests, so that the signed string is the sent one
+        query = urlencode(params or {})
+        url = f"{path}?{query}" if query else path
+        return self._call("GET", url, headers=self._auth("GET", path, query, private_key=private_key))
 
     # -- catalog and server ------------------------------------------------------------------
     def games(self) -> list[dict[str, Any]]:
@@ -79,10 +100,10 @@ class Client:
     def show(self, match: str) -> dict[str, Any]:
         return dict(self._call("GET", f"/v1/matches/{match}"))
 
-    def view(self, match: str, seat: int, private_key: str) -> dict[str, Any]:
+    def view(self, match: str, seat: int, private_key: str | None = None) -> dict[str, Any]:
         return dict(self._signed_get(f"/v1/matches/{match}/seats/{seat}/view", private_key))
 
-    def my_turns(self, private_key: str) -> list[dict[str, Any]]:
+    def my_turns(self, private_key: str | None = None) -> list[dict[str, Any]]:
         return list(self._signed_get("/v1/me/turns", private_key)["turns"])
 
     def log(self, match: str, start: int = 0) -> dict[str, Any]:
@@ -98,5 +119,10 @@ class Client:
             ply = int(self.show(match)["ply"])
         envelope = {"match": match, "seat": seat, "ply": ply, "actions": actions,
                     "nonce": nonce or secrets.token_hex(8)}
-        return dict(self._call("POST", f"/v1/matches/{match}/moves",
-                               json={"envelope": envelope, "signature": signing.sign(private_key, envelope)}))
+        path = f"/v1/matches/{match}/moves"
+        # The request itself is signed too (over these exact body bytes): should this be a
+        # retry of a move already accepted, the server then answers with the seat's private
+        # view, which it gives an unsigned resubmission of a public log entry never.
+        body = json.dumps({"envelope": envelope, "signature": signing.sign(private_key, envelope)}).encode()
+        headers = {"Content-Type": "application/json", **self._auth("POST", path, body=body, private_key=private_key)}
+        return dict(self._call("POST", path, data=body, headers=headers))
