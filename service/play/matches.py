@@ -147,7 +147,8 @@ class Matches:
               nonce: str = "") -> dict[str, Any]:
         """Claim an invited seat with its invite token, registering the player's public key."""
         if not signing.valid_public_key(public_key):
-            raise BadRequest("bad-public-key", "public_key must be a base64url Ed25519 public key (32 bytes)")
+            raise BadRequest("bad-public-key", "public_key must be a base64url Ed25519 public key: 32 bytes encoding a canonical "
+                             "curve point that is not of small order (such a key would accept forged signatures)")
 
         def change(meta: dict[str, Any]) -> dict[str, Any]:
             rows = meta["seats"]
