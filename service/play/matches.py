@@ -25,7 +25,17 @@ from service.play.envelopes import check_envelope
 from service.play.errors import BadRequest, Conflict, Forbidden, NotFound, ServiceError, Unauthorized, Unprocessable
 from service.play.ports import Dispatcher, NullDispatcher
 from service.proof import fairness, signing
-from service.proof.chain import RECORD_FORMAT, chain_genesis, entry_hash, receipt_body, visible_events
+from service.proof.chain import (
+    RECORD_FORMAT,
+    RECORD_FORMAT_1,
+    chain_genesis,
+    entry_hash,
+    events_digest,
+    hidden_digest,
+    hidden_salt,
+    receipt_body,
+    visible_events,
+)
 
 if TYPE_CHECKING:  # the store is injected; importing it here would drag Redis into the verifier
     from service.storage.store import Store
@@ -131,7 +141,7 @@ class Matches:
             "id": match_id, "game": game.id, "options": opts, "players": len(seats), "status": "waiting",
             "ply": 0, "created_at": created, "updated_at": created, "commitment": fairness.commitment(seed),
             "creator_hash": _token_hash(creator_token), "seats": seat_rows, "active": [], "head": "",
-            "outcome": None, "setup_events": [],
+            "outcome": None, "setup_events": [], "format": RECORD_FORMAT,
         }
         self.store.create(meta, seed, datetime.now(UTC).timestamp())
         for seat_key, token in invites.items():
@@ -214,8 +224,9 @@ class Matches:
     def header(self, meta: Mapping[str, Any], setup_events: list[dict[str, Any]] | None = None) -> dict[str, Any]:
         """The public header of the record; its digest starts the hash chain."""
         events = meta["setup_events"] if setup_events is None else setup_events
+        fmt = self.record_format(meta)
         return {
-            "format": RECORD_FORMAT,
+            "format": fmt,
             "match": meta["id"],
             "game": meta["game"],
             "options": meta["options"],
@@ -223,9 +234,14 @@ class Matches:
             "commitment": meta["commitment"],
             "seats": [{"seat": s["seat"], "kind": s["kind"], "public_key": s["public_key"], "nonce": s["nonce"]}
                       for s in meta["seats"]],
-            "setup_events_digest": signing.digest(events),
+            "setup_events_digest": events_digest(fmt, events, hidden_salt(self._secret(meta["id"], meta), "setup")),
             "server_key": self.server_public_key,
         }
+
+    @staticmethod
+    def record_format(meta: Mapping[str, Any]) -> str:
+        """The record format a match is chained in (matches created before format 2 have none stored)."""
+        return str(meta.get("format") or RECORD_FORMAT_1)
 
     def _state(self, match_id: str, meta: Mapping[str, Any]) -> Any:
         """The rules state at the match's current ply, parsed once per process and ply."""
@@ -412,7 +428,9 @@ class Matches:
         entry: dict[str, Any] = {
             "ply": meta["ply"], "seat": seat, "by": by, "envelope": env, "signature": signature,
             "prev": meta["head"], "accepted_at": self.now(), "events": events,
-            "events_digest": signing.digest(events), "rng_draws": rng.draws,
+            "events_digest": events_digest(self.record_format(meta), events,
+                                           hidden_salt(self._secret(match_id, meta), f"ply:{meta['ply']}")),
+            "rng_draws": rng.draws,
         }
         entry["hash"] = entry_hash(match_id, entry)
         entry["receipt"] = signing.sign(self.server_key, receipt_body(match_id, entry["ply"], entry["hash"]))
@@ -498,6 +516,13 @@ class Matches:
             raise Conflict("match-not-started", f"match {match_id} is {meta['status']}: there is no record yet")
         over = meta["status"] == "finished"
         entries = self.store.log(match_id)
+        withheld: dict[str, Any] | None = None
+        if not over and self.record_format(meta) != RECORD_FORMAT_1:
+            # the salted digests of what is withheld, so that the verifier can check the
+            # visible events against the chain now (docs/record-format.md, format 2)
+            secret = self._secret(match_id, meta)
+            withheld = {"setup": hidden_digest(meta["setup_events"], hidden_salt(secret, "setup")),
+                        "entries": [hidden_digest(e["events"], hidden_salt(secret, f"ply:{e['ply']}")) for e in entries]}
         if not over:
             for e in entries:
                 e["events"] = visible_events(e["events"], None)
@@ -510,4 +535,6 @@ class Matches:
             "outcome": meta.get("outcome"),
             "seed": self.store.seed(match_id).hex() if over else None,
         }
+        if withheld is not None:
+            record["withheld"] = withheld
         return record

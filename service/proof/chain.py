@@ -5,12 +5,48 @@ Shared by the use cases (which build entries) and the offline verifier (which ch
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import hashlib
+import hmac
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from service.proof import signing
 
-RECORD_FORMAT = "portolan-record/1"
+RECORD_FORMAT = "portolan-record/2"
+"""The format new matches are recorded in (docs/record-format.md)."""
+RECORD_FORMAT_1 = "portolan-record/1"
+"""Matches created before format 2: ``events_digest`` is the digest of the whole event list, so
+a live record (which withholds hidden events) cannot show its visible events are the logged ones."""
+RECORD_FORMATS = (RECORD_FORMAT_1, RECORD_FORMAT)
+
+
+def hidden_salt(secret: bytes, label: str) -> str:
+    """The salt of the hidden part of one event list (``label`` is "setup" or "ply:N"), from
+    the match secret: unknown to anyone until the seed is revealed, so a published digest of
+    a few hidden cards cannot be searched for which cards they are."""
+    return hmac.new(secret, f"hidden-events:{label}".encode(), hashlib.sha256).hexdigest()
+
+
+def is_hidden(event: Mapping[str, Any]) -> bool:
+    """Is the event for some seats only (withheld from the public until the end)?"""
+    return "visible_to" in event
+
+
+def hidden_digest(events: Sequence[Mapping[str, Any]], salt: str) -> str:
+    """The digest of an event list's hidden events with their positions, under ``salt``."""
+    return signing.digest({"salt": salt, "events": [[i, dict(e)] for i, e in enumerate(events) if is_hidden(e)]})
+
+
+def split_digest(public_events: Sequence[Mapping[str, Any]], hidden: str) -> str:
+    """Format 2's events digest from its two parts: the public events and the hidden digest."""
+    return signing.digest({"public": signing.digest([dict(e) for e in public_events]), "hidden": hidden})
+
+
+def events_digest(fmt: str, events: Sequence[Mapping[str, Any]], salt: str) -> str:
+    """The digest that commits a full event list (setup's or a move's) in record format ``fmt``."""
+    if fmt == RECORD_FORMAT_1:
+        return signing.digest([dict(e) for e in events])
+    return split_digest([e for e in events if not is_hidden(e)], hidden_digest(events, salt))
 
 
 def chain_genesis(header: Mapping[str, Any]) -> str:

@@ -6,6 +6,11 @@ through every entry (ply, previous hash, envelope fields, the seat's signature, 
 the events, the entry hash, the server's receipt), then replays the rules from the seed and the
 moves and compares every event, the final outcome and who must act. It stops at the first
 inconsistency and names the place. docs/record-format.md describes every field.
+
+A live record (no seed yet) withholds hidden events; format 2 gives the salted digest of the
+withheld part instead, so the visible events are still checked against the chain. What cannot
+be checked yet (the hidden events, the dice replay, the outcome) is reported as "not yet", and
+such a record passes when everything shown checks out.
 """
 
 from __future__ import annotations
@@ -16,32 +21,59 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from service.proof import signing
-from service.proof.chain import RECORD_FORMAT, chain_genesis, entry_hash, receipt_body
+from service.proof import fairness, signing
+from service.proof.chain import (
+    RECORD_FORMAT_1,
+    RECORD_FORMATS,
+    chain_genesis,
+    entry_hash,
+    events_digest,
+    hidden_salt,
+    receipt_body,
+    split_digest,
+)
 from service.proof.replay import ReplayMismatch, game_for, plain, replay
 
 
 @dataclass
 class Report:
+    """What the verifier found: ``ok`` unless something failed; ``pending`` lists what cannot
+    be checked yet (a running match withholds its seed and its hidden events)."""
+
     ok: bool = True
     lines: list[str] = field(default_factory=list)
     failure: str | None = None
+    pending: list[str] = field(default_factory=list)
 
     def fail(self, where: str, what: str) -> Report:
+        """Record the first inconsistency, naming the place."""
         self.ok = False
         self.failure = f"{where}: {what}"
         self.lines.append(f"FAIL {self.failure}")
         return self
 
     def note(self, line: str) -> None:
+        """Record a check that passed."""
         self.lines.append(f"ok   {line}")
 
+    def not_yet(self, line: str) -> None:
+        """Record something that cannot be checked until the match is over."""
+        self.pending.append(line)
+        self.lines.append(f"not yet {line}")
+
     def text(self) -> str:
-        verdict = "record verified" if self.ok else "record does NOT verify"
+        """The report as the CLI prints it, ending in the verdict."""
+        if not self.ok:
+            verdict = "record does NOT verify"
+        elif self.pending:
+            verdict = "record verified so far: everything a running match shows checks out; the rest once it is over"
+        else:
+            verdict = "record verified"
         return "\n".join([*self.lines, verdict])
 
 
 def verify_file(path: str, server_key: str | None = None) -> Report:
+    """:func:`verify_record` of a JSON file."""
     try:
         record = json.loads(Path(path).read_text())
     except (OSError, ValueError) as exc:
@@ -63,8 +95,9 @@ def verify_record(record: Any, server_key: str | None = None) -> Report:
 
 def _verify(record: dict[str, Any], server_key: str | None, report: Report) -> None:
     header = record["header"]
-    if header.get("format") != RECORD_FORMAT:
-        report.fail("header", f"unknown format {header.get('format')!r} (this verifier reads {RECORD_FORMAT})")
+    fmt = header.get("format")
+    if fmt not in RECORD_FORMATS:
+        report.fail("header", f"unknown format {fmt!r} (this verifier reads {', '.join(RECORD_FORMATS)})")
         return
     match_id = header["match"]
     game = game_for(header)
@@ -72,19 +105,48 @@ def _verify(record: dict[str, Any], server_key: str | None, report: Report) -> N
     if server_key and key != server_key:
         report.fail("header", "the record's server key is not the one you pinned with --server-key")
         return
-    report.note(f"match {match_id}: {game.title}, {header['players']} seats, format {RECORD_FORMAT}")
+    report.note(f"match {match_id}: {game.title}, {header['players']} seats, format {fmt}")
+    for row in header["seats"]:
+        # the same strict rule as at claim: a small-order or non-canonical key would accept
+        # forged (degenerate) signatures, so a record naming one proves nothing for that seat
+        if not signing.valid_public_key(row["public_key"]):
+            report.fail("header", f"seat {row['seat']}'s public key is not a valid Ed25519 key "
+                                  "(not a canonical point, or one of small order)")
+            return
 
     seed_hex = record.get("seed")
+    seed = b""
+    secret: bytes | None = None
     if seed_hex is not None:
         seed = bytes.fromhex(seed_hex)
         if hashlib.sha256(seed).hexdigest() != header["commitment"]:
             report.fail("seed", "sha256(seed) is not the commitment published at creation")
             return
         report.note("the revealed seed matches the commitment")
+        secret = fairness.match_secret(seed, match_id, header["seats"])
+    withheld = record.get("withheld") if secret is None else None
+    if secret is None and fmt != RECORD_FORMAT_1 and (
+            not isinstance(withheld, dict) or len(withheld.get("entries", [])) != len(record["entries"])):
+        report.fail("withheld", "a live record must carry the digest of the withheld part of the setup and of every entry")
+        return
 
-    if signing.digest(record["setup_events"]) != header["setup_events_digest"]:
+    def events_match(events: list[dict[str, Any]], committed: str, label: str, hidden: Any) -> bool | None:
+        """Do the events match their digest? None: cannot tell yet (format 1, live)."""
+        if secret is not None:
+            return events_digest(fmt, events, hidden_salt(secret, label)) == committed
+        if fmt == RECORD_FORMAT_1:  # the digest covers withheld events too: only a full list can match
+            return True if signing.digest(events) == committed else None
+        # live, format 2: everything shown is public; the hidden part is given by its digest
+        return split_digest(events, str(hidden)) == committed
+
+    unchecked: list[str] = []
+    setup_ok = events_match(record["setup_events"], header["setup_events_digest"], "setup",
+                            withheld["setup"] if withheld else None)
+    if setup_ok is False:
         report.fail("setup", "the setup events do not match the header's digest")
         return
+    if setup_ok is None:
+        unchecked.append("setup")
     prev = chain_genesis(header)
     seats = header["seats"]
     for i, entry in enumerate(record["entries"]):
@@ -102,9 +164,12 @@ def _verify(record: dict[str, Any], server_key: str | None, report: Report) -> N
         if not signing.verify(seats[entry["seat"]]["public_key"], env, entry["signature"]):
             report.fail(where, f"the signature does not verify under seat {entry['seat']}'s key")
             return
-        if signing.digest(entry["events"]) != entry["events_digest"]:
+        ok = events_match(entry["events"], entry["events_digest"], f"ply:{i}", withheld["entries"][i] if withheld else None)
+        if ok is False:
             report.fail(where, "the events do not match their digest")
             return
+        if ok is None:
+            unchecked.append(where)
         if entry_hash(match_id, entry) != entry["hash"]:
             report.fail(where, "the entry hash does not match its contents")
             return
@@ -117,8 +182,17 @@ def _verify(record: dict[str, Any], server_key: str | None, report: Report) -> N
         return
     report.note(f"{len(record['entries'])} signed moves, chain and receipts intact")
 
-    if seed_hex is None:
-        report.note("seed not revealed yet (match running): dice and outcome cannot be checked until the end")
+    if secret is None:
+        if fmt == RECORD_FORMAT_1:
+            report.note("every event list that is complete matches its digest")
+            if unchecked:
+                report.not_yet(f"events of {', '.join(unchecked)}: this format-1 record withholds hidden events and "
+                               "its digests cover them, so these cannot be checked until the match is over")
+        else:
+            report.note("the visible setup and move events match the chain")
+            report.not_yet("hidden setup and move events are withheld while the match runs (only their salted digests "
+                           "are shown): their content can be checked once the match is over")
+        report.not_yet("seed not revealed yet (match running): dice and outcome cannot be checked until the end")
         return
     state = None
     for step in replay(header, seed, record["entries"], record["setup_events"]):
