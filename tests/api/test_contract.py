@@ -249,6 +249,7 @@ def test_a_full_flow_answers_as_documented(client: Any, openapi: OpenAPI, player
     record = api("GET", f"/v1/matches/{mid}/record", 200).get_json()
     assert record["seed"] is None and record["status"] == "active" and record["entries"][0]["prev"] == signing.digest(
         record["header"])
+    assert len(record["withheld"]["entries"]) == len(record["entries"])  # format 2: checkable while running
 
     # play to the end (roll until there is a haul, then bank), then the record reveals the seed
     for _ in range(500):
