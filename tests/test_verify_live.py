@@ -19,6 +19,7 @@ import pytest
 
 from service.games.base import Rng
 from service.play.matches import Matches
+from service.proof.chain import chain_genesis
 from service.proof.verify import verify_record
 
 ROOT = Path(__file__).parent.parent
@@ -113,3 +114,29 @@ def test_a_finished_record_carries_no_withheld_digests_and_still_verifies(client
     assert "withheld" not in record and record["seed"]
     report = verify_record(record)
     assert report.ok and not report.pending, report.text()
+
+
+def test_a_format_1_match_from_before_still_verifies_live_and_finished(client: Any, service: Matches) -> None:
+    """Matches created before format 2 keep their chain (plain digests of the full event lists)."""
+    made = service.create("el-capitan", {}, [{"bot": "random"}] * 3)  # all bots: started at once
+    mid = made["id"]
+    assert service.meta(mid)["format"] == "portolan-record/2"
+    # rebuild it as an old match would be stored: no format field, format-1 digests from the start
+    old = dict(service.meta(mid), format="")
+    service.store.update_meta(mid, lambda meta: {"format": "", "head": chain_genesis(service.header(old))})
+    service._cache.clear()
+    pick = Rng.from_seed("old")
+    for _ in range(10):
+        meta = service.meta(mid)
+        seat = meta["active"][0]
+        legal = service.view(mid, seat)["legal_actions"]
+        env, sig = service.sign_as_bot(mid, seat, meta["ply"], [legal[pick.randbelow(len(legal))]["action"]])
+        service.submit(mid, env, sig, by="bot:random")
+    record = client.get(f"/v1/matches/{mid}/record").get_json()
+    assert record["header"]["format"] == "portolan-record/1" and "withheld" not in record
+    report = verify_record(record)
+    assert report.ok, report.text()
+    assert any("format-1 record withholds hidden events" in p for p in report.pending), report.text()
+    tampered = copy.deepcopy(record)
+    tampered["entries"][3]["signature"] = tampered["entries"][4]["signature"]
+    assert not verify_record(tampered).ok
