@@ -10,7 +10,10 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import time
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -20,6 +23,8 @@ from service.proof import signing
 from tests.api.test_matches_flow import create, started
 from tests.api.test_refusals import assert_problem
 from tests.conftest import Player
+
+ROOT = Path(__file__).resolve().parents[2]
 
 # The eight points of small order on edwards25519 (the torsion subgroup), as libsodium lists
 # them, and non-canonical encodings (y >= p, or x = 0 with the sign bit set).
@@ -157,7 +162,8 @@ def test_small_order_and_non_canonical_keys_are_refused_at_claim(client: Any, ke
 
 
 @pytest.mark.parametrize("key", [IDENTITY_KEY, ZERO_KEY])
-def test_a_degenerate_signature_verifies_nowhere(client: Any, service: Matches, players: list[Player], key: str) -> None:
+def test_a_degenerate_signature_verifies_nowhere(client: Any, service: Matches, players: list[Player], key: str,
+                                                 tmp_path: Path) -> None:
     """A small-order key that got into storage some other way (an old record) forges nothing."""
     mid = claimed(client, players)
     seats = service.meta(mid)["seats"]
@@ -177,6 +183,16 @@ def test_a_degenerate_signature_verifies_nowhere(client: Any, service: Matches, 
     header = f'Portolan key="{key}", ts="{int(time.time())}", nonce="{"f" * 22}", sig="{DEGENERATE_SIG}"'
     assert_problem(client.get(path, headers={"Authorization": header}), 401, "bad-signature")
     assert_problem(client.get("/v1/me/turns", headers={"Authorization": header}), 401, "bad-signature")
+
+    # the offline verifier applies the same rule to a record naming such a key
+    record = client.get(f"/v1/matches/{mid}/record").get_json()
+    assert record["header"]["seats"][0]["public_key"] == key
+    path_ = tmp_path / "record.json"
+    path_.write_text(json.dumps(record))
+    run = subprocess.run([sys.executable, "-m", "service.tools.cli", "verify", str(path_)], capture_output=True, text=True,
+                         env={"PORTOLAN_PLUGINS": "tests.fixture_game", "PATH": ""}, cwd=ROOT)
+    assert run.returncode == 1, run.stdout + run.stderr
+    assert "FAIL header: seat 0's public key is not a valid Ed25519 key" in run.stdout
 
 
 # -- finding 3: a signed request is good once, for one request ------------------------------------
@@ -240,3 +256,19 @@ def test_an_incomplete_or_ambiguous_authorization_is_refused(client: Any, header
 def test_a_stale_signed_request_is_refused(client: Any, players: list[Player]) -> None:
     old = {"Authorization": signing.authorization(players[0].private_key, "GET", "/v1/me/turns", ts=int(time.time()) - 301)}
     assert_problem(client.get("/v1/me/turns", headers=old), 401, "stale-signature")
+
+
+def test_the_verifier_refuses_a_malleated_signature(service: Matches) -> None:
+    """Same signature rules offline: S + L (non-canonical S) of a real signature is refused."""
+    from service.proof.verify import verify_record
+    from tests.test_verify import play_to_end
+
+    record = service.record(play_to_end(service, "harbour-race", 2))
+    assert verify_record(record).ok
+    raw = signing.b64d(record["entries"][0]["signature"])
+    order = 2**252 + 27742317777372353535851937790883648493
+    s_plus_l = (int.from_bytes(raw[32:], "little") + order).to_bytes(32, "little")
+    record["entries"][0]["signature"] = signing.b64e(raw[:32] + s_plus_l)
+    report = verify_record(record)
+    seat = record["entries"][0]["seat"]
+    assert report.failure == f"ply 0: the signature does not verify under seat {seat}'s key", report.text()
