@@ -11,8 +11,8 @@
 ``MAIL_FROM``       sender address of notices
 ``PORTOLAN_RATE_LIMITS``  ``on`` (default) or ``off``: the per-client request limits below
 ``PORTOLAN_RATE_READ``    limit of every route not named below, per signing key or address
-                    (``1200/minute``; Flask-Limiter notation, ``;`` separates several)
-``PORTOLAN_RATE_WRITE``   moves, claims and aborts (``300/minute``)
+                    (``6000/minute``; Flask-Limiter notation, ``;`` separates several)
+``PORTOLAN_RATE_WRITE``   moves, claims and aborts (``1200/minute``)
 ``PORTOLAN_RATE_CREATE``  match creation (``60/hour``)
 ``PORTOLAN_PROXIES``      how many reverse proxies stand in front of the API (``0``): with ``N > 0``
                     the client address is read from ``X-Forwarded-For`` (werkzeug's ProxyFix)
@@ -39,8 +39,8 @@ class Settings:
     # Abuse limits (issue 9): defaults generous enough for people and the test suite, far
     # below what a script could send. Defaults here so code building Settings by hand keeps working.
     rate_limits: bool = True
-    rate_read: str = "1200/minute"
-    rate_write: str = "300/minute"
+    rate_read: str = "6000/minute"
+    rate_write: str = "1200/minute"
     rate_create: str = "60/hour"
     proxies: int = 0
     invites_per_creator_hour: int = 60

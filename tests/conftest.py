@@ -130,6 +130,7 @@ def signed_headers(private_key: str, method: str, path: str, body: bytes = b"") 
 
 CREATOR = signing.generate_private_key()
 """The key the tests create matches with, unless a test is about who the creator is."""
+CREATOR_KEY = signing.public_key_of(CREATOR)
 
 
 def signed_post(client: Any, path: str, json: Any = None, private_key: str = CREATOR, data: bytes | None = None,
@@ -159,4 +160,4 @@ def worker_burst(settings: Settings) -> None:
     run(settings, burst=True)
 
 
-__all__ = ["CREATOR", "Player", "SmtpSink", "connect", "create_match", "signed_headers", "signed_post", "worker_burst"]
+__all__ = ["CREATOR", "CREATOR_KEY", "Player", "SmtpSink", "connect", "create_match", "signed_headers", "signed_post", "worker_burst"]
