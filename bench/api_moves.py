@@ -615,7 +615,8 @@ def main(argv: list[str] | None = None) -> int:
         if not args.rate_limits:
             env["PORTOLAN_RATE_LIMITS"] = "off"
         else:  # counted, so their cost is measured, but raised so that they never trip
-            for name in ("PORTOLAN_RATE_READ", "PORTOLAN_RATE_WRITE", "PORTOLAN_RATE_CREATE"):
+            for name in ("PORTOLAN_RATE_READ", "PORTOLAN_RATE_WRITE", "PORTOLAN_RATE_CREATE",
+                         "PORTOLAN_RATE_CREATE_PER_ADDRESS"):
                 env.setdefault(name, "100000000/minute")
         if args.game == FIXTURE_GAME:
             env["PORTOLAN_PLUGINS"] = ",".join(filter(None, [os.environ.get("PORTOLAN_PLUGINS"), FIXTURE_PLUGIN]))

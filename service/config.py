@@ -13,7 +13,9 @@
 ``PORTOLAN_RATE_READ``    limit of every route not named below, per signing key or address
                     (``6000/minute``; Flask-Limiter notation, ``;`` separates several)
 ``PORTOLAN_RATE_WRITE``   moves, claims and aborts (``1200/minute``)
-``PORTOLAN_RATE_CREATE``  match creation (``60/hour``)
+``PORTOLAN_RATE_CREATE``  match creation per creator key (``60/hour``)
+``PORTOLAN_RATE_CREATE_PER_ADDRESS``  match creation per client address, whatever the keys (``300/hour``):
+                    keys cost nothing to make, so the per-key limit alone would not hold a script
 ``PORTOLAN_PROXIES``      how many reverse proxies stand in front of the API (``0``): with ``N > 0``
                     the client address is read from ``X-Forwarded-For`` (werkzeug's ProxyFix)
 ``PORTOLAN_INVITES_PER_CREATOR_HOUR``     invitation mails one creator key may cause per hour (``60``)
@@ -42,6 +44,7 @@ class Settings:
     rate_read: str = "6000/minute"
     rate_write: str = "1200/minute"
     rate_create: str = "60/hour"
+    rate_create_per_address: str = "300/hour"
     proxies: int = 0
     invites_per_creator_hour: int = 60
     invites_per_recipient_day: int = 20
@@ -61,6 +64,7 @@ class Settings:
             rate_read=e.get("PORTOLAN_RATE_READ") or cls.rate_read,
             rate_write=e.get("PORTOLAN_RATE_WRITE") or cls.rate_write,
             rate_create=e.get("PORTOLAN_RATE_CREATE") or cls.rate_create,
+            rate_create_per_address=e.get("PORTOLAN_RATE_CREATE_PER_ADDRESS") or cls.rate_create_per_address,
             proxies=_int(e, "PORTOLAN_PROXIES", cls.proxies),
             invites_per_creator_hour=_int(e, "PORTOLAN_INVITES_PER_CREATOR_HOUR", cls.invites_per_creator_hour),
             invites_per_recipient_day=_int(e, "PORTOLAN_INVITES_PER_RECIPIENT_DAY", cls.invites_per_recipient_day),

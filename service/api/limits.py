@@ -1,7 +1,7 @@
 """Request rate limits (issue 9): Flask-Limiter on the store's Redis, answering 429 problem+json.
 
 Every route has the read limit; creating a match, claiming a seat, moving and aborting have their
-own (``service/config.py``: ``PORTOLAN_RATE_*``). A client is its signing key when the request
+own (``service/config.py``: ``PORTOLAN_RATE_*``), and creating also one per address. A client is its signing key when the request
 carries ``Authorization: Portolan key="..."`` and its address otherwise (behind a proxy, the
 address ProxyFix reads from ``X-Forwarded-For``; see :func:`service.api.create_app`). The key is
 taken unverified: verifying here would spend the request's nonce before the route checks it, and
@@ -37,7 +37,12 @@ def client_identity() -> str:
     """The bucket a request counts against: its signing key, else its client address."""
     header = request.headers.get("Authorization", "")
     found = _SIGNING_KEY.search(header) if header.startswith("Portolan ") else None
-    return f"key:{found.group(1)}" if found else f"addr:{get_remote_address()}"
+    return f"key:{found.group(1)}" if found else client_address()
+
+
+def client_address() -> str:
+    """The bucket of the request's client address, whatever key it signs with."""
+    return f"addr:{get_remote_address()}"
 
 
 def install(app: Flask, settings: Settings, connection_pool: Any) -> Limiter:
@@ -58,6 +63,10 @@ def install(app: Flask, settings: Settings, connection_pool: Any) -> Limiter:
         for endpoint in endpoints:
             view: Any = app.view_functions[endpoint]
             app.view_functions[endpoint] = limiter.limit(value)(view)
+    # Creation also counts per address: a fresh key costs nothing, so per key alone a script
+    # could create without end (each creation stores a match and may send mail).
+    for endpoint in _CREATE:
+        limiter.limit(settings.rate_create_per_address, key_func=client_address)(app.view_functions[endpoint])
 
     @app.errorhandler(RateLimitExceeded)
     def _too_many(exc: RateLimitExceeded) -> Response:

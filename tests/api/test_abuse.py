@@ -17,7 +17,7 @@ from service.proof import signing
 from service.storage.embedded import free_port
 from service.storage.store import Store
 from tests.api.test_refusals import assert_problem
-from tests.conftest import Player, create_match
+from tests.conftest import Player, create_match, signed_post
 
 SEATS = [{"invite": "a@example.org"}, {"invite": "b@example.org"}]
 
@@ -145,6 +145,18 @@ def test_a_create_over_its_limit_is_429_and_stores_nothing(settings: Settings, s
     assert create_match(c, {"game": "harbour-race", "seats": SEATS}, bea).status_code == 201
 
 
+def test_fresh_keys_do_not_escape_the_per_address_create_limit(settings: Settings, service: Matches) -> None:
+    c = limited(settings, service, rate_create="100/minute", rate_create_per_address="2/minute")
+    bots = {"game": "harbour-race", "seats": [{"bot": "random"}] * 2}
+    for _ in range(2):
+        assert create_match(c, bots, signing.generate_private_key()).status_code == 201
+    assert_rate_limited(create_match(c, bots, signing.generate_private_key()))
+    assert len(stored_matches(service)) == 2
+    # another address has a budget of its own
+    r = signed_post(c, "/v1/matches", bots, signing.generate_private_key(), environ_base={"REMOTE_ADDR": "10.0.0.7"})
+    assert r.status_code == 201
+
+
 def test_a_move_over_its_limit_is_429_and_changes_nothing(settings: Settings, service: Matches,
                                                           players: list[Player]) -> None:
     c = limited(settings, service, rate_write="3/minute")
@@ -187,5 +199,5 @@ def test_the_default_limits_are_documented(settings: Settings) -> None:
     for doc in ("README.md", "deploy/README.md"):
         text = (root / doc).read_text()
         for var in ("PORTOLAN_RATE_LIMITS", "PORTOLAN_RATE_READ", "PORTOLAN_RATE_WRITE", "PORTOLAN_RATE_CREATE",
-                    "PORTOLAN_PROXIES", "PORTOLAN_INVITES_PER_CREATOR_HOUR", "PORTOLAN_INVITES_PER_RECIPIENT_DAY"):
+                    "PORTOLAN_RATE_CREATE_PER_ADDRESS", "PORTOLAN_PROXIES", "PORTOLAN_INVITES_PER_CREATOR_HOUR", "PORTOLAN_INVITES_PER_RECIPIENT_DAY"):
             assert var in text, f"{doc} does not document {var}"
