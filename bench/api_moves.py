@@ -98,7 +98,8 @@ class Http:
         self.conn = http.client.HTTPConnection("127.0.0.1", port, timeout=HTTP_TIMEOUT_S)
 
     def call(self, method: str, path: str, body: Any = None, headers: dict[str, str] | None = None) -> tuple[int, Any]:
-        data = None if body is None else json.dumps(body, separators=(",", ":")).encode()
+        # bytes go as they are: a signed request sends exactly the body it signed
+        data = body if isinstance(body, bytes) or body is None else json.dumps(body, separators=(",", ":")).encode()
         hdrs = {"Content-Type": "application/json"} if data is not None else {}
         hdrs.update(headers or {})
         try:
@@ -168,6 +169,7 @@ class Player:
         self.lock = lock
         self.t0, self.t1 = window
         self.keys = [signing.generate_private_key(), signing.generate_private_key()]
+        self.creator = signing.generate_private_key()  # creating a match is a signed request
         self.match = ""
         self.ply = 0
         self.seat = 0
@@ -179,9 +181,11 @@ class Player:
 
     def new_match(self) -> None:
         start = time.time()
-        status, body = self.http.call("POST", "/v1/matches", {
-            "game": self.game, "options": self.options,
-            "seats": [{"invite": "seat0@bench.invalid"}, {"invite": "seat1@bench.invalid"}]})
+        made = json.dumps({"game": self.game, "options": self.options,
+                           "seats": [{"invite": "seat0@bench.invalid"}, {"invite": "seat1@bench.invalid"}]},
+                          separators=(",", ":")).encode()
+        status, body = self.http.call("POST", "/v1/matches", made, headers={
+            "Authorization": signing.authorization(self.creator, "POST", "/v1/matches")})
         if status != 201:
             raise BenchError(f"create: {status} {body}")
         self.match = body["id"]
@@ -577,6 +581,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=1,
                         help="alternate the two phases this many times (evens out a machine whose load drifts)")
     parser.add_argument("--skip-bare", action="store_true")
+    parser.add_argument("--rate-limits", action="store_true",
+                        help="count the API's rate limits (raised so they never trip) to measure their cost; "
+                             "off by default, since every client is one address")
     args = parser.parse_args(argv)
     if args.options is None:
         args.options = {"target": 100} if args.game == FIXTURE_GAME else {}
@@ -602,6 +609,15 @@ def main(argv: list[str] | None = None) -> int:
         env = dict(os.environ, REDIS_URL=redis_url, PORTOLAN_NS=ns, OUTBOX_DIR=str(tmp / "outbox"),
                    PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
         env.pop("PORTOLAN_SERVER_KEY", None)
+        # every client is 127.0.0.1 and invites the same two addresses, many times a minute: the
+        # abuse limits would measure themselves; --rate-limits keeps the request limits on
+        env.update(PORTOLAN_INVITES_PER_CREATOR_HOUR="0", PORTOLAN_INVITES_PER_RECIPIENT_DAY="0")
+        if not args.rate_limits:
+            env["PORTOLAN_RATE_LIMITS"] = "off"
+        else:  # counted, so their cost is measured, but raised so that they never trip
+            for name in ("PORTOLAN_RATE_READ", "PORTOLAN_RATE_WRITE", "PORTOLAN_RATE_CREATE",
+                         "PORTOLAN_RATE_CREATE_PER_ADDRESS"):
+                env.setdefault(name, "100000000/minute")
         if args.game == FIXTURE_GAME:
             env["PORTOLAN_PLUGINS"] = ",".join(filter(None, [os.environ.get("PORTOLAN_PLUGINS"), FIXTURE_PLUGIN]))
         where = "embedded" if embedded else urllib.parse.urlsplit(redis_url)._replace(netloc="…").geturl()

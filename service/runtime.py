@@ -13,6 +13,7 @@ import redis
 from service.config import Settings
 from service.delivery.dispatch import RQDispatcher
 from service.play.matches import Matches
+from service.play.throttle import InviteLimits
 from service.proof import signing
 from service.storage.store import Store
 
@@ -29,4 +30,5 @@ def build(settings: Settings) -> Matches:
     store = Store(client, settings.namespace)
     key = settings.server_key or store.get_or_create("server:key", signing.generate_private_key)
     return Matches(store=store, server_key=key, dispatcher=RQDispatcher(client, settings),
-                   public_url=settings.public_url)
+                   public_url=settings.public_url,
+                   invite_limits=InviteLimits(settings.invites_per_creator_hour, settings.invites_per_recipient_day))

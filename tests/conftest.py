@@ -6,6 +6,7 @@ default). Every test gets its own key namespace and RQ queue names, and cleans o
 
 from __future__ import annotations
 
+import json as jsonlib
 import os
 import uuid
 from collections.abc import Iterator
@@ -118,7 +119,32 @@ class Player:
         return {"envelope": env, "signature": signing.sign(self.private_key, env)}
 
     def auth(self, method: str, path: str, query: str = "", body: bytes = b"") -> dict[str, str]:
-        return {"Authorization": signing.authorization(self.private_key, method, path, query, body)}
+        return signed_headers(self.private_key, method, path, body, query)
+
+
+def signed_headers(private_key: str, method: str, path: str, body: bytes = b"", query: str = "") -> dict[str, str]:
+    """The headers of a signed request (docs/signing.md): the one place the tests build them."""
+    return {"Authorization": signing.authorization(private_key, method, path, query, body)}
+
+
+CREATOR = signing.generate_private_key()
+"""The key the tests create matches with, unless a test is about who the creator is."""
+CREATOR_KEY = signing.public_key_of(CREATOR)
+
+
+def signed_post(client: Any, path: str, json: Any = None, private_key: str = CREATOR, data: bytes | None = None,
+                **kwargs: Any) -> Any:
+    """POST through the Flask test client as a signed request: the body is sent as exactly the
+    bytes that were signed."""
+    body = data if data is not None else jsonlib.dumps(json).encode()
+    headers = {**signed_headers(private_key, "POST", path, body), **kwargs.pop("headers", {})}
+    return client.post(path, data=body, headers=headers, content_type=kwargs.pop("content_type", "application/json"),
+                       **kwargs)
+
+
+def create_match(client: Any, body: dict[str, Any], private_key: str = CREATOR) -> Any:
+    """``POST /v1/matches`` signed by ``private_key`` (the creator); returns the response."""
+    return signed_post(client, "/v1/matches", body, private_key)
 
 
 @pytest.fixture
@@ -133,4 +159,4 @@ def worker_burst(settings: Settings) -> None:
     run(settings, burst=True)
 
 
-__all__ = ["Player", "SmtpSink", "connect", "worker_burst"]
+__all__ = ["CREATOR", "CREATOR_KEY", "Player", "SmtpSink", "connect", "create_match", "signed_headers", "signed_post", "worker_burst"]

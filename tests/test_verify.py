@@ -18,14 +18,14 @@ from service.play.matches import Matches
 from service.proof import fairness, signing
 from service.proof.verify import verify_record
 from service.tools.rebuild import rebuild
-from tests.conftest import Player
+from tests.conftest import CREATOR_KEY, Player
 
 GAME_IDS = sorted(games.registry())
 
 
 def play_to_end(m: Matches, game: str, players: int, seed: str = "x", max_moves: int = 20_000) -> str:
     """An all-bot match played through the signed submit path, in process."""
-    made = m.create(game, {}, [{"bot": "random"}] * players)
+    made = m.create(game, {}, [{"bot": "random"}] * players, creator_key=CREATOR_KEY)
     mid = str(made["id"])
     pick = Rng.from_seed(seed)
     for _ in range(max_moves):
@@ -152,7 +152,8 @@ def test_the_seed_stays_secret_until_the_end(client: Any, service: Matches, play
 def test_same_keys_different_matches_independent_dice(service: Matches, players: list[Player]) -> None:
     streams = []
     for _ in range(2):
-        made = service.create("harbour-race", {}, [{"invite": "a@example.org"}, {"invite": "b@example.org"}])
+        made = service.create("harbour-race", {}, [{"invite": "a@example.org"}, {"invite": "b@example.org"}],
+                              creator_key=CREATOR_KEY)
         for i in range(2):
             service.claim(made["id"], i, made["invites"][str(i)], players[i].public_key, players[i].name, "", nonce="same")
         meta = service.meta(made["id"])

@@ -5,8 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from flask import Flask
+from werkzeug.middleware.proxy_fix import ProxyFix
 
-from service.api import errors, games, matches, players, server
+from service.api import errors, games, limits, matches, players, server
 from service.config import Settings
 from service.play.matches import Matches
 from service.runtime import build
@@ -18,7 +19,8 @@ def create_app(settings: Settings | None = None, service: Matches | None = None,
     app.config.update(JSON_SORT_KEYS=False, MAX_CONTENT_LENGTH=256 * 1024)
     app.config.update(config)
     settings = settings or Settings.from_env()
-    app.extensions["portolan"] = service or build(settings)
+    service = service or build(settings)
+    app.extensions["portolan"] = service
     app.extensions["portolan.settings"] = settings
     app.json.sort_keys = False  # type: ignore[attr-defined]
     errors.register(app)
@@ -26,4 +28,7 @@ def create_app(settings: Settings | None = None, service: Matches | None = None,
     app.register_blueprint(games.bp)
     app.register_blueprint(matches.bp)
     app.register_blueprint(players.bp)
+    limits.install(app, settings, service.store.r.connection_pool)
+    if settings.proxies:  # only then is X-Forwarded-For the client's word, set by a proxy we trust
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=settings.proxies)  # type: ignore[method-assign]
     return app

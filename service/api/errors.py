@@ -10,7 +10,7 @@ from marshmallow import ValidationError
 from redis.exceptions import RedisError
 from werkzeug.exceptions import HTTPException
 
-from service.play.errors import ServiceError
+from service.play.errors import ServiceError, TooManyRequests
 
 log = logging.getLogger("portolan.api")
 
@@ -28,7 +28,10 @@ def problem(status: int, code: str, title: str, detail: str, **extra: Any) -> Re
 def register(app: Flask) -> None:
     @app.errorhandler(ServiceError)
     def _service(exc: ServiceError) -> Response:
-        return problem(exc.status, exc.code, exc.title, exc.message, **exc.extra)
+        resp = problem(exc.status, exc.code, exc.title, exc.message, **exc.extra)
+        if isinstance(exc, TooManyRequests):
+            resp.headers["Retry-After"] = str(exc.retry_after)
+        return resp
 
     @app.errorhandler(ValidationError)
     def _validation(exc: ValidationError) -> Response:

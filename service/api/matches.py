@@ -51,11 +51,25 @@ def lobby() -> Any:
     return {"matches": listings.lobby(service(), status, game, _int_arg("limit", 50, 1, 200))}
 
 
+def _signer(what: str) -> str:
+    """The verified key that signed this request; 401 says that ``what`` needs a signature."""
+    try:
+        return signed_key()
+    except Unauthorized as exc:
+        if exc.code == "missing-signature":
+            raise Unauthorized("missing-signature", f"{what} needs a signed request: an Authorization: Portolan "
+                               'key="...", ts="...", sig="..." header signed with your key') from exc
+        raise
+
+
 @bp.post("")
 def create() -> Any:
-    """Create a match; seats are invitations or bots."""
+    """Create a match; seats are invitations or bots. The request is signed: its key is the
+    creator's identity (the only key that may abort the match, and the one the invitation
+    quotas count against)."""
+    key = _signer("creating a match")
     data = schemas.body(schemas.CreateMatch)
-    result = service().create(data["game"], data["options"], data["seats"])
+    result = service().create(data["game"], data["options"], data["seats"], creator_key=key)
     return result, 201, {"Location": f"/v1/matches/{result['id']}"}
 
 
@@ -85,11 +99,9 @@ def claim(match_id: str, seat: int) -> Any:
 
 @bp.post("/<match_id>/abort")
 def abort(match_id: str) -> Any:
-    """The creator cancels a match that is still waiting for players."""
-    header = request.headers.get("Authorization", "")
-    if not header.startswith("Bearer "):
-        raise Unauthorized("missing-creator-token", "send the creator token as Authorization: Bearer <token>")
-    return service().abort(match_id, header.removeprefix("Bearer ").strip())
+    """The creator cancels a match that is still waiting for players (a request signed with
+    the key that created it)."""
+    return service().abort(match_id, _signer("aborting a match"))
 
 
 @bp.get("/<match_id>/seats/<int:seat>/view")

@@ -43,3 +43,13 @@ class Conflict(ServiceError):
 
 class Unprocessable(ServiceError):
     status, title = 422, "Illegal action"
+
+
+class TooManyRequests(ServiceError):
+    """A quota is used up; ``retry_after`` says in how many seconds it frees (the ``Retry-After`` header)."""
+
+    status, title = 429, "Too many requests"
+
+    def __init__(self, code: str, message: str, retry_after: int, **extra: Any) -> None:
+        super().__init__(code, message, **extra)
+        self.retry_after = max(1, int(retry_after))

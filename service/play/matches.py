@@ -24,6 +24,7 @@ from service.games.base import Action, Game, IllegalAction, InvalidAction, Outco
 from service.play.envelopes import check_envelope
 from service.play.errors import BadRequest, Conflict, Forbidden, NotFound, ServiceError, Unauthorized, Unprocessable
 from service.play.ports import Dispatcher, NullDispatcher
+from service.play.throttle import InviteLimits
 from service.proof import fairness, signing
 from service.proof.chain import (
     RECORD_FORMAT,
@@ -69,6 +70,7 @@ class Matches:
     dispatcher: Dispatcher = field(default_factory=NullDispatcher)
     now: Callable[[], str] = utcnow
     public_url: str = "http://127.0.0.1:8000"
+    invite_limits: InviteLimits = field(default_factory=InviteLimits)
     _cache: OrderedDict[str, tuple[int, Any, Mapping[str, Any] | None]] = field(default_factory=OrderedDict)
     """match id -> (ply, rules state at that ply, the meta at that ply when this process made it)."""
     _secrets: dict[str, bytes] = field(default_factory=dict)
@@ -103,10 +105,14 @@ class Matches:
 
     # -- create, claim, abort -----------------------------------------------------------------
 
-    def create(self, game_id: str, options: Mapping[str, Any] | None, seats: list[dict[str, Any]]) -> dict[str, Any]:
-        """Create a match. ``seats`` lists each seat as ``{"invite": email}`` or
-        ``{"bot": "random"}``. Returns the id, the invite tokens, the creator token and the
-        seed commitment. Starts the match at once when every seat is a bot."""
+    def create(self, game_id: str, options: Mapping[str, Any] | None, seats: list[dict[str, Any]], *,
+               creator_key: str) -> dict[str, Any]:
+        """Create a match for the creator whose (verified) public key is ``creator_key``: that
+        key alone may abort it, and the invitation quotas are counted against it. ``seats`` lists
+        each seat as ``{"invite": email}`` or ``{"bot": "random"}``. Returns the id, the invite
+        tokens and the seed commitment. Starts the match at once when every seat is a bot."""
+        if not signing.valid_public_key(creator_key):
+            raise BadRequest("bad-public-key", "the creator key must be a base64url Ed25519 public key (32 bytes)")
         game = games.get(game_id)
         if game is None:
             raise NotFound("unknown-game", f"there is no game {game_id!r}; see GET /v1/games")
@@ -121,7 +127,6 @@ class Matches:
             raise BadRequest(exc.code, exc.message) from exc
         match_id = new_match_id()
         seed = fairness.new_seed()
-        creator_token = secrets.token_hex(24)
         invites: dict[str, str] = {}
         seat_rows: list[dict[str, Any]] = []
         for i, spec in enumerate(seats):
@@ -136,11 +141,13 @@ class Matches:
                 invites[str(i)] = token
                 seat_rows.append({"seat": i, "kind": "human", "name": "", "public_key": "", "nonce": "",
                                   "claimed": False, "email": spec.get("invite", ""), "invite_hash": _token_hash(token)})
+        # the last refusal, after every other check: a refused creation stores nothing and sends nothing
+        self.invite_limits.take(self.store, creator_key, (r["email"] for r in seat_rows if r["kind"] == "human"))
         created = self.now()
         meta = {
             "id": match_id, "game": game.id, "options": opts, "players": len(seats), "status": "waiting",
             "ply": 0, "created_at": created, "updated_at": created, "commitment": fairness.commitment(seed),
-            "creator_hash": _token_hash(creator_token), "seats": seat_rows, "active": [], "head": "",
+            "creator_key": creator_key, "seats": seat_rows, "active": [], "head": "",
             "outcome": None, "setup_events": [], "format": RECORD_FORMAT,
         }
         self.store.create(meta, seed, datetime.now(UTC).timestamp())
@@ -150,7 +157,7 @@ class Matches:
                 self.dispatcher.invite(match_id, int(seat_key), email, token)
         if not invites:
             self._start(match_id)
-        return {"id": match_id, "game": game.id, "invites": invites, "creator_token": creator_token,
+        return {"id": match_id, "game": game.id, "invites": invites, "creator_key": creator_key,
                 "commitment": meta["commitment"], "status": self.meta(match_id)["status"]}
 
     def claim(self, match_id: str, seat: int, token: str, public_key: str, name: str, email: str,
@@ -205,12 +212,15 @@ class Matches:
         self._fan_out(meta, 0, [], meta["active"], None)
         return meta
 
-    def abort(self, match_id: str, creator_token: str) -> dict[str, Any]:
-        """The creator cancels a match that has not started."""
+    def abort(self, match_id: str, signer_key: str) -> dict[str, Any]:
+        """The creator cancels a match that has not started; ``signer_key`` is the verified key
+        that signed the request."""
 
         def change(meta: dict[str, Any]) -> dict[str, Any]:
-            if not secrets.compare_digest(meta["creator_hash"], _token_hash(creator_token or "")):
-                raise Unauthorized("bad-creator-token", "only the match's creator (with its creator token) may abort it")
+            # matches made before creation was signed have no creator key: nobody can abort those
+            if not meta.get("creator_key") or meta["creator_key"] != signer_key:
+                raise Forbidden("not-the-creator", "only the match's creator may abort it: sign the request with "
+                                "the key that created the match")
             if meta["status"] != "waiting":
                 raise Conflict("match-not-waiting", f"only a waiting match can be aborted; this one is {meta['status']}")
             return {"status": "aborted", "updated_at": self.now()}
@@ -288,6 +298,7 @@ class Matches:
             "created_at": meta["created_at"],
             "updated_at": meta["updated_at"],
             "commitment": meta["commitment"],
+            "creator_key": meta.get("creator_key") or None,
             "head": meta["head"] or None,
             "active_seats": meta["active"],
             "open_seats": [s["seat"] for s in meta["seats"] if not s["claimed"]],

@@ -10,6 +10,7 @@ Every key of a match shares the hash tag ``{id}``, so a match lives in one Redis
 ``<ns>m:{id}:seed``        the secret seed (never served while the match runs)
 ``<ns>key:<public key>``   set of ``id:seat`` a key holds (the "my turns" listing)
 ``<ns>matches``            sorted set of every match id by creation time
+``<ns>quota:{scope}:<name>``  a fixed-window counter (invitations per creator, per recipient)
 =========================  =====================================================================
 
 A move is committed by one Lua script that checks the ply, stores the state, appends the log
@@ -42,6 +43,25 @@ redis.call('HSET', KEYS[1], 'ply', cur + 1, 'status', ARGV[5], 'active', ARGV[6]
 return {1, cur + 1}
 """
 
+# Take every counter's amount, or none: KEYS are the counters, ARGV (amount, limit, window s)
+# per key. Returns {0, 0} when taken, else {index (1-based) of the first full counter, its TTL}.
+_TAKE_QUOTA = """
+for i, key in ipairs(KEYS) do
+  local used = tonumber(redis.call('GET', key) or '0')
+  if used + tonumber(ARGV[3 * i - 2]) > tonumber(ARGV[3 * i - 1]) then
+    local ttl = redis.call('TTL', key)
+    if ttl < 1 then ttl = tonumber(ARGV[3 * i]) end
+    return {i, ttl}
+  end
+end
+for i, key in ipairs(KEYS) do
+  if redis.call('INCRBY', key, ARGV[3 * i - 2]) == tonumber(ARGV[3 * i - 2]) then
+    redis.call('EXPIRE', key, ARGV[3 * i])
+  end
+end
+return {0, 0}
+"""
+
 META_JSON_FIELDS = ("options", "seats", "active", "outcome", "setup_events", "active_since")
 
 
@@ -66,6 +86,7 @@ class Store:
         self.r = client
         self.ns = namespace
         self._apply = self.r.register_script(_APPLY)
+        self._take_quota = self.r.register_script(_TAKE_QUOTA)
 
     # -- keys ------------------------------------------------------------------------------
 
@@ -205,6 +226,21 @@ class Store:
             raw = {f.encode(): v for f, v in zip(fields, values, strict=True) if v is not None}
             out.append(_decode(raw))
         return out
+
+    # -- quotas ----------------------------------------------------------------------------
+
+    def take_quota(self, scope: str, counters: list[tuple[str, int, int, int]]) -> tuple[int, int] | None:
+        """Add ``amount`` to each counter ``(name, amount, limit, window_s)`` of ``scope``, all
+        or none, atomically. A counter starts its window of ``window_s`` seconds at its first
+        use (fixed windows). Returns None when taken, else ``(index of the first counter that
+        would pass its limit, seconds until it resets)``."""
+        if not counters:
+            return None
+        # one hash tag per scope: the script touches several keys, which must share a Cluster slot
+        keys = [self.key(f"quota:{{{scope}}}:{name}") for name, *_ in counters]
+        args = [v for _, amount, limit, window in counters for v in (amount, limit, window)]
+        index, ttl = cast(list[int], self._take_quota(keys=keys, args=args))
+        return None if index == 0 else (index - 1, int(ttl))
 
     # -- small utilities for workers -------------------------------------------------------
 

@@ -1,7 +1,7 @@
 """The ``portolan`` command: run the service, and play from a terminal.
 
 Operator commands: ``dev`` (everything on one machine), ``serve`` (the API), ``worker``,
-``rebuild``. Player commands: ``keygen``, ``create``, ``claim``, ``show``, ``actions``, ``move``,
+``rebuild``. Player commands: ``keygen``, ``create``, ``abort``, ``claim``, ``show``, ``actions``, ``move``,
 ``log``, ``my-turns``, ``record``, ``verify``. Keys live in the user's config directory
 (``$PORTOLAN_HOME``, else ``$XDG_CONFIG_HOME/portolan``, else ``~/.config/portolan``), mode 0600.
 """
@@ -129,15 +129,24 @@ def cmd_create(args: argparse.Namespace) -> int:
             options[name] = json.loads(raw)
         except json.JSONDecodeError:
             options[name] = raw
-    result = _client(args).create(args.game, seats, options)
+    if not key_path(args.key).exists():  # creation is signed: the creator is a key, as a player is
+        cmd_keygen(argparse.Namespace(key=args.key, force=False))
+    result = _client(args).create(args.game, seats, options, private_key=load_key(args.key))
     if args.json:
         out(result, True)
         return 0
     print(f"match {result['id']} ({result['game']}) created, status {result['status']}")
     print(f"seed commitment: {result['commitment']}")
-    print(f"creator token (keep it to abort): {result['creator_token']}")
+    print(f"created by your key {args.key!r}; only it may abort the match: portolan abort {result['id']}"
+          + ("" if args.key == "default" else f" --key {args.key}"))
     for seat, token in result["invites"].items():
         print(f"seat {seat}: portolan claim {result['id']} {seat} {token} --name NAME --email EMAIL")
+    return 0
+
+
+def cmd_abort(args: argparse.Namespace) -> int:
+    result = _client(args).abort(args.match, private_key=load_key(args.key))
+    out(result if args.json else f"match {args.match} is {result['status']}", args.json)
     return 0
 
 
@@ -327,6 +336,10 @@ def parser() -> argparse.ArgumentParser:
     sp.add_argument("--invite", action="append", default=[], metavar="EMAIL", help="invite a person (repeatable)")
     sp.add_argument("--bot", action="append", default=[], metavar="KIND", help="add a bot seat, e.g. random")
     sp.add_argument("--option", action="append", default=[], metavar="NAME=VALUE", help="a game option (JSON value)")
+    sp.add_argument("--key", default="default", help="the key that signs the creation (made if missing)")
+    sp = cmd("abort", cmd_abort, "cancel a match you created that still waits for players")
+    sp.add_argument("match")
+    sp.add_argument("--key", default="default", help="the key that created the match")
     sp = cmd("claim", cmd_claim, "take an invited seat with its token")
     sp.add_argument("match")
     sp.add_argument("seat", type=int)

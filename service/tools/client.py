@@ -17,6 +17,11 @@ from service.proof import signing
 from service.proof.signing import authorization
 
 
+def json_bytes(obj: Any) -> bytes:
+    """The exact bytes a signed request sends (and its signature covers) as its JSON body."""
+    return json.dumps(obj, separators=(",", ":"), ensure_ascii=False).encode()
+
+
 class ApiError(Exception):
     """A problem+json answer: ``status``, ``code`` and the server's ``detail``."""
 
@@ -35,6 +40,7 @@ class Client:
     def __init__(self, base_url: str, timeout: float = 30.0, session: requests.Session | None = None,
                  private_key: str | None = None) -> None:
         self.base = base_url.rstrip("/")
+        self.private_key = private_key  # signs the requests whose call names no key of its own
         self.timeout = timeout
         self.http = session or requests.Session()
         self.private_key = private_key
@@ -83,8 +89,14 @@ class Client:
         return dict(self._call("GET", "/healthz"))
 
     # -- matches -----------------------------------------------------------------------------
-    def create(self, game: str, seats: list[dict[str, str]], options: dict[str, Any] | None = None) -> dict[str, Any]:
-        return dict(self._call("POST", "/v1/matches", json={"game": game, "seats": seats, "options": options or {}}))
+    def create(self, game: str, seats: list[dict[str, str]], options: dict[str, Any] | None = None,
+               private_key: str | None = None) -> dict[str, Any]:
+        """Create a match, signed with ``private_key`` (else the client's key): that key is the
+        creator, the only one that may abort the match."""
+        body = json_bytes({"game": game, "seats": seats, "options": options or {}})
+        headers = {"Content-Type": "application/json",
+                   **self._auth("POST", "/v1/matches", body=body, private_key=private_key)}
+        return dict(self._call("POST", "/v1/matches", data=body, headers=headers))
 
     def claim(self, match: str, seat: int, token: str, private_key: str, name: str, email: str = "",
               nonce: str | None = None) -> dict[str, Any]:
@@ -94,8 +106,10 @@ class Client:
             body["email"] = email
         return dict(self._call("POST", f"/v1/matches/{match}/seats/{seat}/claim", json=body))
 
-    def abort(self, match: str, creator_token: str) -> dict[str, Any]:
-        return dict(self._call("POST", f"/v1/matches/{match}/abort", headers={"Authorization": f"Bearer {creator_token}"}))
+    def abort(self, match: str, private_key: str | None = None) -> dict[str, Any]:
+        """Cancel a match that still waits for players, signed with the creator's key."""
+        path = f"/v1/matches/{match}/abort"
+        return dict(self._call("POST", path, headers=self._auth("POST", path, private_key=private_key)))
 
     def show(self, match: str) -> dict[str, Any]:
         return dict(self._call("GET", f"/v1/matches/{match}"))

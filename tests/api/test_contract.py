@@ -23,7 +23,7 @@ from openapi_core.deserializing.media_types.util import json_loads
 from werkzeug.test import EnvironBuilder
 
 from service.proof import signing
-from tests.conftest import Player
+from tests.conftest import CREATOR, Player, create_match, signed_headers
 
 SPEC_PATH = Path(__file__).resolve().parents[2] / "openapi.yaml"
 HTTP_METHODS = {"get", "put", "post", "delete", "patch"}
@@ -125,6 +125,13 @@ class Api:
         return r
 
 
+def signed(body: Any, path: str = "/v1/matches", private_key: str = CREATOR) -> dict[str, Any]:
+    """The keyword arguments of a signed JSON POST (creation): exactly the bytes that were signed."""
+    data = body if isinstance(body, bytes) else json.dumps(body).encode()
+    return {"data": data, "content_type": "application/json",
+            "headers": signed_headers(private_key, "POST", path, data)}
+
+
 def envelope(player: Player, match: str, seat: int, ply: int, actions: list[dict[str, Any]], nonce: str) -> dict[str, Any]:
     return player.envelope(match, seat, ply, actions, nonce=nonce)
 
@@ -141,21 +148,24 @@ def test_a_full_flow_answers_as_documented(client: Any, openapi: OpenAPI, player
     api("GET", "/v1/games/no-such-game", 404, code="unknown-game")
 
     # create: 201 with Location; 400 in its varieties; 404 for an unknown game
-    r = api("POST", "/v1/matches", 201, json={"game": "harbour-race", "options": {"target": 5},
-                                              "seats": [{"invite": "ana@example.org"}, {"invite": "bea@example.org"}]})
+    r = api("POST", "/v1/matches", 201, **signed({"game": "harbour-race", "options": {"target": 5},
+                                                 "seats": [{"invite": "ana@example.org"}, {"invite": "bea@example.org"}]}))
     made = r.get_json()
     mid = made["id"]
     assert r.headers["Location"] == f"/v1/matches/{mid}"
-    api("POST", "/v1/matches", 400, valid_request=False, code="malformed-json", data=b"{not json",
-        content_type="application/json")
-    api("POST", "/v1/matches", 400, valid_request=False, code="malformed-request", json={"game": "harbour-race"})
-    api("POST", "/v1/matches", 400, code="bad-player-count", json={"game": "harbour-race", "seats": [{"bot": "random"}]})
+    assert made["creator_key"] == signing.public_key_of(CREATOR)
+    api("POST", "/v1/matches", 401, valid_request=False, code="missing-signature",
+        json={"game": "harbour-race", "seats": [{"bot": "random"}] * 2})
+    api("POST", "/v1/matches", 401, code="bad-signature", **dict(signed({"game": "harbour-race", "seats": [
+        {"bot": "random"}] * 2}), headers=signed_headers(CREATOR, "POST", "/v1/other")))
+    api("POST", "/v1/matches", 400, valid_request=False, code="malformed-json", **signed(b"{not json"))
+    api("POST", "/v1/matches", 400, valid_request=False, code="malformed-request", **signed({"game": "harbour-race"}))
+    api("POST", "/v1/matches", 400, code="bad-player-count", **signed({"game": "harbour-race", "seats": [{"bot": "random"}]}))
     api("POST", "/v1/matches", 400, code="bad-options",
-        json={"game": "harbour-race", "seats": [{"bot": "random"}] * 2, "options": {"target": 1}})
-    api("POST", "/v1/matches", 404, code="unknown-game", json={"game": "chess", "seats": [{"bot": "random"}] * 2})
-    api("POST", "/v1/matches", 413, valid_request=False, code="body-too-large", data=b"x" * (300 * 1024),
-        content_type="application/json")
-    bots = api("POST", "/v1/matches", 201, json={"game": "harbour-race", "seats": [{"bot": "random"}] * 2}).get_json()
+        **signed({"game": "harbour-race", "seats": [{"bot": "random"}] * 2, "options": {"target": 1}}))
+    api("POST", "/v1/matches", 404, code="unknown-game", **signed({"game": "chess", "seats": [{"bot": "random"}] * 2}))
+    api("POST", "/v1/matches", 413, valid_request=False, code="body-too-large", **signed(b"x" * (300 * 1024)))
+    bots = api("POST", "/v1/matches", 201, **signed({"game": "harbour-race", "seats": [{"bot": "random"}] * 2})).get_json()
     assert bots["status"] == "active" and bots["invites"] == {}
 
     # waiting: spectator view without a board, no record yet
@@ -268,15 +278,17 @@ def test_a_full_flow_answers_as_documented(client: Any, openapi: OpenAPI, player
     vpath_done = f"/v1/matches/{mid}/seats/{seat}/view"
     assert api("GET", vpath_done, 200, headers=me.auth("GET", vpath_done)).get_json()["legal_actions"] == []
 
-    # abort: Bearer creator token
-    spare = api("POST", "/v1/matches", 201, json={"game": "harbour-race", "seats": [{"invite": "x@example.org"}] * 2})
+    # abort: a request signed by the creator's key
+    spare = api("POST", "/v1/matches", 201, **signed({"game": "harbour-race", "seats": [{"invite": "x@example.org"}] * 2}))
     spare_id = spare.get_json()["id"]
-    api("POST", f"/v1/matches/{spare_id}/abort", 401, valid_request=False, code="missing-creator-token")
-    api("POST", f"/v1/matches/{spare_id}/abort", 401, code="bad-creator-token", headers={"Authorization": "Bearer nope"})
-    bearer = {"Authorization": f"Bearer {spare.get_json()['creator_token']}"}
-    assert api("POST", f"/v1/matches/{spare_id}/abort", 200, headers=bearer).get_json()["status"] == "aborted"
-    api("POST", f"/v1/matches/{spare_id}/abort", 409, code="match-not-waiting", headers=bearer)
-    api("POST", "/v1/matches/no-such-match/abort", 404, code="unknown-match", headers=bearer)
+    apath = f"/v1/matches/{spare_id}/abort"
+    api("POST", apath, 401, valid_request=False, code="missing-signature")
+    api("POST", apath, 401, code="bad-signature", headers=signed_headers(CREATOR, "POST", "/v1/matches"))
+    api("POST", apath, 403, code="not-the-creator", headers=me.auth("POST", apath))
+    assert api("POST", apath, 200, headers=signed_headers(CREATOR, "POST", apath)).get_json()["status"] == "aborted"
+    api("POST", apath, 409, code="match-not-waiting", headers=signed_headers(CREATOR, "POST", apath))
+    api("POST", "/v1/matches/no-such-match/abort", 404, code="unknown-match",
+        headers=signed_headers(CREATOR, "POST", "/v1/matches/no-such-match/abort"))
     api("POST", f"/v1/matches/{spare_id}/seats/0/claim", 409, code="match-not-waiting", json={
         "token": spare.get_json()["invites"]["0"], "public_key": players[2].public_key, "name": "Cid"})
     assert api("GET", f"/v1/matches/{spare_id}", 200).headers["ETag"] == '"0-aborted"'
@@ -284,7 +296,7 @@ def test_a_full_flow_answers_as_documented(client: Any, openapi: OpenAPI, player
     # every documented status of every operation was exercised, except the ones a healthy
     # server cannot be made to give here
     exercised = {(m, status) for m, _, status in api.seen}
-    assert {("get", 304), ("post", 201), ("post", 200), ("post", 401), ("post", 403), ("post", 409),
+    assert {("get", 304), ("post", 201), ("post", 200), ("post", 401), ("post", 403), ("post", 409), ("post", 404),
             ("post", 422), ("get", 401), ("get", 403), ("get", 404), ("get", 409)} <= exercised
 
 
@@ -304,8 +316,8 @@ def test_schemathesis_finds_no_server_errors(app: Any, client: Any, players: lis
     from schemathesis import GenerationMode
     from schemathesis.checks import not_a_server_error
 
-    made = client.post("/v1/matches", json={"game": "harbour-race", "seats": [{"invite": "a@example.org"},
-                                                                             {"invite": "b@example.org"}]}).get_json()
+    made = create_match(client, {"game": "harbour-race", "seats": [{"invite": "a@example.org"},
+                                                                  {"invite": "b@example.org"}]}).get_json()
     mid = made["id"]
     for i in range(2):
         r = client.post(f"/v1/matches/{mid}/seats/{i}/claim", json={
@@ -343,8 +355,8 @@ def test_schemathesis_finds_no_server_errors(app: Any, client: Any, players: lis
 
 def test_an_envelope_without_canonical_json_is_400_not_500(client: Any, openapi: OpenAPI, players: list[Player]) -> None:
     api = Api(client, openapi)
-    made = client.post("/v1/matches", json={"game": "harbour-race", "seats": [{"invite": "a@example.org"},
-                                                                             {"invite": "b@example.org"}]}).get_json()
+    made = create_match(client, {"game": "harbour-race", "seats": [{"invite": "a@example.org"},
+                                                                  {"invite": "b@example.org"}]}).get_json()
     mid = made["id"]
     for i in range(2):
         client.post(f"/v1/matches/{mid}/seats/{i}/claim", json={
@@ -373,3 +385,20 @@ def test_the_per_game_schemas_in_openapi_yaml_match_the_games() -> None:
     from service.api import spec
 
     assert spec.current(spec.SPEC.read_text()) == spec.block(), "run: python -m service.api.spec --write"
+
+
+def test_limits_answer_429_as_documented(settings: Any, service: Any, openapi: OpenAPI) -> None:
+    """Both 429s, the rate limit and the invitation quota, with their Retry-After, as the spec says."""
+    import dataclasses
+
+    from service.api import create_app
+    from service.play.throttle import InviteLimits
+
+    service.invite_limits = InviteLimits(per_creator_hour=2, per_recipient_day=10)
+    app = create_app(dataclasses.replace(settings, rate_read="1/minute"), service, TESTING=True)
+    api = Api(app.test_client(), openapi)
+    api("GET", "/v1/games", 200)
+    assert int(api("GET", "/v1/games", 429, code="rate-limited").headers["Retry-After"]) >= 1
+    seats = {"game": "harbour-race", "seats": [{"invite": "a@example.org"}, {"invite": "b@example.org"}]}
+    api("POST", "/v1/matches", 201, **signed(seats))
+    assert int(api("POST", "/v1/matches", 429, code="invite-throttled", **signed(seats)).headers["Retry-After"]) > 1

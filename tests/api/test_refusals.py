@@ -10,7 +10,7 @@ import pytest
 
 from service.proof import signing
 from tests.api.test_matches_flow import create, started
-from tests.conftest import Player
+from tests.conftest import Player, create_match, signed_post
 
 
 def snapshot(client: Any, mid: str) -> tuple[Any, Any]:
@@ -28,22 +28,22 @@ def assert_problem(r: Any, status: int, code: str) -> dict[str, Any]:
 
 
 def test_malformed_json_is_400(client: Any) -> None:
-    r = client.post("/v1/matches", data=b"{not json", content_type="application/json")
+    r = signed_post(client, "/v1/matches", data=b"{not json")
     assert_problem(r, 400, "malformed-json")
-    r = client.post("/v1/matches", json={"game": "harbour-race", "seats": [{"invite": "nope"}]})
+    r = create_match(client, {"game": "harbour-race", "seats": [{"invite": "nope"}]})
     assert_problem(r, 400, "malformed-request")
-    r = client.post("/v1/matches", json={"game": "harbour-race", "seats": [{"bot": "random"}] * 9})
+    r = create_match(client, {"game": "harbour-race", "seats": [{"bot": "random"}] * 9})
     assert_problem(r, 400, "malformed-request")
 
 
 def test_unknown_game_options_and_counts(client: Any) -> None:
-    assert_problem(client.post("/v1/matches", json={"game": "chess", "seats": [{"bot": "random"}] * 2}), 404, "unknown-game")
-    body = assert_problem(client.post("/v1/matches", json={"game": "harbour-race", "seats": [{"bot": "random"}]}),
+    assert_problem(create_match(client, {"game": "chess", "seats": [{"bot": "random"}] * 2}), 404, "unknown-game")
+    body = assert_problem(create_match(client, {"game": "harbour-race", "seats": [{"bot": "random"}]}),
                           400, "bad-player-count")
     assert "2 to 4 players" in body["detail"]
-    r = client.post("/v1/matches", json={"game": "harbour-race", "seats": [{"bot": "random"}] * 2, "options": {"target": 1}})
+    r = create_match(client, {"game": "harbour-race", "seats": [{"bot": "random"}] * 2, "options": {"target": 1}})
     assert_problem(r, 400, "bad-options")
-    r = client.post("/v1/matches", json={"game": "harbour-race", "seats": [{"bot": "genius"}] * 2})
+    r = create_match(client, {"game": "harbour-race", "seats": [{"bot": "genius"}] * 2})
     assert_problem(r, 400, "unknown-bot")
 
 
@@ -145,11 +145,21 @@ def test_seat_view_needs_the_seats_signature(client: Any, players: list[Player])
 
 
 def test_abort_only_by_creator_while_waiting(client: Any, players: list[Player]) -> None:
-    made = create(client, [{"invite": "a@example.org"}, {"invite": "b@example.org"}])
+    creator = players[3]
+    made = create(client, [{"invite": "a@example.org"}, {"invite": "b@example.org"}], creator=creator.private_key)
+    assert made["creator_key"] == creator.public_key and "creator_token" not in made
+    assert client.get(f"/v1/matches/{made['id']}").get_json()["creator_key"] == creator.public_key
     url = f"/v1/matches/{made['id']}/abort"
-    assert_problem(client.post(url), 401, "missing-creator-token")
-    assert_problem(client.post(url, headers={"Authorization": "Bearer wrong"}), 401, "bad-creator-token")
-    r = client.post(url, headers={"Authorization": f"Bearer {made['creator_token']}"})
+    body = assert_problem(client.post(url), 401, "missing-signature")
+    assert "aborting a match needs a signed request" in body["detail"]
+    assert_problem(client.post(url, headers={"Authorization": "Bearer anything"}), 401, "missing-signature")
+    assert_problem(client.post(url, headers=players[0].auth("POST", f"/v1/matches/{made['id']}/other")), 401,
+                   "bad-signature")
+    # a seat holder, or anyone else with a key, is not the creator
+    body = assert_problem(client.post(url, headers=players[0].auth("POST", url)), 403, "not-the-creator")
+    assert "only the match's creator may abort it" in body["detail"]
+    assert client.get(f"/v1/matches/{made['id']}").get_json()["status"] == "waiting"
+    r = client.post(url, headers=creator.auth("POST", url))
     assert r.status_code == 200 and r.get_json()["status"] == "aborted"
     claim = {"token": made["invites"]["0"], "public_key": players[0].public_key, "name": "Ana"}
     assert_problem(client.post(f"/v1/matches/{made['id']}/seats/0/claim", json=claim), 409, "match-not-waiting")

@@ -13,6 +13,8 @@ from pathlib import Path
 import requests
 
 from service.storage.embedded import free_port
+from service.tools.client import Client
+from tests.conftest import CREATOR
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -51,9 +53,8 @@ def test_portolan_dev_runs_everything_and_ctrl_c_stops_it(tmp_path: Path) -> Non
             time.sleep(0.2)
         children = _children(proc.pid)
         assert len(children) >= 2  # redis-server and the worker
-        made = requests.post(f"{url}/v1/matches", json={"game": "nauticus", "seats": [{"invite": "you@example.org"},
-                                                                                    {"bot": "random"}]}, timeout=10)
-        assert made.status_code == 201
+        made = Client(url).create("nauticus", [{"invite": "you@example.org"}, {"bot": "random"}], private_key=CREATOR)
+        assert made["status"] == "waiting"
         outbox = tmp_path / "var" / "outbox"
         deadline = time.monotonic() + 30
         while not list(outbox.glob("invite-*.eml")):  # the worker delivered the invitation

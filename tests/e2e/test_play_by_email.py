@@ -21,6 +21,7 @@ from werkzeug.serving import make_server
 from service import games
 from service.config import Settings
 from service.games.base import Rng
+from service.proof import signing
 from service.proof.replay import replay
 from service.proof.verify import verify_record
 from service.storage.embedded import free_port
@@ -157,3 +158,22 @@ def test_two_cli_players_and_a_bot_play_to_the_end(game: str, stack: str, smtp_s
     got = Counter(m["X-Portolan-Notice"] for m in smtp_sink.messages if m["X-Portolan-Notice"].startswith("notice:"))
     assert got == expected
     assert all(n == 1 for n in got.values())
+
+
+def test_the_cli_creates_signed_and_only_the_creator_aborts(stack: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    ana = CliPlayer(tmp_path / "ana", stack, "ana@example.org")
+    bea = CliPlayer(tmp_path / "bea", stack, "bea@example.org")
+    # no keygen first: create makes the key it signs with, as claim does
+    out = ana.run("create", "harbour-race", "--invite", bea.email, "--bot", "random", capsys=capsys)
+    assert out.startswith("new key 'default'")  # the key it made and signed with
+    mid = out.split("\nmatch ", 1)[1].split()[0]
+    assert f"portolan abort {mid}" in out and "creator token" not in out
+    ana_key = signing.public_key_of((tmp_path / "ana" / "keys" / "default.key").read_text().strip())
+    assert json.loads(ana.run("--json", "show", mid, capsys=capsys))["creator_key"] == ana_key
+    bea.run("keygen", capsys=capsys)
+    with monkeypatch.context() as env:
+        env.setenv("PORTOLAN_HOME", str(bea.home))
+        assert cli.main(["--server", stack, "abort", mid]) == 2
+    assert "403 not-the-creator" in capsys.readouterr().err
+    assert ana.run("abort", mid, capsys=capsys).strip() == f"match {mid} is aborted"

@@ -12,7 +12,7 @@ from service.config import Settings
 from service.play.listings import resend_unsent_notices, unsent_notices
 from service.play.matches import Matches
 from service.runtime import build, connect
-from tests.conftest import Player, SmtpSink, worker_burst
+from tests.conftest import CREATOR_KEY, Player, SmtpSink, worker_burst
 from workers import jobs
 
 
@@ -29,7 +29,7 @@ def smtp_settings(settings: Settings, smtp_sink: SmtpSink, monkeypatch: pytest.M
 
 
 def start_human_match(m: Matches, players: list[Player], seats: int = 2) -> str:
-    made = m.create("harbour-race", {}, [{"invite": f"p{i}@example.org"} for i in range(seats)])
+    made = m.create("harbour-race", {}, [{"invite": f"p{i}@example.org"} for i in range(seats)], creator_key=CREATOR_KEY)
     for i in range(seats):
         m.claim(made["id"], i, made["invites"][str(i)], players[i].public_key, players[i].name, f"p{i}@example.org")
     return str(made["id"])
@@ -106,7 +106,7 @@ def test_failed_send_is_retried_and_then_sent_once(smtp_settings: Settings, smtp
 
 def test_bots_play_a_match_to_the_end_through_the_signed_path(smtp_settings: Settings, smtp_sink: SmtpSink) -> None:
     m = build(smtp_settings)
-    made = m.create("harbour-race", {"target": 10}, [{"bot": "random"}, {"bot": "random"}])
+    made = m.create("harbour-race", {"target": 10}, [{"bot": "random"}, {"bot": "random"}], creator_key=CREATOR_KEY)
     assert made["status"] == "active"
     for _ in range(200):
         worker_burst(smtp_settings)
@@ -124,7 +124,7 @@ def test_bots_play_a_match_to_the_end_through_the_signed_path(smtp_settings: Set
 
 def test_bot_job_for_a_moved_on_ply_does_nothing(smtp_settings: Settings) -> None:
     m = build(smtp_settings)
-    made = m.create("harbour-race", {}, [{"bot": "random"}, {"bot": "random"}])
+    made = m.create("harbour-race", {}, [{"bot": "random"}, {"bot": "random"}], creator_key=CREATOR_KEY)
     seat = m.meta(made["id"])["active"][0]
     assert jobs.play_bot(made["id"], seat, 0).startswith("played")
     assert jobs.play_bot(made["id"], seat, 0).startswith("skipped")

@@ -1,0 +1,81 @@
+"""Request rate limits (issue 9): Flask-Limiter on the store's Redis, answering 429 problem+json.
+
+Every route has the read limit; creating a match, claiming a seat, moving and aborting have their
+own (``service/config.py``: ``PORTOLAN_RATE_*``), and creating also one per address. A client is its signing key when the request
+carries ``Authorization: Portolan key="..."`` and its address otherwise (behind a proxy, the
+address ProxyFix reads from ``X-Forwarded-For``; see :func:`service.api.create_app`). The key is
+taken unverified: verifying here would spend the request's nonce before the route checks it, and
+a made-up key only buys the caller a bucket of its own, which fresh keys give anyone anyway. The
+invitation quotas (service/play/throttle.py) are what bound the mail a creator can cause.
+
+The counters share the store's connection pool, under ``<namespace>ratelimit``. When Redis does
+not answer, the limiter lets the request through (``swallow_errors``): the route then meets the
+same outage and answers 503 ``storage-unavailable``, never a 500 from the limiter.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import time
+from typing import Any
+
+from flask import Flask, Response, request
+from flask_limiter import Limiter, RateLimitExceeded
+from flask_limiter.util import get_remote_address
+
+from service.api.errors import problem
+from service.config import Settings
+
+_SIGNING_KEY = re.compile(r'\bkey="([A-Za-z0-9_=-]{40,64})"')
+# routes that change something, by endpoint: everything else has the read limit
+_CREATE = ("matches.create",)
+_WRITES = ("matches.claim", "matches.move", "matches.abort")
+
+
+def client_identity() -> str:
+    """The bucket a request counts against: its signing key, else its client address."""
+    header = request.headers.get("Authorization", "")
+    found = _SIGNING_KEY.search(header) if header.startswith("Portolan ") else None
+    return f"key:{found.group(1)}" if found else client_address()
+
+
+def client_address() -> str:
+    """The bucket of the request's client address, whatever key it signs with."""
+    return f"addr:{get_remote_address()}"
+
+
+def install(app: Flask, settings: Settings, connection_pool: Any) -> Limiter:
+    """Put the limits of ``settings`` on every route of ``app`` (call after the blueprints are registered)."""
+    limiter = Limiter(
+        client_identity,
+        app=app,
+        default_limits=[settings.rate_read],
+        strategy="fixed-window",  # one round trip per limit and request; moving windows cost more
+        # the URI only picks limits' Redis storage; the pool (the store's) is what it talks to
+        storage_uri="redis://",
+        storage_options={"connection_pool": connection_pool, "key_prefix": f"{settings.namespace}ratelimit"},
+        swallow_errors=True,
+        headers_enabled=False,  # Retry-After is written by the 429 handler below
+        enabled=settings.rate_limits,
+    )
+    for endpoints, value in ((_CREATE, settings.rate_create), (_WRITES, settings.rate_write)):
+        for endpoint in endpoints:
+            view: Any = app.view_functions[endpoint]
+            app.view_functions[endpoint] = limiter.limit(value)(view)
+    # Creation also counts per address: a fresh key costs nothing, so per key alone a script
+    # could create without end (each creation stores a match and may send mail).
+    for endpoint in _CREATE:
+        limiter.limit(settings.rate_create_per_address, key_func=client_address)(app.view_functions[endpoint])
+
+    @app.errorhandler(RateLimitExceeded)
+    def _too_many(exc: RateLimitExceeded) -> Response:
+        hit = limiter.current_limit
+        retry_after = max(1, math.ceil(hit.reset_at - time.time())) if hit is not None else 60
+        resp = problem(429, "rate-limited", "Too many requests",
+                       f"this client sent more than {exc.limit.limit} to this route (the operator's rate limit); "
+                       f"nothing was done: try again in {retry_after} s")
+        resp.headers["Retry-After"] = str(retry_after)
+        return resp
+
+    return limiter
