@@ -16,7 +16,7 @@ from werkzeug.serving import make_server
 from service.play.matches import Matches
 from service.storage.embedded import free_port
 from service.tools.client import ApiError, Client
-from tests.conftest import Player
+from tests.conftest import CREATOR_KEY, Player
 
 
 @pytest.fixture
@@ -32,7 +32,7 @@ def base_url(app: Any) -> Iterator[str]:
 
 
 def test_sdk_signed_reads_moves_and_retries(base_url: str, service: Matches, players: list[Player]) -> None:
-    made = service.create("harbour-race", {}, [{"invite": "a@example.org"}, {"invite": "b@example.org"}])
+    made = service.create("harbour-race", {}, [{"invite": "a@example.org"}, {"invite": "b@example.org"}], creator_key=CREATOR_KEY)
     mid = made["id"]
     for i in range(2):
         service.claim(mid, i, made["invites"][str(i)], players[i].public_key, players[i].name, "")

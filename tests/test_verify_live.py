@@ -21,13 +21,14 @@ from service.games.base import Rng
 from service.play.matches import Matches
 from service.proof.chain import chain_genesis
 from service.proof.verify import verify_record
+from tests.conftest import CREATOR_KEY
 
 ROOT = Path(__file__).parent.parent
 
 
 def play_some(m: Matches, game: str, players: int, moves: int) -> str:
     """An all-bot match, ``moves`` moves in, still running."""
-    mid = str(m.create(game, {}, [{"bot": "random"}] * players)["id"])
+    mid = str(m.create(game, {}, [{"bot": "random"}] * players, creator_key=CREATOR_KEY)["id"])
     pick = Rng.from_seed("live")
     for _ in range(moves):
         meta = m.meta(mid)
@@ -118,7 +119,7 @@ def test_a_finished_record_carries_no_withheld_digests_and_still_verifies(client
 
 def test_a_format_1_match_from_before_still_verifies_live_and_finished(client: Any, service: Matches) -> None:
     """Matches created before format 2 keep their chain (plain digests of the full event lists)."""
-    made = service.create("el-capitan", {}, [{"bot": "random"}] * 3)  # all bots: started at once
+    made = service.create("el-capitan", {}, [{"bot": "random"}] * 3, creator_key=CREATOR_KEY)  # all bots: started at once
     mid = made["id"]
     assert service.meta(mid)["format"] == "portolan-record/2"
     # rebuild it as an old match would be stored: no format field, format-1 digests from the start
