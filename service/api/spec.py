@@ -61,6 +61,34 @@ def _ref(name: str) -> dict[str, str]:
     return {"$ref": REF + name}
 
 
+_BRANCHES = ("if", "then", "else", "not")
+_LISTS = ("oneOf", "anyOf", "allOf")
+
+
+def _declare_required(schema: dict[str, Any], declared: dict[str, Any] | None = None) -> dict[str, Any]:
+    """``schema`` with every conditional branch declaring the properties it requires.
+
+    The games write conditions the JSON-Schema way (``if``/``then``/``oneOf`` branches that only
+    say ``required: [card]``, the property itself being defined by the enclosing schema). Linters
+    read a ``required`` name without a local definition as a typo, and generators that build a
+    model per branch then type it as anything; copying the enclosing definition in changes
+    nothing a validator accepts, since the enclosing schema checks the same property anyway."""
+    out = dict(schema)
+    known = {**(declared or {}), **out.get("properties", {})}
+    if declared is not None:
+        missing = {name: known[name] for name in out.get("required", []) if name not in out.get("properties", {})
+                   and name in known}
+        if missing:
+            out["properties"] = {**out.get("properties", {}), **missing}
+    for key in _BRANCHES:
+        if isinstance(out.get(key), dict):
+            out[key] = _declare_required(out[key], known)
+    for key in _LISTS:
+        if isinstance(out.get(key), list):
+            out[key] = [_declare_required(sub, known) if isinstance(sub, dict) else sub for sub in out[key]]
+    return out
+
+
 def _game_schemas(game: Game[Any]) -> dict[str, Any]:
     prefix = camel(game.id)
     out: dict[str, Any] = {}
@@ -72,6 +100,7 @@ def _game_schemas(game: Game[Any]) -> dict[str, Any]:
         name = f"{prefix}{camel(kind)}Action"
         schema = dict(game.action_schemas.get(kind) or {
             "type": "object", "required": ["type"], "properties": {"type": {"const": kind}}})
+        schema = _declare_required(schema)
         schema.setdefault("title", name)
         schema.setdefault("description", description)
         out[name] = schema
