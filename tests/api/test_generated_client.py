@@ -36,7 +36,7 @@ def generated(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ModuleType]:
     config = out / "config.yaml"
     config.write_text("post_hooks: []\n")  # no formatter run: the test needs the code, not its looks
     run = subprocess.run(
-        [str(Path(sys.executable).parent / "openapi-python-client"), "generate", "--path", str(SPEC_PATH),
+        [sys.executable, "-m", "openapi_python_client", "generate", "--path", str(SPEC_PATH),
          "--meta", "none", "--config", str(config), "--output-path", str(out / PACKAGE)],
         capture_output=True, text=True, timeout=300, check=False)
     log = run.stdout + run.stderr
