@@ -10,6 +10,7 @@ from marshmallow import ValidationError
 from redis.exceptions import RedisError
 from werkzeug.exceptions import HTTPException
 
+from service.games.base import describe_field_errors, field_errors
 from service.play.errors import ServiceError, TooManyRequests
 
 log = logging.getLogger("portolan.api")
@@ -35,8 +36,11 @@ def register(app: Flask) -> None:
 
     @app.errorhandler(ValidationError)
     def _validation(exc: ValidationError) -> Response:
-        return problem(400, "malformed-request", "Malformed request", f"the request body is not valid: {exc.messages}",
-                       errors=exc.messages)
+        # One flat list (the shape openapi.yaml's Problem.errors promises), and a detail that
+        # reads as a sentence rather than the repr of marshmallow's nested dict.
+        errors = field_errors(exc.messages)
+        return problem(400, "malformed-request", "Malformed request",
+                       f"the request body is not valid: {describe_field_errors(errors)}", errors=errors)
 
     @app.errorhandler(RedisError)
     def _redis(exc: RedisError) -> Response:  # an outage, not a bug: say so and let the client retry

@@ -73,18 +73,31 @@ def create() -> Any:
     return result, 201, {"Location": f"/v1/matches/{result['id']}"}
 
 
+def _wait_arg() -> int:
+    return _int_arg("wait", 0, 0, MAX_WAIT_S)
+
+
+def _poll(match_id: str, meta: dict[str, Any], wait: int) -> tuple[dict[str, Any], Response | None]:
+    """Honour ``If-None-Match`` and ``?wait=N``: the newest meta, and a 304 to answer with while
+    the match still carries the ETag the client holds (after up to ``wait`` seconds)."""
+    m = service()
+    deadline = time.monotonic() + wait
+    while request.if_none_match.contains(_etag(meta).strip('"')):
+        if time.monotonic() >= deadline:
+            return meta, Response(status=304, headers={"ETag": _etag(meta)})
+        time.sleep(0.2)
+        meta = m.meta(match_id)
+    return meta, None
+
+
 @bp.get("/<match_id>")
 def show(match_id: str) -> Any:
     """The spectator view. ETag is the ply; ``?wait=N`` long-polls up to N s for a change."""
     m = service()
-    wait = _int_arg("wait", 0, 0, MAX_WAIT_S)
-    meta = m.meta(match_id)
-    deadline = time.monotonic() + wait
-    while request.if_none_match.contains(_etag(meta).strip('"')):
-        if time.monotonic() >= deadline:
-            return Response(status=304, headers={"ETag": _etag(meta)})
-        time.sleep(0.2)
-        meta = m.meta(match_id)
+    wait = _wait_arg()  # a bad query is refused before the match is looked up
+    meta, not_modified = _poll(match_id, m.meta(match_id), wait)
+    if not_modified is not None:
+        return not_modified
     view = m.view(match_id, meta=meta)
     return view, 200, {"ETag": _etag(meta)}
 
@@ -106,10 +119,16 @@ def abort(match_id: str) -> Any:
 
 @bp.get("/<match_id>/seats/<int:seat>/view")
 def seat_view(match_id: str, seat: int) -> Any:
-    """A seat's private view with its legal actions; the request is signed with the seat's key."""
+    """A seat's private view with its legal actions; the request is signed with the seat's key.
+
+    Polls like the spectator view (``If-None-Match``, ``?wait=N``), but only once the signature
+    proved the key holds the seat: a 304 must not answer for a seat to anyone else."""
     key = signed_key()
     m = service()
-    meta = m.authenticate(match_id, seat, key)
+    wait = _wait_arg()
+    meta, not_modified = _poll(match_id, m.authenticate(match_id, seat, key), wait)
+    if not_modified is not None:
+        return not_modified
     return m.view(match_id, seat, meta), 200, {"ETag": _etag(meta)}
 
 

@@ -42,6 +42,8 @@ __all__ = [
     "Outcome",
     "Provisional",
     "Rng",
+    "describe_field_errors",
+    "field_errors",
     "options_json_schema",
 ]
 
@@ -86,6 +88,29 @@ class IllegalAction(GameError):
     """A well-formed action that the rules forbid now. The service answers 422 with the
     message, which cites the rule ("Marseille: you already own the last three warehouses in a
     row (rule: no more than three in a row)")."""
+
+
+def field_errors(messages: Any, path: str = "") -> list[dict[str, str]]:
+    """Marshmallow's nested error messages as a flat list of ``{"field", "message"}``.
+
+    ``field`` is the dotted path of the offending value (``seats.0.invite``; list positions are
+    numbers), ``""`` for the object itself. Marshmallow nests by field name and by list index
+    and puts schema-level messages under ``_schema``; clients want one line per problem."""
+    if isinstance(messages, Mapping):
+        out: list[dict[str, str]] = []
+        for key, value in messages.items():
+            # "_schema" holds errors of the object itself, not of a field called so
+            sub = path if key == "_schema" else (f"{path}.{key}" if path else str(key))
+            out.extend(field_errors(value, sub))
+        return out
+    if isinstance(messages, list | tuple):
+        return [item for value in messages for item in field_errors(value, path)]
+    return [{"field": path, "message": str(messages)}]
+
+
+def describe_field_errors(errors: Sequence[Mapping[str, str]]) -> str:
+    """The flat errors as one clause for a ``detail`` sentence: ``seats.0.invite: Not a valid email address.``"""
+    return "; ".join(f"{e['field']}: {e['message']}" if e["field"] else e["message"] for e in errors)
 
 
 # --------------------------------------------------------------------------------------------
@@ -243,7 +268,7 @@ class Game(ABC, Generic[S]):
         try:
             loaded: dict[str, Any] = self.options_schema().load(dict(options or {}))
         except ValidationError as exc:
-            raise InvalidAction("bad-options", f"invalid options: {exc.messages}") from exc
+            raise InvalidAction("bad-options", "invalid options: " + describe_field_errors(field_errors(exc.messages))) from exc
         return loaded
 
     @abstractmethod

@@ -22,8 +22,10 @@ from openapi_core.contrib.werkzeug import WerkzeugOpenAPIRequest, WerkzeugOpenAP
 from openapi_core.deserializing.media_types.util import json_loads
 from werkzeug.test import EnvironBuilder
 
+from service.api import spec as game_spec
 from service.proof import signing
 from tests.conftest import CREATOR, Player, create_match, signed_headers
+from tests.fixture_game import GAME as FIXTURE
 
 SPEC_PATH = Path(__file__).resolve().parents[2] / "openapi.yaml"
 HTTP_METHODS = {"get", "put", "post", "delete", "patch"}
@@ -39,10 +41,13 @@ def spec() -> dict[str, Any]:
 @pytest.fixture(scope="module")
 def openapi() -> OpenAPI:
     # "forbid": a response field the spec does not name fails validation (unless the schema
-    # explicitly allows more, as the game-shaped objects do).
+    # explicitly allows more, as the game-shaped objects do). The document is openapi.yaml as
+    # a server hosting the tests' fixture game too would publish it: the same hand-written part,
+    # the generated per-game block with harbour-race added (the drift test below holds the
+    # committed block to the hosted games).
     config = Config(extra_media_type_deserializers={"application/problem+json": json_loads},
                     additional_properties_default_policy="forbid")
-    return OpenAPI.from_file_path(str(SPEC_PATH), config=config)
+    return OpenAPI.from_dict(game_spec.document([*game_spec.hosted_games(), FIXTURE]), config=config)
 
 
 # --------------------------------------------------------------------------------------------
@@ -54,9 +59,83 @@ def test_spec_validates(spec: dict[str, Any]) -> None:
 
     validate(spec)
     assert spec["openapi"] == "3.1.0"
-    assert "GameActions" in spec["components"]["schemas"]
-    action = spec["components"]["schemas"]["Action"]
-    assert action["properties"]["type"]["type"] == "string" and action["additionalProperties"] is True
+    schemas = spec["components"]["schemas"]
+    # actions and create bodies are typed per hosted game, not bare objects
+    assert schemas["Action"]["anyOf"] == [{"$ref": f"#/components/schemas/{g}Action"} for g in
+                                          ("ElCapitan", "Nauticus", "Ophir")]
+    assert schemas["Envelope"]["properties"]["actions"]["items"] == {"$ref": "#/components/schemas/Action"}
+    assert schemas["LegalAction"]["properties"]["action"] == {"$ref": "#/components/schemas/Action"}
+    assert set(schemas["CreateMatch"]["discriminator"]["mapping"]) == {"el-capitan", "nauticus", "ophir"}
+    assert schemas["ElCapitanAction"]["discriminator"]["propertyName"] == "type"
+    assert schemas["CreateElCapitanMatch"]["properties"]["options"] == {"$ref": "#/components/schemas/ElCapitanOptions"}
+    # errors: a list of {field, message}, a shape every generator can type
+    assert schemas["Problem"]["properties"]["errors"] == {
+        "type": "array", "description": "On `malformed-request`, one entry per problem with the body.",
+        "items": {"$ref": "#/components/schemas/FieldError"}}
+
+
+SIGNED = {("/v1/matches/{match_id}/seats/{seat}/view", "get"), ("/v1/me/turns", "get"), ("/v1/matches", "post"),
+          ("/v1/matches/{match_id}/abort", "post")}
+
+
+def test_security_is_declared_for_every_operation(spec: dict[str, Any]) -> None:
+    """Public by default (root ``security: []``); the signed routes name the signed-request scheme,
+    an apiKey in the Authorization header, whose 401 codes are documented."""
+    assert spec["security"] == []
+    schemes = spec["components"]["securitySchemes"]
+    assert schemes["signedRequest"] | {"description": ""} == {"type": "apiKey", "in": "header", "name": "Authorization",
+                                                             "description": ""}
+    refused = spec["components"]["responses"]["SignatureRefused"]["description"]
+    for code in ("missing-signature", "bad-authorization", "stale-signature", "bad-signature", "replayed-request"):
+        assert f"`{code}`" in refused and f"`{code}`" in schemes["signedRequest"]["description"], code
+    for path, item in spec["paths"].items():
+        for method, op in item.items():
+            if method not in HTTP_METHODS:
+                continue
+            for requirement in op.get("security", []):
+                assert set(requirement) <= set(schemes), (path, method)
+            if (path, method) in SIGNED:
+                assert op["security"] == [{"signedRequest": []}], (path, method)
+                assert op["responses"]["401"] == {"$ref": "#/components/responses/SignatureRefused"}
+
+
+def _examples(node: Any, where: str = "") -> Any:
+    """Every (location, schema, example) in the document: ``example`` beside a ``schema`` (media
+    types, parameters), ``example`` inside a schema, and each of ``examples``."""
+    if isinstance(node, dict):
+        if "schema" in node and isinstance(node["schema"], dict):
+            if "example" in node:
+                yield where, node["schema"], node["example"]
+            for name, ex in (node.get("examples") or {}).items():
+                if isinstance(ex, dict) and "value" in ex:
+                    yield f"{where}/examples/{name}", node["schema"], ex["value"]
+        if ("type" in node or "properties" in node or "$ref" in node) and "example" in node and "schema" not in node:
+            yield where, node, node["example"]
+        for key, value in node.items():
+            yield from _examples(value, f"{where}/{key}")
+    elif isinstance(node, list):
+        for i, value in enumerate(node):
+            yield from _examples(value, f"{where}/{i}")
+
+
+def test_every_example_is_valid_against_its_schema(spec: dict[str, Any]) -> None:
+    from jsonschema.exceptions import ValidationError
+    from openapi_schema_validator import OAS31Validator
+    from referencing import Registry, Resource
+    from referencing.jsonschema import DRAFT202012
+
+    registry: Registry[Any] = Registry().with_resource("urn:spec", Resource.from_contents(spec, DRAFT202012))
+    found = list(_examples(spec))
+    assert len(found) >= 5
+    for where, schema, example in found:
+        schema = json.loads(json.dumps(schema).replace('"#/components/', '"urn:spec#/components/'))
+        try:
+            OAS31Validator(schema, registry=registry).validate(example)
+        except ValidationError as exc:
+            raise AssertionError(f"{where}: the example does not match its schema: {exc.message}") from exc
+    moves = spec["paths"]["/v1/matches/{match_id}/moves"]["post"]["requestBody"]["content"]["application/json"]
+    hosted = {kind for game in game_spec.hosted_games() for kind in game.actions}
+    assert {a["type"] for a in moves["example"]["envelope"]["actions"]} <= hosted
 
 
 def flask_routes(app: Any) -> set[tuple[str, str]]:
@@ -159,11 +238,20 @@ def test_a_full_flow_answers_as_documented(client: Any, openapi: OpenAPI, player
     api("POST", "/v1/matches", 401, code="bad-signature", **dict(signed({"game": "harbour-race", "seats": [
         {"bot": "random"}] * 2}), headers=signed_headers(CREATOR, "POST", "/v1/other")))
     api("POST", "/v1/matches", 400, valid_request=False, code="malformed-json", **signed(b"{not json"))
-    api("POST", "/v1/matches", 400, valid_request=False, code="malformed-request", **signed({"game": "harbour-race"}))
-    api("POST", "/v1/matches", 400, code="bad-player-count", **signed({"game": "harbour-race", "seats": [{"bot": "random"}]}))
-    api("POST", "/v1/matches", 400, code="bad-options",
-        **signed({"game": "harbour-race", "seats": [{"bot": "random"}] * 2, "options": {"target": 1}}))
-    api("POST", "/v1/matches", 404, code="unknown-game", **signed({"game": "chess", "seats": [{"bot": "random"}] * 2}))
+    body = api("POST", "/v1/matches", 400, valid_request=False, code="malformed-request",
+               **signed({"game": "harbour-race", "seats": [{"invite": "not-an-email"},
+                                                           {"bot": "random", "invite": "a@b.org"}]})).get_json()
+    assert body["errors"] == [{"field": "seats.0.invite", "message": "Not a valid email address."},
+                              {"field": "seats.1", "message": 'a seat is either {"invite": email} or {"bot": kind}'}]
+    assert body["detail"] == ("the request body is not valid: seats.0.invite: Not a valid email address.; "
+                              'seats.1: a seat is either {"invite": email} or {"bot": kind}')
+    api("POST", "/v1/matches", 400, valid_request=False, code="bad-player-count",
+        **signed({"game": "harbour-race", "seats": [{"bot": "random"}]}))
+    body = api("POST", "/v1/matches", 400, valid_request=False, code="bad-options",
+               **signed({"game": "harbour-race", "seats": [{"bot": "random"}] * 2, "options": {"target": 1}})).get_json()
+    assert "{" not in body["detail"] and body["detail"].startswith("invalid options: target: "), body["detail"]
+    api("POST", "/v1/matches", 404, valid_request=False, code="unknown-game",
+        **signed({"game": "chess", "seats": [{"bot": "random"}] * 2}))
     api("POST", "/v1/matches", 413, valid_request=False, code="body-too-large", **signed(b"x" * (300 * 1024)))
     bots = api("POST", "/v1/matches", 201, **signed({"game": "harbour-race", "seats": [{"bot": "random"}] * 2})).get_json()
     assert bots["status"] == "active" and bots["invites"] == {}
@@ -202,8 +290,19 @@ def test_a_full_flow_answers_as_documented(client: Any, openapi: OpenAPI, player
 
     # the seat's private view: signed; unsigned 401, another key 403
     vpath = f"/v1/matches/{mid}/seats/{seat}/view"
-    mine = api("GET", vpath, 200, headers=me.auth("GET", vpath)).get_json()
+    seen = api("GET", vpath, 200, headers=me.auth("GET", vpath))
+    mine = seen.get_json()
     assert mine["seat"] == seat and mine["legal_actions"] == [{"action": {"type": "roll"}, "text": "roll the die"}]
+    # polling the seat view: 304 while nothing changed, also after a long poll; a 304 only
+    # after the signature proved the seat (an unsigned poll is still a 401)
+    assert seen.headers["ETag"] == etag
+    not_modified = api("GET", vpath, 304, headers={**me.auth("GET", vpath), "If-None-Match": etag})
+    assert not_modified.headers["ETag"] == etag and not_modified.get_data() == b""
+    api("GET", f"{vpath}?wait=1", 304, headers={**me.auth("GET", vpath), "If-None-Match": etag})
+    api("GET", vpath, 200, headers={**me.auth("GET", vpath), "If-None-Match": '"7-active"'})
+    api("GET", vpath, 401, valid_request=False, code="missing-signature", headers={"If-None-Match": etag})
+    api("GET", vpath, 403, code="not-your-seat", headers={**them.auth("GET", vpath), "If-None-Match": etag})
+    api("GET", f"{vpath}?wait=31", 400, valid_request=False, code="bad-query", headers=me.auth("GET", vpath))
     api("GET", vpath, 401, valid_request=False, code="missing-signature")
     stale = {"Authorization": signing.authorization(me.private_key, "GET", vpath, ts=int(time.time()) - 3600)}
     api("GET", vpath, 401, code="stale-signature", headers=stale)
@@ -235,7 +334,8 @@ def test_a_full_flow_answers_as_documented(client: Any, openapi: OpenAPI, player
                json=envelope(them, mid, other, 0, [{"type": "roll"}], "t")).get_json()["current_ply"] == 0
     body = api("POST", moves, 422, code="illegal-action", json=envelope(me, mid, seat, 0, [{"type": "bank"}], "b")).get_json()
     assert body["rule_code"] == "empty-haul" and body["action_index"] == 0
-    body = api("POST", moves, 400, code="invalid-action", json=envelope(me, mid, seat, 0, [{"type": "fly"}], "i")).get_json()
+    body = api("POST", moves, 400, valid_request=False, code="invalid-action",
+               json=envelope(me, mid, seat, 0, [{"type": "fly"}], "i")).get_json()
     assert body["rule_code"] == "unknown-action" and body["action_index"] == 0
 
     first = envelope(me, mid, seat, 0, [{"type": "roll"}], "m0")
@@ -366,7 +466,7 @@ def test_an_envelope_without_canonical_json_is_400_not_500(client: Any, openapi:
     big = {"match": mid, "seat": 0, "ply": 2**60, "actions": [{"type": "roll"}], "nonce": ""}
     api("POST", moves, 400, valid_request=False, code="bad-envelope", json={"envelope": big, "signature": "A" * 86})
     deep = {"match": mid, "seat": 0, "ply": 0, "actions": [{"type": "roll", "n": -(2**70)}], "nonce": ""}
-    api("POST", moves, 400, code="bad-envelope", json={"envelope": deep, "signature": "A" * 86})
+    api("POST", moves, 400, valid_request=False, code="bad-envelope", json={"envelope": deep, "signature": "A" * 86})
     nan = json.dumps({"envelope": dict(deep, actions=[{"type": "roll", "x": "NAN"}]), "signature": "AA"}).replace(
         '"NAN"', "NaN")  # Python's JSON parser (and so Flask's) accepts NaN
     api("POST", moves, 400, valid_request=False, code="bad-envelope", data=nan, content_type="application/json")
