@@ -298,11 +298,11 @@ def test_a_full_flow_answers_as_documented(client: Any, openapi: OpenAPI, player
     assert seen.headers["ETag"] == etag
     not_modified = api("GET", vpath, 304, headers={**me.auth("GET", vpath), "If-None-Match": etag})
     assert not_modified.headers["ETag"] == etag and not_modified.get_data() == b""
-    api("GET", f"{vpath}?wait=1", 304, headers={**me.auth("GET", vpath), "If-None-Match": etag})
+    api("GET", f"{vpath}?wait=1", 304, headers={**me.auth("GET", vpath, query="wait=1"), "If-None-Match": etag})
     api("GET", vpath, 200, headers={**me.auth("GET", vpath), "If-None-Match": '"7-active"'})
     api("GET", vpath, 401, valid_request=False, code="missing-signature", headers={"If-None-Match": etag})
     api("GET", vpath, 403, code="not-your-seat", headers={**them.auth("GET", vpath), "If-None-Match": etag})
-    api("GET", f"{vpath}?wait=31", 400, valid_request=False, code="bad-query", headers=me.auth("GET", vpath))
+    api("GET", f"{vpath}?wait=31", 400, valid_request=False, code="bad-query", headers=me.auth("GET", vpath, query="wait=31"))
     api("GET", vpath, 401, valid_request=False, code="missing-signature")
     stale = {"Authorization": signing.authorization(me.private_key, "GET", vpath, ts=int(time.time()) - 3600)}
     api("GET", vpath, 401, code="stale-signature", headers=stale)

@@ -19,11 +19,12 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+import httpx
 import pytest
 from werkzeug.serving import make_server
 
 from service.proof import signing
-from tests.conftest import Player
+from tests.conftest import CREATOR, Player
 
 SPEC_PATH = Path(__file__).resolve().parents[2] / "openapi.yaml"
 PACKAGE = "portolan_client"
@@ -65,13 +66,19 @@ def base_url(app: Any) -> Iterator[str]:
         thread.join(timeout=10)
 
 
-def signed(generated: ModuleType, base_url: str, player: Player, method: str, path: str) -> Any:
-    """A generated ``AuthenticatedClient`` carrying this one request's signature.
+def signed(generated: ModuleType, base_url: str, private_key: str) -> Any:
+    """A generated ``Client`` that signs every request it sends with ``private_key``.
 
-    The only place the signed-request header is built here (through the conftest player's
-    helper), so a change of the signing scheme is one edit."""
-    return generated.AuthenticatedClient(base_url=base_url, token=player.auth(method, path)["Authorization"],
-                                         prefix="", raise_on_unexpected_status=True)
+    The only place the signed-request header is built here: an httpx request hook signs the
+    request exactly as it goes out (method, path, raw query, the body bytes the generated code
+    serialised), with a fresh nonce each time (docs/signing.md)."""
+
+    def sign(request: httpx.Request) -> None:
+        request.headers["Authorization"] = signing.authorization(
+            private_key, request.method, request.url.path, request.url.query.decode("ascii"), request.read())
+
+    return generated.Client(base_url=base_url, raise_on_unexpected_status=True,
+                            httpx_args={"event_hooks": {"request": [sign]}})
 
 
 def test_a_generated_client_plays_a_match(generated: ModuleType, base_url: str, players: list[Player]) -> None:
@@ -102,14 +109,15 @@ def test_a_generated_client_plays_a_match(generated: ModuleType, base_url: str, 
     assert isinstance(catalog, GameList)
     assert {"el-capitan", "nauticus", "ophir"} <= {g.id for g in catalog.games}
 
-    made = create_match.sync(client=public, body=CreateElCapitanMatch(
+    creator = signed(generated, base_url, CREATOR)
+    made = create_match.sync(client=creator, body=CreateElCapitanMatch(
         game="el-capitan", options=ElCapitanOptions(),
         seats=[Invitation(invite="ana@example.org"), Invitation(invite="bea@example.org")]))
     assert isinstance(made, MatchCreated) and made.status.value == "waiting"
     mid = made.id
 
     # an error comes back as the typed Problem, its field errors typed too
-    refused = create_match.sync_detailed(client=public, body=CreateElCapitanMatch(
+    refused = create_match.sync_detailed(client=creator, body=CreateElCapitanMatch(
         game="el-capitan", seats=[Invitation(invite="not-an-email"), Invitation(invite="bea@example.org")]))
     assert refused.status_code == 400 and isinstance(refused.parsed, Problem)
     assert refused.parsed.code == "malformed-request"
@@ -124,7 +132,7 @@ def test_a_generated_client_plays_a_match(generated: ModuleType, base_url: str, 
 
     def view_of(seat: int) -> tuple[MatchView, str]:
         path = f"/v1/matches/{mid}/seats/{seat}/view"
-        answer = get_seat_view.sync_detailed(mid, seat, client=signed(generated, base_url, players[seat], "GET", path))
+        answer = get_seat_view.sync_detailed(mid, seat, client=signed(generated, base_url, players[seat].private_key))
         assert answer.status_code == 200 and isinstance(answer.parsed, MatchView), answer.content
         return answer.parsed, answer.headers["ETag"]
 
@@ -141,7 +149,7 @@ def test_a_generated_client_plays_a_match(generated: ModuleType, base_url: str, 
         # the seat view answers 304 to its own ETag
         path = f"/v1/matches/{mid}/seats/{seat}/view"
         same = get_seat_view.sync_detailed(mid, seat, if_none_match=etag,
-                                           client=signed(generated, base_url, players[seat], "GET", path))
+                                           client=signed(generated, base_url, players[seat].private_key))
         assert same.status_code == 304 and same.headers["ETag"] == etag
 
         envelope = Envelope(match=mid, seat=seat, ply=view.ply, actions=[action], nonce=f"m{moved}")
@@ -165,7 +173,7 @@ def test_a_generated_client_plays_a_match(generated: ModuleType, base_url: str, 
         assert signing.verify(players[entry.seat].public_key, entry.envelope.to_dict(), entry.signature)
 
     seat = view_of(0)[0].active_seats[0]
-    turns = get_my_turns.sync(client=signed(generated, base_url, players[seat], "GET", "/v1/me/turns"))
+    turns = get_my_turns.sync(client=signed(generated, base_url, players[seat].private_key))
     assert isinstance(turns, MyTurns) and [(t.match, t.seat, t.ply) for t in turns.turns] == [(mid, seat, moved)]
 
     unsigned = get_my_turns.sync_detailed(client=generated.AuthenticatedClient(base_url=base_url, token="", prefix=""))
