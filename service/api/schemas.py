@@ -7,6 +7,7 @@ from typing import Any
 
 from flask import request
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
+from werkzeug.exceptions import RequestEntityTooLarge
 
 from service.play.errors import BadRequest
 from service.play.limits import parse_json
@@ -59,6 +60,16 @@ class Move(Schema):
     signature = fields.String(required=True, validate=validate.Length(min=1, max=200))
 
 
+def _refuse_a_cut_stream(read: int) -> None:
+    """A chunked body (no Content-Length) is read through werkzeug's LimitedStream, which stops
+    quietly at ``MAX_CONTENT_LENGTH``: an oversized body would come back cut short and be refused
+    as malformed JSON. One more byte from the server's own (dechunked) input tells the two apart,
+    so an oversized chunked body gets the same 413 as one with a Content-Length."""
+    limit = request.max_content_length
+    if limit is not None and read >= limit and request.environ["wsgi.input"].read(1):
+        raise RequestEntityTooLarge()
+
+
 @cache
 def _instance(schema: type[Schema]) -> Schema:
     """One instance per schema class: building a Schema copies its declared fields, which costs
@@ -75,6 +86,8 @@ def body(schema: type[Schema]) -> dict[str, Any]:
     NUL or lone surrogates are 400 ``bad-string`` (:func:`service.play.limits.parse_json`). The
     content type is not insisted on (clients that forget it still get their JSON read)."""
     raw = request.get_data(cache=True)
+    if request.content_length is None and "wsgi.input_terminated" in request.environ:
+        _refuse_a_cut_stream(len(raw))
     data = parse_json(raw) if raw.strip() else None
     if not isinstance(data, dict):
         raise BadRequest("malformed-json", "the request body must be a JSON object")
