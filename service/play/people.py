@@ -26,7 +26,7 @@ def normal_email(address: str, what: str = "email") -> str:
     ``check_deliverability=False``: a DNS lookup per request would make creation slow and flaky,
     and a typo'd domain simply bounces. Note that RFC 5322 lets backticks, ``$`` and braces into the
     local part, so a valid address may still carry shell syntax: every shell line built from one
-    quotes it (see :func:`service.delivery.mail.shell_line`).
+    quotes it (see :func:`service.delivery.mail.shell_line`, the templates' ``shell`` filter).
     """
     if not isinstance(address, str) or len(address) > MAX_EMAIL:
         raise BadRequest("bad-email", f"{what} must be an email address of at most {MAX_EMAIL} characters "
