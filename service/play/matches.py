@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from service import games
 from service.bots import POLICIES
-from service.games.base import Action, Game, IllegalAction, InvalidAction, Outcome, Rng
+from service.games.base import Action, Game, GameError, IllegalAction, InvalidAction, Outcome, Rng
 from service.play.envelopes import check_envelope
 from service.play.errors import BadRequest, Conflict, Forbidden, NotFound, ServiceError, Unauthorized, Unprocessable
 from service.play.people import check_name, normal_email
@@ -207,7 +207,14 @@ class Matches:
         meta = self.meta(match_id)
         game = self.game_of(meta)
         secret = fairness.match_secret(self.store.seed(match_id), match_id, meta["seats"])
-        state, events = game.setup(meta["players"], meta["options"], fairness.setup_rng(secret))
+        try:
+            state, events = game.setup(meta["players"], meta["options"], fairness.setup_rng(secret))
+        except (GameError, ValueError) as exc:
+            # Only a match stored before its options were checked at creation can get here
+            # (setup_check.checked_options refuses such options now). It can never start, so it
+            # is aborted for everyone to see rather than left waiting with no open seat.
+            log.error("match %s cannot be set up with its stored options %r: %s", match_id, meta["options"], exc)
+            return self.store.update_meta(match_id, self._abort_unstartable)
         active = game.active_seats(state)
         fields = {"status": "active", "active": active, "active_since": {str(s): 0 for s in active},
                   "head": chain_genesis(self.header(meta, events)),
@@ -222,6 +229,12 @@ class Matches:
         self._remember(match_id, 0, state, meta)
         self._fan_out(meta, 0, [], meta["active"], None)
         return meta
+
+    def _abort_unstartable(self, current: dict[str, Any]) -> dict[str, Any]:
+        """The meta change that aborts a waiting match which can never be set up."""
+        if current["status"] != "waiting":  # started or aborted meanwhile: leave it be
+            return {"updated_at": current["updated_at"]}
+        return {"status": "aborted", "updated_at": self.now()}
 
     def abort(self, match_id: str, creator_token: str) -> dict[str, Any]:
         """The creator cancels a match that has not started."""

@@ -84,6 +84,21 @@ def test_a_failure_after_the_claim_is_stored_is_finished_by_the_retry_too(settin
     assert service.store.seats_of_key(players[0].public_key) == [(mid, 0)]
 
 
+def test_a_stored_match_whose_options_setup_refuses_is_aborted_not_left_waiting(client: Any, service: Any,
+                                                                              players: list[Player]) -> None:
+    """A match stored before options were checked at creation (planted here): the last claim
+    answers 200 with the match aborted, never a 500 leaving it waiting with no open seat."""
+    made = create(client, [{"invite": "a@example.org"}, {"invite": "b@example.org"}], game="el-capitan")
+    mid = made["id"]
+    service.store.update_meta(mid, lambda meta: {"options": {"expansions": [], "start_player": 4}})
+    for seat in (0, 1):
+        r = client.post(f"/v1/matches/{mid}/seats/{seat}/claim", json={
+            "token": made["invites"][str(seat)], "public_key": players[seat].public_key, "name": players[seat].name})
+        assert r.status_code == 200, r.get_json()
+    assert r.get_json()["status"] == "aborted"
+    assert client.get(f"/v1/matches/{mid}").get_json()["status"] == "aborted"
+
+
 class StaleMetaOnce:
     """The real store, except that the next ``meta`` read returns an older copy: exactly what a
     request sees when a move lands between its read of the meta and its read of the state."""
