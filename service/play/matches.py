@@ -352,8 +352,9 @@ class Matches:
             return out
         game = self.game_of(meta)
         if state is None:
-            meta, state = self._fresh(meta["id"], meta)
-            out = self.public_meta(meta)
+            fresh, state = self._fresh(meta["id"], meta)
+            if fresh is not meta:  # a move landed since the caller read the meta: show that ply whole
+                meta, out = fresh, self.public_meta(fresh)
         out["board"] = game.view(state, seat)
         out["text"] = game.render(out["board"])
         if seat is not None:
