@@ -11,8 +11,6 @@ from __future__ import annotations
 import hashlib
 import logging
 import secrets
-import threading
-from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -26,6 +24,7 @@ from service.play.errors import BadRequest, Conflict, Forbidden, NotFound, Servi
 from service.play.people import check_name, normal_email
 from service.play.ports import Dispatcher, NullDispatcher
 from service.play.setup_check import checked_options
+from service.play.state_cache import MISSING, StateCache
 from service.proof import fairness, signing
 from service.proof.chain import RECORD_FORMAT, chain_genesis, entry_hash, receipt_body, visible_events
 
@@ -69,10 +68,8 @@ class Matches:
     dispatcher: Dispatcher = field(default_factory=NullDispatcher)
     now: Callable[[], str] = utcnow
     public_url: str = "http://127.0.0.1:8000"
-    _cache: OrderedDict[str, tuple[int, Any, Mapping[str, Any] | None]] = field(default_factory=OrderedDict)
-    """match id -> (ply, rules state at that ply, the meta at that ply when this process made it)."""
+    _states: StateCache = field(default_factory=StateCache)
     _secrets: dict[str, bytes] = field(default_factory=dict)
-    _lock: threading.Lock = field(default_factory=threading.Lock)
 
     # -- identities ------------------------------------------------------------------------
 
@@ -226,7 +223,7 @@ class Matches:
             return fields
 
         meta = self.store.update_meta(match_id, change, state={"ply": 0, "state": game.dump(state)})
-        self._remember(match_id, 0, state, meta)
+        self._states.remember(match_id, 0, state, meta)
         self._fan_out(meta, 0, [], meta["active"], None)
         return meta
 
@@ -277,17 +274,15 @@ class Matches:
         409 ``stale-ply`` (:class:`_Moved`, with the stored ply); readers that only want the
         latest view catch it and read the meta again (:meth:`_fresh`)."""
         ply = meta["ply"]
-        with self._lock:
-            hit = self._cache.get(match_id)
-            if hit is not None and hit[0] == ply:
-                self._cache.move_to_end(match_id)
-                return hit[1]
+        cached = self._states.state_at(match_id, ply)
+        if cached is not MISSING:
+            return cached
         blob = self.store.state(match_id)
         if blob is None:
             raise Conflict("match-not-started", f"match {match_id} has not started: seats are still open")
         state = self.game_of(meta).load(blob["state"])
         # keep the meta only when both describe the same ply
-        self._remember(match_id, blob["ply"], state, meta if blob["ply"] == ply else None)
+        self._states.remember(match_id, blob["ply"], state, meta if blob["ply"] == ply else None)
         if blob["ply"] != ply:
             raise _Moved(match_id, ply, blob["ply"])
         return state
@@ -300,13 +295,6 @@ class Matches:
             except _Moved:
                 meta = self.meta(match_id)
         return meta, self._state(match_id, meta)  # five moves in a row overtook us: let it surface
-
-    def _remember(self, match_id: str, ply: int, state: Any, meta: Mapping[str, Any] | None = None) -> None:
-        with self._lock:
-            self._cache[match_id] = (ply, state, meta)
-            self._cache.move_to_end(match_id)
-            while len(self._cache) > 512:
-                self._cache.popitem(last=False)
 
     def _secret(self, match_id: str, meta: Mapping[str, Any]) -> bytes:
         secret = self._secrets.get(match_id)
@@ -388,7 +376,7 @@ class Matches:
         env, raw = check_envelope(envelope)
         if env["match"] != match_id:
             raise BadRequest("match-mismatch", f"the envelope is for match {env['match']!r}, not {match_id!r}")
-        held = self._held_meta(match_id, env["ply"])
+        held = self._states.held_meta(match_id, env["ply"])
         if held is None:
             return self._submit(match_id, env, raw, signature, by, self.meta(match_id))
         try:
@@ -398,13 +386,6 @@ class Matches:
             return self._submit(match_id, env, raw, signature, by, held)
         except ServiceError:
             return self._submit(match_id, env, raw, signature, by, self.meta(match_id))
-
-    def _held_meta(self, match_id: str, ply: int) -> Mapping[str, Any] | None:
-        with self._lock:
-            hit = self._cache.get(match_id)
-        if hit is None or hit[0] != ply or hit[2] is None or hit[2]["status"] != "active":
-            return None
-        return hit[2]
 
     def _submit(self, match_id: str, env: dict[str, Any], raw: bytes, signature: str, by: str,
                 meta: Mapping[str, Any]) -> dict[str, Any]:
@@ -479,7 +460,7 @@ class Matches:
         # the meta as the apply script left it: the response's view needs no second read
         after = dict(meta, ply=new_ply, active=active, status=status, head=entry["hash"], active_since=active_since,
                      updated_at=entry["accepted_at"], outcome=outcome.to_json() if outcome else None)
-        self._remember(match_id, new_ply, state, after)
+        self._states.remember(match_id, new_ply, state, after)
         self._fan_out(after, new_ply, meta["active"], active, outcome)
         return {"match": match_id, "seat": seat, "ply": new_ply, "accepted_ply": meta["ply"], "replayed": False,
                 "head": entry["hash"], "receipt": entry["receipt"], "status": status,

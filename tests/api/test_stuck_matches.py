@@ -192,9 +192,9 @@ def test_racing_movers_all_lose_with_409_stale_ply(app: Any, players: list[Playe
         won = [body for status, body in answers if status == 201]
         lost = [(status, body["code"]) for status, body in answers if status != 201]
         assert len(won) == 1, answers
-        # once the winner ends the match the losers are told that instead (still 409)
-        code = "stale-ply" if won[0]["status"] == "active" else "match-not-active"
-        assert lost == [(409, code)] * (racers - 1), lost
+        # once the winner ends the match, a loser that reads after it is told that instead (still 409)
+        codes = {"stale-ply"} if won[0]["status"] == "active" else {"stale-ply", "match-not-active"}
+        assert len(lost) == racers - 1 and all(status == 409 and code in codes for status, code in lost), lost
         if won[0]["status"] != "active":
             break
         ply, seat = won[0]["ply"], won[0]["view"]["active_seats"][0]
