@@ -15,7 +15,7 @@ from functools import lru_cache
 from typing import Any
 
 from service.config import Settings
-from service.delivery.mail import Mail, deliver, render
+from service.delivery.mail import Mail, deliver, render, shell_line
 from service.play.errors import Conflict
 from service.play.matches import Matches
 from service.proof.chain import visible_events
@@ -37,8 +37,9 @@ def service() -> Matches:
 
 
 def cli_line(match_id: str, seat: int, action: dict[str, Any]) -> str:
-    """The exact command that submits ``action`` for this seat."""
-    return f"portolan move {match_id} --seat {seat} '{json.dumps(action, separators=(',', ':'))}'"
+    """The exact command that submits ``action`` for this seat, every word shell-quoted (an
+    action's JSON may hold a quote; see :func:`service.delivery.mail.shell_line`)."""
+    return shell_line(["portolan", "move", match_id, "--seat", seat, json.dumps(action, separators=(",", ":"))])
 
 
 def happened_since(m: Matches, match_id: str, seat: int, ply: int) -> list[str]:
@@ -87,7 +88,7 @@ def send_turn_notice(match_id: str, seat: int, ply: int) -> str:
             "game_title": game.title, "ply": meta["ply"], "board": view.get("text", ""),
             "happened": happened_since(m, match_id, seat, meta["ply"]),
             "actions": legal[:NOTICE_ACTIONS], "more_actions": max(0, len(legal) - NOTICE_ACTIONS),
-            "cli_line": cli_line(match_id, seat, legal[0]["action"]) if legal else f"portolan show {match_id}",
+            "cli_line": cli_line(match_id, seat, legal[0]["action"]) if legal else shell_line(["portolan", "show", match_id]),
             "head": meta["head"], "commitment": meta["commitment"], "public_url": m.public_url,
         }
         return render("turn_notice", row["email"], f"[Portolan] Your turn in {game.title} ({match_id})", mark, ctx)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from flask import Flask, Response, json
+from flask import Flask, Response, current_app, json
 from marshmallow import ValidationError
 from redis.exceptions import RedisError
 from werkzeug.exceptions import HTTPException
@@ -54,7 +54,17 @@ def register(app: Flask) -> None:
     @app.errorhandler(HTTPException)
     def _http(exc: HTTPException) -> Response:
         status = exc.code or 500
-        return problem(status, _CODES.get(status, "http-error"), exc.name, exc.description or exc.name)
+        detail = exc.description or exc.name
+        if status == 413:
+            limit = current_app.config.get("MAX_CONTENT_LENGTH")
+            detail = f"the request body is larger than this server accepts ({limit} bytes at most)"
+        resp = problem(status, _CODES.get(status, "http-error"), exc.name, detail)
+        # the exception's own headers carry meaning (405's Allow, 401's WWW-Authenticate); keep
+        # them, only the body's type and length are ours
+        for name, value in exc.get_headers():
+            if name.lower() not in ("content-type", "content-length"):
+                resp.headers.add(name, value)
+        return resp
 
     @app.errorhandler(Exception)
     def _unexpected(exc: Exception) -> Response:  # a bug: log it whole, tell the client little

@@ -7,12 +7,32 @@ from typing import Any
 
 from flask import request
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
+from werkzeug.exceptions import RequestEntityTooLarge
 
 from service.play.errors import BadRequest
+from service.play.limits import parse_json
+from service.play.people import MAX_EMAIL, email_problem
+
+
+def _email(value: str) -> None:
+    """email-validator, not marshmallow's own pattern (see :func:`service.play.people.normal_email`)."""
+    problem = email_problem(value)
+    if problem is not None:
+        raise ValidationError(problem)
+
+
+def _optional_email(value: str) -> None:
+    """An email address, or "" for none given."""
+    if value:
+        _email(value)
+
+
+def _email_field(**kwargs: Any) -> fields.String:
+    return fields.String(validate=[validate.Length(max=MAX_EMAIL), _email], **kwargs)
 
 
 class SeatSpec(Schema):
-    invite = fields.Email(metadata={"description": "email of the person invited to this seat"})
+    invite = _email_field(metadata={"description": "email of the person invited to this seat"})
     bot = fields.String(validate=validate.Length(min=1, max=40))
 
     @validates_schema
@@ -31,13 +51,23 @@ class Claim(Schema):
     token = fields.String(required=True, validate=validate.Length(min=1, max=200))
     public_key = fields.String(required=True, validate=validate.Length(min=40, max=60))
     name = fields.String(required=True, validate=validate.Length(min=1, max=80))
-    email = fields.Email(load_default="")
+    email = fields.String(load_default="", validate=[validate.Length(max=MAX_EMAIL), _optional_email])
     nonce = fields.String(load_default="", validate=validate.Length(max=128))
 
 
 class Move(Schema):
     envelope = fields.Dict(required=True)
     signature = fields.String(required=True, validate=validate.Length(min=1, max=200))
+
+
+def _refuse_a_cut_stream(read: int) -> None:
+    """A chunked body (no Content-Length) is read through werkzeug's LimitedStream, which stops
+    quietly at ``MAX_CONTENT_LENGTH``: an oversized body would come back cut short and be refused
+    as malformed JSON. One more byte from the server's own (dechunked) input tells the two apart,
+    so an oversized chunked body gets the same 413 as one with a Content-Length."""
+    limit = request.max_content_length
+    if limit is not None and read >= limit and request.environ["wsgi.input"].read(1):
+        raise RequestEntityTooLarge()
 
 
 @cache
@@ -48,8 +78,17 @@ def _instance(schema: type[Schema]) -> Schema:
 
 
 def body(schema: type[Schema]) -> dict[str, Any]:
-    """The JSON body loaded through ``schema``; malformed JSON or fields raise 400."""
-    data = request.get_json(silent=True, force=True)
+    """The JSON body loaded through ``schema``; malformed JSON or fields raise 400.
+
+    The one place the API decodes a request body, so its bounds hold on every JSON route: more
+    than ``MAX_CONTENT_LENGTH`` bytes is 413 (werkzeug raises it while reading, chunked bodies
+    included), nesting deeper than :data:`service.play.limits.MAX_JSON_DEPTH` is 400 ``too-deep``,
+    NUL or lone surrogates are 400 ``bad-string`` (:func:`service.play.limits.parse_json`). The
+    content type is not insisted on (clients that forget it still get their JSON read)."""
+    raw = request.get_data(cache=True)
+    if request.content_length is None and "wsgi.input_terminated" in request.environ:
+        _refuse_a_cut_stream(len(raw))
+    data = parse_json(raw) if raw.strip() else None
     if not isinstance(data, dict):
         raise BadRequest("malformed-json", "the request body must be a JSON object")
     loaded: dict[str, Any] = _instance(schema).load(data)

@@ -7,7 +7,9 @@ file into the outbox folder, which is what ``portolan dev`` uses on a laptop.
 from __future__ import annotations
 
 import os
+import shlex
 import smtplib
+from collections.abc import Iterable
 from dataclasses import dataclass
 from email.message import EmailMessage
 from email.utils import make_msgid
@@ -26,6 +28,20 @@ _env = Environment(
     lstrip_blocks=True,
     keep_trailing_newline=True,
 )
+
+
+def shell_line(words: Iterable[object]) -> str:
+    """A command line to paste into a POSIX shell, every word quoted (``shlex.join``).
+
+    Mail asks people to paste lines built from values other people chose: an invited address may
+    validly hold backticks and ``$`` (RFC 5322 lets them into the local part), an action's JSON
+    may hold quotes. Quoting every word, including the ones we made (ids, tokens, URLs), means no
+    value can ever become shell syntax, whatever later changes what a value may contain. In the
+    templates it is the ``shell`` filter: ``{{ ["portolan", "show", match] | shell }}``."""
+    return shlex.join(str(w) for w in words)
+
+
+_env.filters["shell"] = shell_line
 
 
 @dataclass(frozen=True)
@@ -69,10 +85,30 @@ def deliver(settings: Settings, mail: Mail) -> str:
                 smtp.login(url.username, url.password or "")
             smtp.send_message(msg)
         return settings.smtp_url
-    outbox = Path(settings.outbox_dir)
-    outbox.mkdir(parents=True, exist_ok=True)
-    path = outbox / f"{mail.key.replace(':', '-')}.eml"
+    return str(write_outbox(Path(settings.outbox_dir), f"{mail.key.replace(':', '-')}.eml", bytes(msg)))
+
+
+def write_outbox(outbox: Path, name: str, data: bytes) -> Path:
+    """Write one message file into the outbox: the file 0600 in a folder 0700, whatever the umask.
+
+    Outbox messages hold invite tokens (which take a seat) and private views (a seat's hidden
+    cards), so only the service's own user may read them. The modes are set explicitly after
+    creating, because ``mkdir``/``open`` modes are filtered through the umask and a folder made
+    earlier (by an operator, or an older version) keeps its mode. The file is created 0600 from
+    the start, so its contents are never readable by others even for a moment, and renamed into
+    place, so a reader never sees half a message."""
+    outbox.mkdir(parents=True, exist_ok=True, mode=0o700)
+    os.chmod(outbox, 0o700)
+    path = outbox / name
     tmp = path.with_suffix(".tmp")
-    tmp.write_bytes(bytes(msg))
-    os.replace(tmp, path)  # atomic: a reader never sees half a message
-    return str(path)
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        os.fchmod(fd, 0o600)  # a .tmp left by a crash may be older and looser
+        with os.fdopen(fd, "wb") as f:
+            fd = -1
+            f.write(data)
+    finally:
+        if fd != -1:
+            os.close(fd)
+    os.replace(tmp, path)
+    return path

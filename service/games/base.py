@@ -29,7 +29,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, NamedTuple, TypeVar
 
-from marshmallow import Schema, fields, missing, validate
+from marshmallow import Schema, ValidationError, fields, missing, validate
 
 __all__ = [
     "Action",
@@ -42,6 +42,9 @@ __all__ = [
     "Outcome",
     "Provisional",
     "Rng",
+    "StrictBoolean",
+    "StrictInteger",
+    "UniqueList",
     "describe_field_errors",
     "field_errors",
     "options_json_schema",
@@ -235,6 +238,51 @@ class Provisional:
 
 
 # --------------------------------------------------------------------------------------------
+# Option fields that take JSON at its word
+#
+# marshmallow's own fields are lenient: Integer turns "3", 4.0 and 1.5 into ints (1.5 silently
+# becomes 1) and True into 1, Boolean takes "yes", 1 and "on", List keeps duplicates. A stored
+# option is part of the signed record, so it must be exactly what the caller meant: options
+# use these fields, which refuse anything but the JSON type the catalog's schema publishes.
+
+
+class StrictInteger(fields.Integer):
+    """A JSON integer: no floats (not even 4.0), no numeric strings, no booleans."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(strict=True, **kwargs)
+
+    def _validated(self, value: Any) -> int:
+        if isinstance(value, bool):  # bool is an Integral to Python, not to JSON
+            raise self.make_error("invalid", input=value)
+        return super()._validated(value)
+
+
+class StrictBoolean(fields.Boolean):
+    """A JSON ``true`` or ``false``: no 0/1, no "yes"/"true" strings."""
+
+    def _deserialize(self, value: Any, attr: str | None, data: Mapping[str, Any] | None, **kwargs: Any) -> bool:
+        if not isinstance(value, bool):
+            raise self.make_error("invalid", input=value)
+        return value
+
+
+class UniqueList(fields.List):  # type: ignore[type-arg]
+    """A JSON array whose items are all different (the catalog says ``uniqueItems: true``)."""
+
+    def _deserialize(self, value: Any, attr: str | None, data: Mapping[str, Any] | None, **kwargs: Any) -> list[Any]:
+        if not isinstance(value, list):  # marshmallow would also take a tuple or a set
+            raise self.make_error("invalid", input=value)
+        items: list[Any] = super()._deserialize(value, attr, data, **kwargs)
+        seen: list[Any] = []
+        for item in items:
+            if item in seen:
+                raise ValidationError(f"{item!r} is listed twice; each item may appear once")
+            seen.append(item)
+        return items
+
+
+# --------------------------------------------------------------------------------------------
 # The Game contract
 
 
@@ -260,16 +308,27 @@ class Game(ABC, Generic[S]):
 
     # -- setup and play ------------------------------------------------------------------
 
-    def validate_options(self, options: Mapping[str, Any] | None) -> dict[str, Any]:
-        """Load the options through the schema: defaults filled, errors raise
-        :class:`InvalidAction` with code ``bad-options``."""
-        from marshmallow import ValidationError
-
+    def validate_options(self, options: Mapping[str, Any] | None, players: int | None = None) -> dict[str, Any]:
+        """Load the options through the schema (defaults filled), then check them against the
+        player count with :meth:`check_options`; errors raise :class:`InvalidAction` with code
+        ``bad-options``. Options that pass here with a player count must never make
+        :meth:`setup` fail for that count: the service stores a match only after this check, so a
+        refusal later would leave a match that can never start. ``players=None`` (tools and tests
+        that only want the defaults) skips the checks that need the count; the service always
+        passes it."""
+        if options is not None and not isinstance(options, Mapping):
+            raise InvalidAction("bad-options", "options must be a JSON object")
         try:
             loaded: dict[str, Any] = self.options_schema().load(dict(options or {}))
         except ValidationError as exc:
             raise InvalidAction("bad-options", "invalid options: " + describe_field_errors(field_errors(exc.messages))) from exc
+        if players is not None:
+            self.check_options(loaded, players)
         return loaded
+
+    def check_options(self, options: Mapping[str, Any], players: int) -> None:
+        """Checks of loaded options that depend on the player count (a start seat below it, say);
+        raise :class:`InvalidAction` ``bad-options`` naming the rule. Nothing to check by default."""
 
     @abstractmethod
     def setup(self, players: int, options: Mapping[str, Any], rng: Rng) -> Applied[S]:

@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from service.play.errors import BadRequest
+from service.play.limits import check_json_value
 from service.proof import signing
 
 MAX_ACTIONS_PER_MOVE = 200
@@ -34,6 +35,9 @@ def check_envelope(envelope: Any) -> tuple[dict[str, Any], bytes]:
         raise BadRequest("bad-envelope", f"actions must be a list of 1 to {MAX_ACTIONS_PER_MOVE} action objects")
     if not all(isinstance(a, dict) and isinstance(a.get("type"), str) for a in actions):
         raise BadRequest("bad-envelope", 'every action is an object with a string "type"')
+    # the API has bounded the whole body already; workers and other direct callers have not, and
+    # the canonicaliser and the rules core recurse, so nothing deeper than the bound gets past here
+    check_json_value(env, "the envelope")
     try:
         raw = signing.canonical(env)
     except ValueError as exc:  # integers beyond ±2**53, NaN, Infinity: no RFC 8785 form, nothing to verify

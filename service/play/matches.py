@@ -11,8 +11,6 @@ from __future__ import annotations
 import hashlib
 import logging
 import secrets
-import threading
-from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -20,10 +18,13 @@ from typing import TYPE_CHECKING, Any
 
 from service import games
 from service.bots import POLICIES
-from service.games.base import Action, Game, IllegalAction, InvalidAction, Outcome, Rng
+from service.games.base import Action, Game, GameError, IllegalAction, InvalidAction, Outcome, Rng
 from service.play.envelopes import check_envelope
 from service.play.errors import BadRequest, Conflict, Forbidden, NotFound, ServiceError, Unauthorized, Unprocessable
+from service.play.people import check_name, normal_email
 from service.play.ports import Dispatcher, NullDispatcher
+from service.play.setup_check import checked_options
+from service.play.state_cache import MISSING, StateCache
 from service.play.throttle import InviteLimits
 from service.proof import fairness, signing
 from service.proof.chain import (
@@ -41,6 +42,14 @@ from service.proof.chain import (
 if TYPE_CHECKING:  # the store is injected; importing it here would drag Redis into the verifier
     from service.storage.store import Store
 
+
+
+class _Moved(Conflict):
+    """The stored state is past the ply of the meta a request read: the request is stale."""
+
+    def __init__(self, match_id: str, ply: int, current: int) -> None:
+        super().__init__("stale-ply", f"the match {match_id} moved on from ply {ply} to ply {current} while this "
+                                      "request was read; base the move on the current ply", current_ply=current)
 
 
 def utcnow() -> str:
@@ -71,10 +80,8 @@ class Matches:
     now: Callable[[], str] = utcnow
     public_url: str = "http://127.0.0.1:8000"
     invite_limits: InviteLimits = field(default_factory=InviteLimits)
-    _cache: OrderedDict[str, tuple[int, Any, Mapping[str, Any] | None]] = field(default_factory=OrderedDict)
-    """match id -> (ply, rules state at that ply, the meta at that ply when this process made it)."""
+    _states: StateCache = field(default_factory=StateCache)
     _secrets: dict[str, bytes] = field(default_factory=dict)
-    _lock: threading.Lock = field(default_factory=threading.Lock)
 
     # -- identities ------------------------------------------------------------------------
 
@@ -121,10 +128,9 @@ class Matches:
                 "bad-player-count",
                 f"{game.title} is for {game.players.start} to {game.players.stop - 1} players, not {len(seats)}",
             )
-        try:
-            opts = game.validate_options(options or {})
-        except InvalidAction as exc:
-            raise BadRequest(exc.code, exc.message) from exc
+        opts = checked_options(game, options, len(seats))
+        seats = [{"invite": normal_email(s["invite"], f"seat {i}: invite")} if "invite" in s else s
+                 for i, s in enumerate(seats)]
         match_id = new_match_id()
         seed = fairness.new_seed()
         invites: dict[str, str] = {}
@@ -162,16 +168,29 @@ class Matches:
 
     def claim(self, match_id: str, seat: int, token: str, public_key: str, name: str, email: str,
               nonce: str = "") -> dict[str, Any]:
-        """Claim an invited seat with its invite token, registering the player's public key."""
+        """Claim an invited seat with its invite token, registering the player's public key.
+
+        The name is refused (400 ``bad-name``) if it has control or format characters and the email
+        is normalised by email-validator (400 ``bad-email``). Repeating a claim that succeeded (same
+        token and key) is not a conflict: it answers as the first did and, if the match is still
+        waiting with every seat claimed (the start failed after the claim was stored), starts it."""
         if not signing.valid_public_key(public_key):
             raise BadRequest("bad-public-key", "public_key must be a base64url Ed25519 public key: 32 bytes encoding a canonical "
                              "curve point that is not of small order (such a key would accept forged signatures)")
+        name = check_name(name)
+        email = normal_email(email) if email else ""
 
         def change(meta: dict[str, Any]) -> dict[str, Any]:
             rows = meta["seats"]
             if not 0 <= seat < len(rows):
                 raise NotFound("unknown-seat", f"match {match_id} has no seat {seat}")
             row = rows[seat]
+            if (row["kind"] == "human" and row["claimed"] and row["public_key"] == public_key
+                    and secrets.compare_digest(row.get("invite_hash", ""), _token_hash(token))):
+                # The same claim again (same token, same key): a client retrying after a lost
+                # answer or a failure between the claim and the start. Idempotent, and it finishes
+                # the start below if that never happened, so no match stays waiting with no open seat.
+                return {"updated_at": meta["updated_at"]}  # nothing new (an empty HSET is an error)
             if row["kind"] != "human" or row["claimed"]:
                 raise Conflict("seat-taken", f"seat {seat} of match {match_id} is already taken")
             if meta["status"] != "waiting":
@@ -185,18 +204,32 @@ class Matches:
 
         self.meta(match_id)
         meta = self.store.update_meta(match_id, change)
-        self.store.index_seat(public_key, match_id, seat)
-        if all(r["claimed"] for r in meta["seats"]):
-            meta = self._start(match_id)
+        self.store.index_seat(public_key, match_id, seat)  # a set add: a retry repeats it harmlessly
+        if meta["status"] == "waiting" and all(r["claimed"] for r in meta["seats"]):
+            try:
+                meta = self._start(match_id)
+            except Conflict:  # a concurrent retry of a claim started it first: the claim stands
+                meta = self.meta(match_id)
         return {"id": match_id, "seat": seat, "status": meta["status"], "ply": meta["ply"]}
 
     def _start(self, match_id: str) -> dict[str, Any]:
         """Run setup with the match's Rng once every seat is claimed. Claimed seats never
-        change again, so the secret computed here is the one the transaction commits to."""
+        change again, so the secret computed here is the one the transaction commits to.
+
+        The start is one MULTI (status, active seats, chain head and the state together), so a
+        failure anywhere leaves the match waiting with every seat claimed, never half-started;
+        a retry of the last claim (same token and key, see :meth:`claim`) runs the start again."""
         meta = self.meta(match_id)
         game = self.game_of(meta)
         secret = fairness.match_secret(self.store.seed(match_id), match_id, meta["seats"])
-        state, events = game.setup(meta["players"], meta["options"], fairness.setup_rng(secret))
+        try:
+            state, events = game.setup(meta["players"], meta["options"], fairness.setup_rng(secret))
+        except (GameError, ValueError) as exc:
+            # Only a match stored before its options were checked at creation can get here
+            # (setup_check.checked_options refuses such options now). It can never start, so it
+            # is aborted for everyone to see rather than left waiting with no open seat.
+            log.error("match %s cannot be set up with its stored options %r: %s", match_id, meta["options"], exc)
+            return self.store.update_meta(match_id, self._abort_unstartable)
         active = game.active_seats(state)
         fields = {"status": "active", "active": active, "active_since": {str(s): 0 for s in active},
                   "head": chain_genesis(self.header(meta, events)),
@@ -208,9 +241,15 @@ class Matches:
             return fields
 
         meta = self.store.update_meta(match_id, change, state={"ply": 0, "state": game.dump(state)})
-        self._remember(match_id, 0, state, meta)
+        self._states.remember(match_id, 0, state, meta)
         self._fan_out(meta, 0, [], meta["active"], None)
         return meta
+
+    def _abort_unstartable(self, current: dict[str, Any]) -> dict[str, Any]:
+        """The meta change that aborts a waiting match which can never be set up."""
+        if current["status"] != "waiting":  # started or aborted meanwhile: leave it be
+            return {"updated_at": current["updated_at"]}
+        return {"status": "aborted", "updated_at": self.now()}
 
     def abort(self, match_id: str, signer_key: str) -> dict[str, Any]:
         """The creator cancels a match that has not started; ``signer_key`` is the verified key
@@ -254,28 +293,35 @@ class Matches:
         return str(meta.get("format") or RECORD_FORMAT_1)
 
     def _state(self, match_id: str, meta: Mapping[str, Any]) -> Any:
-        """The rules state at the match's current ply, parsed once per process and ply."""
+        """The rules state at exactly ``meta``'s ply, parsed once per process and ply.
+
+        A move may land between a request's read of the meta and its read of the state, so the
+        stored state can be newer than the meta. Judging the request against that newer state
+        would answer a stale move with the rules' 400/422 instead of 409, so a mismatch raises
+        409 ``stale-ply`` (:class:`_Moved`, with the stored ply); readers that only want the
+        latest view catch it and read the meta again (:meth:`_fresh`)."""
         ply = meta["ply"]
-        with self._lock:
-            hit = self._cache.get(match_id)
-            if hit is not None and hit[0] == ply:
-                self._cache.move_to_end(match_id)
-                return hit[1]
+        cached = self._states.state_at(match_id, ply)
+        if cached is not MISSING:
+            return cached
         blob = self.store.state(match_id)
         if blob is None:
             raise Conflict("match-not-started", f"match {match_id} has not started: seats are still open")
         state = self.game_of(meta).load(blob["state"])
-        # a move may have landed between reading the meta and the state: keep the meta only
-        # when both describe the same ply
-        self._remember(match_id, blob["ply"], state, meta if blob["ply"] == ply else None)
+        # keep the meta only when both describe the same ply
+        self._states.remember(match_id, blob["ply"], state, meta if blob["ply"] == ply else None)
+        if blob["ply"] != ply:
+            raise _Moved(match_id, ply, blob["ply"])
         return state
 
-    def _remember(self, match_id: str, ply: int, state: Any, meta: Mapping[str, Any] | None = None) -> None:
-        with self._lock:
-            self._cache[match_id] = (ply, state, meta)
-            self._cache.move_to_end(match_id)
-            while len(self._cache) > 512:
-                self._cache.popitem(last=False)
+    def _fresh(self, match_id: str, meta: Mapping[str, Any]) -> tuple[Mapping[str, Any], Any]:
+        """A meta and the state at its ply, reading the meta again while moves land in between."""
+        for _ in range(5):
+            try:
+                return meta, self._state(match_id, meta)
+            except _Moved:
+                meta = self.meta(match_id)
+        return meta, self._state(match_id, meta)  # five moves in a row overtook us: let it surface
 
     def _secret(self, match_id: str, meta: Mapping[str, Any]) -> bytes:
         secret = self._secrets.get(match_id)
@@ -322,7 +368,9 @@ class Matches:
             return out
         game = self.game_of(meta)
         if state is None:
-            state = self._state(meta["id"], meta)
+            fresh, state = self._fresh(meta["id"], meta)
+            if fresh is not meta:  # a move landed since the caller read the meta: show that ply whole
+                meta, out = fresh, self.public_meta(fresh)
         out["board"] = game.view(state, seat)
         out["text"] = game.render(out["board"])
         if seat is not None:
@@ -369,7 +417,7 @@ class Matches:
         env, raw = check_envelope(envelope)
         if env["match"] != match_id:
             raise BadRequest("match-mismatch", f"the envelope is for match {env['match']!r}, not {match_id!r}")
-        held = self._held_meta(match_id, env["ply"])
+        held = self._states.held_meta(match_id, env["ply"])
         if held is None:
             return self._submit(match_id, env, raw, signature, by, self.meta(match_id), caller_key)
         try:
@@ -379,13 +427,6 @@ class Matches:
             return self._submit(match_id, env, raw, signature, by, held, caller_key)
         except ServiceError:
             return self._submit(match_id, env, raw, signature, by, self.meta(match_id), caller_key)
-
-    def _held_meta(self, match_id: str, ply: int) -> Mapping[str, Any] | None:
-        with self._lock:
-            hit = self._cache.get(match_id)
-        if hit is None or hit[0] != ply or hit[2] is None or hit[2]["status"] != "active":
-            return None
-        return hit[2]
 
     def _submit(self, match_id: str, env: dict[str, Any], raw: bytes, signature: str, by: str,
                 meta: Mapping[str, Any], caller_key: str | None = None) -> dict[str, Any]:
@@ -462,7 +503,7 @@ class Matches:
         # the meta as the apply script left it: the response's view needs no second read
         after = dict(meta, ply=new_ply, active=active, status=status, head=entry["hash"], active_since=active_since,
                      updated_at=entry["accepted_at"], outcome=outcome.to_json() if outcome else None)
-        self._remember(match_id, new_ply, state, after)
+        self._states.remember(match_id, new_ply, state, after)
         self._fan_out(after, new_ply, meta["active"], active, outcome)
         return {"match": match_id, "seat": seat, "ply": new_ply, "accepted_ply": meta["ply"], "replayed": False,
                 "head": entry["hash"], "receipt": entry["receipt"], "status": status,
@@ -507,7 +548,10 @@ class Matches:
         if meta["status"] != "active" or seat not in meta["active"] or row["kind"] != "bot":
             return None
         game = self.game_of(meta)
-        state = self._state(match_id, meta)
+        fresh, state = self._fresh(match_id, meta)
+        if fresh["status"] != "active" or seat not in fresh["active"]:
+            return None
+        meta = dict(fresh)
         legal = game.legal_actions(state, seat)
         rng = Rng.derive(self.bot_rng_key(match_id), f"{seat}:{meta['ply']}")
         return meta["ply"], POLICIES[row["bot"]](game, state, seat, legal, rng)

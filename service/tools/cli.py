@@ -13,9 +13,11 @@ import json
 import os
 import sys
 from pathlib import Path
+from shlex import join as shell_line
 from typing import Any
 
 from service.proof import signing
+from service.tools.terminal import say
 
 DEFAULT_URL = "http://127.0.0.1:8000"
 
@@ -45,7 +47,7 @@ def key_path(name: str) -> Path:
 def load_key(name: str) -> str:
     path = key_path(name)
     if not path.exists():
-        raise SystemExit(f"no key named {name!r} ({path}); run: portolan keygen --key {name}")
+        raise SystemExit(f"no key named {name!r} ({path}); run: {shell_line(['portolan', 'keygen', '--key', name])}")
     return path.read_text().strip()
 
 
@@ -77,7 +79,9 @@ def seat_and_key(args: argparse.Namespace) -> tuple[int, str]:
 
 
 def out(obj: Any, as_json: bool) -> None:
-    print(json.dumps(obj, indent=2, ensure_ascii=False) if as_json else obj)
+    """Print a result as JSON or text; either way escaped for the terminal (names and texts come
+    from other players: see :mod:`service.tools.terminal`). Hints to paste are shell-quoted."""
+    say(json.dumps(obj, indent=2, ensure_ascii=False) if as_json else obj)
 
 
 def render_view(view: dict[str, Any]) -> str:
@@ -95,7 +99,7 @@ def render_view(view: dict[str, Any]) -> str:
     if view.get("text"):
         lines += ["", view["text"]]
     if view.get("legal_actions"):
-        lines += ["", f"Your legal actions ({len(view['legal_actions'])}): portolan actions {view['id']}"]
+        lines += ["", f"Your legal actions ({len(view['legal_actions'])}): {shell_line(['portolan', 'actions', view['id']])}"]
     lines.append(f"Chain head: {view['head']}")
     return "\n".join(lines)
 
@@ -112,11 +116,11 @@ def _client(args: argparse.Namespace) -> Any:
 def cmd_keygen(args: argparse.Namespace) -> int:
     path = key_path(args.key)
     if path.exists() and not args.force:
-        print(f"key {args.key!r} exists ({path}); public key: {signing.public_key_of(load_key(args.key))}")
+        say(f"key {args.key!r} exists ({path}); public key: {signing.public_key_of(load_key(args.key))}")
         return 0
     private = signing.generate_private_key()
     _write_private(path, private + "\n")
-    print(f"new key {args.key!r} in {path} (mode 0600)\npublic key: {signing.public_key_of(private)}")
+    say(f"new key {args.key!r} in {path} (mode 0600)\npublic key: {signing.public_key_of(private)}")
     return 0
 
 
@@ -135,12 +139,12 @@ def cmd_create(args: argparse.Namespace) -> int:
     if args.json:
         out(result, True)
         return 0
-    print(f"match {result['id']} ({result['game']}) created, status {result['status']}")
-    print(f"seed commitment: {result['commitment']}")
-    print(f"created by your key {args.key!r}; only it may abort the match: portolan abort {result['id']}"
-          + ("" if args.key == "default" else f" --key {args.key}"))
+    say(f"match {result['id']} ({result['game']}) created, status {result['status']}")
+    say(f"seed commitment: {result['commitment']}")
+    say(f"created by your key {args.key!r}; only it may abort the match: "
+        + shell_line(["portolan", "abort", result["id"], *([] if args.key == "default" else ["--key", args.key])]))
     for seat, token in result["invites"].items():
-        print(f"seat {seat}: portolan claim {result['id']} {seat} {token} --name NAME --email EMAIL")
+        say(f"seat {seat}: {shell_line(['portolan', 'claim', result['id'], seat, token])} --name NAME --email EMAIL")
     return 0
 
 
@@ -179,11 +183,11 @@ def cmd_actions(args: argparse.Namespace) -> int:
         out(legal, True)
         return 0
     if not legal:
-        print(f"seat {seat} need not act now (to act: {view['active_seats']})")
+        say(f"seat {seat} need not act now (to act: {view['active_seats']})")
         return 0
     for i, a in enumerate(legal, 1):
-        print(f"{i:>3}. {a['text']}\n     {json.dumps(a['action'], separators=(',', ':'))}")
-    print(f"\nplay one with: portolan move {args.match} --pick N")
+        say(f"{i:>3}. {a['text']}\n     {json.dumps(a['action'], separators=(',', ':'))}")
+    say(f"\nplay one with: {shell_line(['portolan', 'move', args.match])} --pick N")
     return 0
 
 
@@ -195,7 +199,7 @@ def cmd_move(args: argparse.Namespace) -> int:
         view = client.view(args.match, seat, private)
         legal = view.get("legal_actions", [])
         if not 1 <= args.pick <= len(legal):
-            raise SystemExit(f"--pick must be 1..{len(legal)} (see portolan actions {args.match})")
+            raise SystemExit(f"--pick must be 1..{len(legal)} (see {shell_line(['portolan', 'actions', args.match])})")
         actions, ply = [legal[args.pick - 1]["action"]], view["ply"]
     else:
         try:
@@ -210,8 +214,8 @@ def cmd_move(args: argparse.Namespace) -> int:
         out(result, True)
         return 0
     for e in result["events"]:
-        print(f"- {e.get('text', e['type'])}")
-    print(f"accepted at ply {result['accepted_ply']}; match now at ply {result['ply']} ({result['status']})")
+        say(f"- {e.get('text', e['type'])}")
+    say(f"accepted at ply {result['accepted_ply']}; match now at ply {result['ply']} ({result['status']})")
     return 0
 
 
@@ -222,8 +226,8 @@ def cmd_log(args: argparse.Namespace) -> int:
         return 0
     for e in data["entries"]:
         texts = "; ".join(ev.get("text", ev["type"]) for ev in e["events"]) or json.dumps(e["envelope"]["actions"])
-        print(f"{e['ply']:>4} seat {e['seat']} ({e['by']}) {e['accepted_at']}: {texts}")
-    print(f"head {data['head']}")
+        say(f"{e['ply']:>4} seat {e['seat']} ({e['by']}) {e['accepted_at']}: {texts}")
+    say(f"head {data['head']}")
     return 0
 
 
@@ -232,10 +236,10 @@ def cmd_my_turns(args: argparse.Namespace) -> int:
     if args.json:
         out(turns, True)
     elif not turns:
-        print("no match is waiting for you")
+        say("no match is waiting for you")
     else:
         for t in turns:
-            print(f"{t['match']} ({t['game']}) seat {t['seat']}, ply {t['ply']}: portolan show {t['match']}")
+            say(f"{t['match']} ({t['game']}) seat {t['seat']}, ply {t['ply']}: {shell_line(['portolan', 'show', t['match']])}")
     return 0
 
 
@@ -244,9 +248,9 @@ def cmd_record(args: argparse.Namespace) -> int:
     text = json.dumps(data, indent=2, ensure_ascii=False)
     if args.output:
         Path(args.output).write_text(text)
-        print(f"record of {args.match} written to {args.output}")
+        say(f"record of {args.match} written to {args.output}")
     else:
-        print(text)
+        say(text)
     return 0
 
 
@@ -254,7 +258,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
     from service.proof.verify import verify_file
 
     report = verify_file(args.record, server_key=args.server_key)
-    print(report.text())
+    say(report.text())
     return 0 if report.ok else 1
 
 
@@ -271,8 +275,8 @@ def cmd_rebuild(args: argparse.Namespace) -> int:
     for mid in ids:
         line = rebuild(service, mid, write=args.write)
         bad += not line.ok
-        print(line.text())
-    print(f"{len(ids)} matches, {bad} do not replay")
+        say(line.text())
+    say(f"{len(ids)} matches, {bad} do not replay")
     return 1 if bad else 0
 
 
@@ -387,10 +391,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return int(args.fn(args))
     except ApiError as exc:
-        print(f"error {exc.status} {exc.code}: {exc.detail}", file=sys.stderr)
+        say(f"error {exc.status} {exc.code}: {exc.detail}", file=sys.stderr)
         return 2
     except requests.ConnectionError:
-        print(f"error: cannot reach the Portolan server at {args.server} (is `portolan dev` running? "
+        say(f"error: cannot reach the Portolan server at {args.server} (is `portolan dev` running? "
               "set --server or PORTOLAN_URL)", file=sys.stderr)
         return 3
     except KeyboardInterrupt:

@@ -267,7 +267,8 @@ def test_a_full_flow_answers_as_documented(client: Any, openapi: OpenAPI, player
     api("POST", f"/v1/matches/{mid}/seats/0/claim", 400, code="bad-public-key", json=dict(claim, public_key="A" * 44))
     api("POST", f"/v1/matches/{mid}/seats/7/claim", 404, code="unknown-seat", json=claim)
     assert api("POST", f"/v1/matches/{mid}/seats/0/claim", 200, json=claim).get_json()["status"] == "waiting"
-    api("POST", f"/v1/matches/{mid}/seats/0/claim", 409, code="seat-taken", json=claim)
+    api("POST", f"/v1/matches/{mid}/seats/0/claim", 200, json=claim)  # the same claim again: idempotent
+    api("POST", f"/v1/matches/{mid}/seats/0/claim", 409, code="seat-taken", json=dict(claim, public_key=players[1].public_key))
     started = api("POST", f"/v1/matches/{mid}/seats/1/claim", 200, json={
         "token": made["invites"]["1"], "public_key": players[1].public_key, "name": "Bea",
         "email": "bea@elsewhere.example.org"}).get_json()

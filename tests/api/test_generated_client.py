@@ -131,7 +131,6 @@ def test_a_generated_client_plays_a_match(generated: ModuleType, base_url: str, 
     assert claimed.status.value == "active"
 
     def view_of(seat: int) -> tuple[MatchView, str]:
-        path = f"/v1/matches/{mid}/seats/{seat}/view"
         answer = get_seat_view.sync_detailed(mid, seat, client=signed(generated, base_url, players[seat].private_key))
         assert answer.status_code == 200 and isinstance(answer.parsed, MatchView), answer.content
         return answer.parsed, answer.headers["ETag"]
@@ -147,7 +146,6 @@ def test_a_generated_client_plays_a_match(generated: ModuleType, base_url: str, 
         assert type(action).__name__.startswith("ElCapitan") and type(action).__name__.endswith("Action")
 
         # the seat view answers 304 to its own ETag
-        path = f"/v1/matches/{mid}/seats/{seat}/view"
         same = get_seat_view.sync_detailed(mid, seat, if_none_match=etag,
                                            client=signed(generated, base_url, players[seat].private_key))
         assert same.status_code == 304 and same.headers["ETag"] == etag

@@ -63,7 +63,8 @@ def test_claim_refusals(client: Any, players: list[Player]) -> None:
     assert_problem(client.post(url, json={**good, "token": made["invites"]["1"]}), 401, "bad-invite-token")
     assert_problem(client.post(url, json={**good, "public_key": "not+a/key!" * 5}), 400, "bad-public-key")
     assert client.post(url, json=good).status_code == 200
-    assert_problem(client.post(url, json=good), 409, "seat-taken")
+    assert client.post(url, json=good).status_code == 200  # the same claim again is idempotent
+    assert_problem(client.post(url, json={**good, "public_key": players[1].public_key}), 409, "seat-taken")
     assert_problem(client.post(f"/v1/matches/{mid}/seats/7/claim", json=good), 404, "unknown-seat")
 
 

@@ -7,7 +7,18 @@ from typing import Any
 
 from marshmallow import Schema, fields, validate
 
-from service.games.base import Action, Applied, Event, Game, InvalidAction, Outcome, Provisional, Rng
+from service.games.base import (
+    Action,
+    Applied,
+    Event,
+    Game,
+    InvalidAction,
+    Outcome,
+    Provisional,
+    Rng,
+    StrictInteger,
+    UniqueList,
+)
 
 from . import data as D
 from .moves import apply_checked, describe_card
@@ -18,13 +29,13 @@ from .view import render, view
 
 
 class ElCapitanOptions(Schema):
-    expansions = fields.List(
+    expansions = UniqueList(
         fields.String(validate=validate.OneOf(D.EXPANSION_IDS)),
         load_default=list,
         metadata={"description": "Expansion city tiles in play (rule §8): any subset of porto, lisboa, canarias; "
                                  "canarias brings the pirate ship."},
     )
-    start_player = fields.Integer(
+    start_player = StrictInteger(
         load_default=None,
         allow_none=True,
         validate=validate.Range(min=0, max=4),
@@ -149,6 +160,14 @@ class ElCapitan(Game[State]):
     options_schema = ElCapitanOptions
     actions = ACTIONS
     action_schemas = ACTION_SCHEMAS
+
+    def check_options(self, options: Mapping[str, Any], players: int) -> None:
+        """The start player is a seat of this match (the schema's range only knows the largest
+        table, five seats)."""
+        start = options.get("start_player")
+        if start is not None and not 0 <= start < players:
+            raise InvalidAction("bad-options", f"start_player must be a seat of this match, 0 to {players - 1}, not "
+                                               f"{start} (rule §2: the start player is one of the players)")
 
     def setup(self, players: int, options: Mapping[str, Any], rng: Rng) -> Applied[State]:
         if players not in self.players:

@@ -8,7 +8,7 @@ from typing import Any
 
 from marshmallow import Schema, fields, validate
 
-from service.games.base import Action, Applied, Game, Outcome, Provisional, Rng
+from service.games.base import Action, Applied, Game, Outcome, Provisional, Rng, StrictBoolean
 
 from . import rules
 from .data import BASIC, EDGES, HEXES, METALS, PROVISIONAL, SEAT_COLOURS, SPECIALIST_BY_ID, SPECIALISTS
@@ -29,13 +29,13 @@ class OphirOptions(Schema):
         "description": "End condition B (rule §10 item 4). refill: the game ends on the first market shift that "
                        "finds no future card to slide in; reveal (ophir-2d): one shift earlier, when no new future "
                        "card can be turned up."})
-    chancellor_missing_only = fields.Boolean(load_default=False, metadata={
+    chancellor_missing_only = StrictBoolean(load_default=False, metadata={
         "description": "If true the Chancellor pays favor only for the card's goods they lack (the seed's "
                        "headline); default false: any of the card's goods (rule §10 item 10)."})
-    moneychanger_sells_at_temple = fields.Boolean(load_default=False, metadata={
+    moneychanger_sells_at_temple = StrictBoolean(load_default=False, metadata={
         "description": "If true the Moneychanger may also sell specialty goods at the temple (ophir-2d); "
                        "default false (rule §10 item 9)."})
-    priest_voluntary_only = fields.Boolean(load_default=False, metadata={
+    priest_voluntary_only = StrictBoolean(load_default=False, metadata={
         "description": "If true the Priest gains favor only when ending the turn voluntarily (ophir-2d); default "
                        "false: also after two failed influence tests (rule §10 item 8)."})
 

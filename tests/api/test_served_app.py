@@ -1,0 +1,57 @@
+"""The app as ``portolan serve`` and ``portolan dev`` run it: werkzeug's own HTTP server, real sockets.
+
+The Flask test client hands the app a complete body; a real server reads it off the wire, where a
+client may send ``Transfer-Encoding: chunked`` (no Content-Length) - ``requests`` does for a
+generator body, as do streaming HTTP libraries and proxies.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+import requests
+from werkzeug.serving import make_server
+
+
+@pytest.fixture
+def served(app: Any) -> Iterator[str]:
+    server = make_server("127.0.0.1", 0, app, threaded=True)  # as `portolan dev` and `portolan serve` run it
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.port}"
+    server.shutdown()
+    thread.join(5)
+
+
+def _chunks(data: bytes, size: int = 7) -> Iterator[bytes]:
+    for i in range(0, len(data), size):
+        yield data[i:i + size]
+
+
+def test_a_chunked_body_is_read_whole(served: str) -> None:
+    body = b'{"game": "harbour-race", "seats": [{"bot": "random"}, {"bot": "random"}]}'
+    r = requests.post(f"{served}/v1/matches", data=_chunks(body), headers={"Content-Type": "application/json"},
+                      timeout=30)
+    assert r.request.headers.get("Transfer-Encoding") == "chunked"
+    assert r.status_code == 201, r.text
+    assert r.json()["game"] == "harbour-race"
+
+
+def test_a_chunked_body_over_the_limit_is_413_not_a_truncated_read(served: str, app: Any) -> None:
+    limit = app.config["MAX_CONTENT_LENGTH"]
+    body = b'{"game": "harbour-race", "seats": [], "pad": "' + b"x" * limit + b'"}'
+    r = requests.post(f"{served}/v1/matches", data=_chunks(body, 4096), headers={"Content-Type": "application/json"},
+                      timeout=30)
+    assert r.status_code == 413, r.text
+    assert r.headers["Content-Type"] == "application/problem+json"
+    assert r.json()["code"] == "body-too-large" and str(limit) in r.json()["detail"]
+
+
+def test_a_405_keeps_its_allow_header(served: str) -> None:
+    r = requests.put(f"{served}/v1/matches", timeout=30)
+    assert r.status_code == 405
+    assert r.json()["code"] == "method-not-allowed"
+    assert set(r.headers["Allow"].replace(" ", "").split(",")) >= {"GET", "POST"}
