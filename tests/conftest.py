@@ -132,11 +132,11 @@ CREATOR = signing.generate_private_key()
 CREATOR_KEY = signing.public_key_of(CREATOR)
 
 
-def signed_post(client: Any, path: str, json: Any = None, private_key: str = CREATOR, data: bytes | None = None,
-                **kwargs: Any) -> Any:
+def signed_post(client: Any, path: str, json: Any = None, private_key: str = CREATOR,
+                data: bytes | str | None = None, **kwargs: Any) -> Any:
     """POST through the Flask test client as a signed request: the body is sent as exactly the
-    bytes that were signed."""
-    body = data if data is not None else jsonlib.dumps(json).encode()
+    bytes that were signed (text is sent as UTF-8)."""
+    body = (data.encode() if isinstance(data, str) else data) if data is not None else jsonlib.dumps(json).encode()
     headers = {**signed_headers(private_key, "POST", path, body), **kwargs.pop("headers", {})}
     return client.post(path, data=body, headers=headers, content_type=kwargs.pop("content_type", "application/json"),
                        **kwargs)

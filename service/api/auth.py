@@ -16,6 +16,7 @@ import time
 
 from flask import current_app, request
 
+from service.api.schemas import raw_body
 from service.play.errors import Unauthorized
 from service.play.matches import Matches
 from service.proof import signing
@@ -68,7 +69,7 @@ def signed_key() -> str:
         raise Unauthorized("bad-signature", "key is not a valid Ed25519 public key (32 bytes, a canonical point "
                            "not of small order)")
     signed = signed_request_body(request.method, request.path, ts, nonce,
-                                 request.query_string.decode("latin-1"), request.get_data(cache=True))
+                                 request.query_string.decode("latin-1"), raw_body())
     if not signing.verify(key, signed, sig):
         raise Unauthorized("bad-signature", "the request signature does not verify under the given key for this "
                            "method, path, query and body")

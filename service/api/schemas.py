@@ -70,6 +70,16 @@ def _refuse_a_cut_stream(read: int) -> None:
         raise RequestEntityTooLarge()
 
 
+def raw_body() -> bytes:
+    """The request body's bytes, whole or refused: more than ``MAX_CONTENT_LENGTH`` is 413,
+    chunked bodies included (never a body cut short). Both the body parser and the signature
+    check (which signs these bytes) read the body through here."""
+    raw = request.get_data(cache=True)
+    if request.content_length is None and "wsgi.input_terminated" in request.environ:
+        _refuse_a_cut_stream(len(raw))
+    return raw
+
+
 @cache
 def _instance(schema: type[Schema]) -> Schema:
     """One instance per schema class: building a Schema copies its declared fields, which costs
@@ -85,9 +95,7 @@ def body(schema: type[Schema]) -> dict[str, Any]:
     included), nesting deeper than :data:`service.play.limits.MAX_JSON_DEPTH` is 400 ``too-deep``,
     NUL or lone surrogates are 400 ``bad-string`` (:func:`service.play.limits.parse_json`). The
     content type is not insisted on (clients that forget it still get their JSON read)."""
-    raw = request.get_data(cache=True)
-    if request.content_length is None and "wsgi.input_terminated" in request.environ:
-        _refuse_a_cut_stream(len(raw))
+    raw = raw_body()
     data = parse_json(raw) if raw.strip() else None
     if not isinstance(data, dict):
         raise BadRequest("malformed-json", "the request body must be a JSON object")

@@ -241,9 +241,9 @@ def test_a_full_flow_answers_as_documented(client: Any, openapi: OpenAPI, player
     body = api("POST", "/v1/matches", 400, valid_request=False, code="malformed-request",
                **signed({"game": "harbour-race", "seats": [{"invite": "not-an-email"},
                                                            {"bot": "random", "invite": "a@b.org"}]})).get_json()
-    assert body["errors"] == [{"field": "seats.0.invite", "message": "Not a valid email address."},
+    assert body["errors"] == [{"field": "seats.0.invite", "message": "email 'not-an-email' is not an email address: An email address must have an @-sign."},
                               {"field": "seats.1", "message": 'a seat is either {"invite": email} or {"bot": kind}'}]
-    assert body["detail"] == ("the request body is not valid: seats.0.invite: Not a valid email address.; "
+    assert body["detail"] == ("the request body is not valid: seats.0.invite: email 'not-an-email' is not an email address: An email address must have an @-sign.; "
                               'seats.1: a seat is either {"invite": email} or {"bot": kind}')
     api("POST", "/v1/matches", 400, valid_request=False, code="bad-player-count",
         **signed({"game": "harbour-race", "seats": [{"bot": "random"}]}))

@@ -121,7 +121,7 @@ def test_a_generated_client_plays_a_match(generated: ModuleType, base_url: str, 
         game="el-capitan", seats=[Invitation(invite="not-an-email"), Invitation(invite="bea@example.org")]))
     assert refused.status_code == 400 and isinstance(refused.parsed, Problem)
     assert refused.parsed.code == "malformed-request"
-    assert refused.parsed.errors == [FieldError(field="seats.0.invite", message="Not a valid email address.")]
+    assert refused.parsed.errors == [FieldError(field="seats.0.invite", message="email 'not-an-email' is not an email address: An email address must have an @-sign.")]
 
     for seat in (0, 1):
         claimed = claim_seat.sync(mid, seat, client=public, body=Claim(

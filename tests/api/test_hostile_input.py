@@ -11,7 +11,7 @@ import pytest
 from service.play.limits import MAX_JSON_DEPTH
 from tests.api.test_matches_flow import create, started
 from tests.api.test_refusals import assert_problem, snapshot
-from tests.conftest import Player
+from tests.conftest import Player, create_match, signed_post
 
 BOTS2 = [{"bot": "random"}, {"bot": "random"}]
 
@@ -32,7 +32,8 @@ def stored(service: Any) -> int:
 def test_a_thousand_levels_of_nesting_is_400_too_deep_on_every_json_route(client: Any, service: Any, route: str) -> None:
     mid = create(client, [{"invite": "a@example.org"}, {"invite": "b@example.org"}])["id"]
     for body in ("[" * 1000 + "]" * 1000, '{"a":' * 1000 + "1" + "}" * 1000, "[" * 100_000):
-        r = client.post(route.format(mid=mid), data=body, content_type="application/json")
+        # creating a match is a signed request (the signature is checked first, over these bytes)
+        r = signed_post(client, route.format(mid=mid), data=body)
         assert_problem(r, 400, "too-deep")
     assert stored(service) == 1
 
@@ -41,9 +42,9 @@ def test_the_depth_bound_is_exact(client: Any, service: Any) -> None:
     base = {"game": "harbour-race", "seats": BOTS2}
     # the body itself is level 1 and "options" level 2: a value at the bound is judged by the game ...
     ok = {**base, "options": {"target": nested(MAX_JSON_DEPTH - 2)}}
-    assert_problem(client.post("/v1/matches", json=ok), 400, "bad-options")
+    assert_problem(create_match(client, ok), 400, "bad-options")
     # ... one level more is refused before anything reads it
-    body = assert_problem(client.post("/v1/matches", json={**base, "options": {"target": nested(MAX_JSON_DEPTH - 1)}}),
+    body = assert_problem(create_match(client, {**base, "options": {"target": nested(MAX_JSON_DEPTH - 1)}}),
                           400, "too-deep")
     assert str(MAX_JSON_DEPTH) in body["detail"]
     assert stored(service) == 0
@@ -76,20 +77,19 @@ def test_a_deep_envelope_from_a_direct_caller_is_refused_too(service: Any, clien
 def test_nul_and_lone_surrogates_are_400_bad_string(client: Any, service: Any, text: str) -> None:
     for body in (f'{{"game": "harbour-race{text}", "seats": [{{"bot": "random"}}, {{"bot": "random"}}]}}',
                  f'{{"game": "harbour-race", "seats": [{{"bot": "random"}}, {{"bot": "random"}}], "options": {{"{text}": 1}}}}'):
-        assert_problem(client.post("/v1/matches", data=body, content_type="application/json"), 400, "bad-string")
+        assert_problem(signed_post(client, "/v1/matches", data=body), 400, "bad-string")
     assert stored(service) == 0
 
 
 def test_a_valid_surrogate_pair_is_text_not_a_lone_surrogate(client: Any) -> None:
-    r = client.post("/v1/matches", data='{"game": "\\ud83d\\ude80", "seats": [{"bot": "random"}, {"bot": "random"}]}',
-                    content_type="application/json")
+    r = signed_post(client, "/v1/matches", data='{"game": "\\ud83d\\ude80", "seats": [{"bot": "random"}, {"bot": "random"}]}')
     assert_problem(r, 404, "unknown-game")
 
 
 def test_a_body_over_the_limit_is_413_with_the_limit(client: Any, app: Any, service: Any) -> None:
     limit = app.config["MAX_CONTENT_LENGTH"]
     body = json.dumps({"game": "harbour-race", "seats": BOTS2, "pad": "x" * limit})
-    r = assert_problem(client.post("/v1/matches", data=body, content_type="application/json"), 413, "body-too-large")
+    r = assert_problem(signed_post(client, "/v1/matches", data=body), 413, "body-too-large")
     assert str(limit) in r["detail"]
     assert stored(service) == 0
 
@@ -107,7 +107,7 @@ def test_a_405_keeps_its_allow_header(client: Any) -> None:
 @pytest.mark.parametrize("seats", [BOTS2, [{"invite": "a@example.org"}, {"invite": "b@example.org"}]])
 def test_el_capitan_start_player_must_be_a_seat_given_as_an_integer(client: Any, service: Any, start: Any,
                                                                     seats: list[dict[str, str]]) -> None:
-    r = client.post("/v1/matches", json={"game": "el-capitan", "seats": seats, "options": {"start_player": start}})
+    r = create_match(client, {"game": "el-capitan", "seats": seats, "options": {"start_player": start}})
     body = assert_problem(r, 400, "bad-options")
     assert "start_player" in body["detail"]
     assert stored(service) == 0
@@ -132,26 +132,26 @@ def test_a_start_player_of_this_table_is_taken_and_the_match_starts(client: Any,
     {"unknown": 1},
 ])
 def test_el_capitan_expansions_are_a_list_without_duplicates(client: Any, service: Any, options: dict[str, Any]) -> None:
-    assert_problem(client.post("/v1/matches", json={"game": "el-capitan", "seats": BOTS2, "options": options}),
+    assert_problem(create_match(client, {"game": "el-capitan", "seats": BOTS2, "options": options}),
                    400, "bad-options")
     assert stored(service) == 0
 
 
 @pytest.mark.parametrize("value", ["yes", "true", 1, 0, None, "false"])
 def test_ophir_flags_are_json_booleans(client: Any, service: Any, value: Any) -> None:
-    r = client.post("/v1/matches", json={"game": "ophir", "seats": BOTS2, "options": {"priest_voluntary_only": value}})
+    r = create_match(client, {"game": "ophir", "seats": BOTS2, "options": {"priest_voluntary_only": value}})
     assert_problem(r, 400, "bad-options")
-    r = client.post("/v1/matches", json={"game": "ophir", "seats": BOTS2, "options": {"barriers": value}})
+    r = create_match(client, {"game": "ophir", "seats": BOTS2, "options": {"barriers": value}})
     assert_problem(r, 400, "bad-options")
     assert stored(service) == 0
 
 
 def test_ophir_and_nauticus_take_exact_options(client: Any) -> None:
-    r = client.post("/v1/matches", json={"game": "ophir", "seats": BOTS2,
+    r = create_match(client, {"game": "ophir", "seats": BOTS2,
                                           "options": {"priest_voluntary_only": True, "barriers": "random"}})
     assert r.status_code == 201, r.get_json()
     assert client.get(f"/v1/matches/{r.get_json()['id']}").get_json()["options"]["priest_voluntary_only"] is True
-    assert_problem(client.post("/v1/matches", json={"game": "nauticus", "seats": BOTS2, "options": {"x": 1}}),
+    assert_problem(create_match(client, {"game": "nauticus", "seats": BOTS2, "options": {"x": 1}}),
                    400, "bad-options")
 
 
@@ -161,7 +161,7 @@ def test_ophir_and_nauticus_take_exact_options(client: Any) -> None:
 @pytest.mark.parametrize("address", ["a" * 5000 + "@example.org", "x@" + "d" * 300 + ".org", "nope", "a b@example.org",
                                      "a$(id)@example.org", "a;rm -rf ~@example.org", "@example.org", "a@"])
 def test_invite_addresses_are_checked_by_email_validator(client: Any, service: Any, address: str) -> None:
-    assert_problem(client.post("/v1/matches", json={"game": "harbour-race",
+    assert_problem(create_match(client, {"game": "harbour-race",
                                                      "seats": [{"invite": address}, {"bot": "random"}]}),
                    400, "malformed-request")
     assert stored(service) == 0

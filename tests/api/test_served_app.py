@@ -15,6 +15,8 @@ import pytest
 import requests
 from werkzeug.serving import make_server
 
+from tests.conftest import CREATOR, signed_headers
+
 
 @pytest.fixture
 def served(app: Any) -> Iterator[str]:
@@ -33,8 +35,8 @@ def _chunks(data: bytes, size: int = 7) -> Iterator[bytes]:
 
 def test_a_chunked_body_is_read_whole(served: str) -> None:
     body = b'{"game": "harbour-race", "seats": [{"bot": "random"}, {"bot": "random"}]}'
-    r = requests.post(f"{served}/v1/matches", data=_chunks(body), headers={"Content-Type": "application/json"},
-                      timeout=30)
+    headers = {"Content-Type": "application/json", **signed_headers(CREATOR, "POST", "/v1/matches", body)}
+    r = requests.post(f"{served}/v1/matches", data=_chunks(body), headers=headers, timeout=30)
     assert r.request.headers.get("Transfer-Encoding") == "chunked"
     assert r.status_code == 201, r.text
     assert r.json()["game"] == "harbour-race"
@@ -43,8 +45,8 @@ def test_a_chunked_body_is_read_whole(served: str) -> None:
 def test_a_chunked_body_over_the_limit_is_413_not_a_truncated_read(served: str, app: Any) -> None:
     limit = app.config["MAX_CONTENT_LENGTH"]
     body = b'{"game": "harbour-race", "seats": [], "pad": "' + b"x" * limit + b'"}'
-    r = requests.post(f"{served}/v1/matches", data=_chunks(body, 4096), headers={"Content-Type": "application/json"},
-                      timeout=30)
+    headers = {"Content-Type": "application/json", **signed_headers(CREATOR, "POST", "/v1/matches", body)}
+    r = requests.post(f"{served}/v1/matches", data=_chunks(body, 4096), headers=headers, timeout=30)
     assert r.status_code == 413, r.text
     assert r.headers["Content-Type"] == "application/problem+json"
     assert r.json()["code"] == "body-too-large" and str(limit) in r.json()["detail"]

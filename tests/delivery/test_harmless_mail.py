@@ -21,6 +21,7 @@ from service.config import Settings
 from service.delivery.mail import Mail, deliver, shell_line
 from service.runtime import build
 from tests.api.test_matches_flow import create
+from tests.conftest import CREATOR_KEY
 from workers import jobs
 
 EVIL = "a`touch${IFS}x`@example.org"  # RFC 5322 lets backticks, $ and braces into the local part
@@ -112,6 +113,6 @@ def test_an_address_email_validator_refuses_is_refused_at_creation(settings: Set
 
     m = build(dataclasses.replace(settings))
     with pytest.raises(BadRequest) as caught:
-        m.create("harbour-race", {}, [{"invite": "a$(touch x)@example.org"}, {"bot": "random"}])
+        m.create("harbour-race", {}, [{"invite": "a$(touch x)@example.org"}, {"bot": "random"}], creator_key=CREATOR_KEY)
     assert caught.value.code == "bad-email"
     assert m.store.match_ids() == []
