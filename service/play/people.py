@@ -17,6 +17,10 @@ from service.play.errors import BadRequest
 MAX_EMAIL = 254
 """RFC 5321 §4.5.3.1.3 bounds a path to 256 octets, so an address to 254 characters."""
 MAX_NAME = 80
+SHELL_SYNTAX = frozenset("`$\\")
+"""Characters RFC 5322 admits in a local part that only shells give a meaning (command
+substitution, expansion, escapes). No mail provider hands out such addresses, and one that
+carries them is an attack on whoever pastes it: refused on top of email-validator's rules."""
 
 
 def normal_email(address: str, what: str = "email") -> str:
@@ -24,13 +28,19 @@ def normal_email(address: str, what: str = "email") -> str:
 
     Checked with the maintained ``email-validator`` library rather than a home-made pattern, with
     ``check_deliverability=False``: a DNS lookup per request would make creation slow and flaky,
-    and a typo'd domain simply bounces. Note that RFC 5322 lets backticks, ``$`` and braces into the
-    local part, so a valid address may still carry shell syntax: every shell line built from one
-    quotes it (see :func:`service.delivery.mail.shell_line`, the templates' ``shell`` filter).
+    and a typo'd domain simply bounces. RFC 5322 lets backticks, ``$`` and braces into the local
+    part; the first two and the backslash (:data:`SHELL_SYNTAX`) are refused by a rule of ours,
+    and every shell line built from an address quotes it anyway (see
+    :func:`service.delivery.mail.shell_line`, the templates' ``shell`` filter).
     """
     if not isinstance(address, str) or len(address) > MAX_EMAIL:
         raise BadRequest("bad-email", f"{what} must be an email address of at most {MAX_EMAIL} characters "
                                       "(rule: RFC 5321 §4.5.3.1.3)")
+    bad = sorted(SHELL_SYNTAX.intersection(address))
+    if bad:
+        raise BadRequest("bad-email", f"{what} {address!r} has {' and '.join(repr(c) for c in bad)}: addresses with "
+                                      "shell syntax (backtick, $, backslash) are refused, although RFC 5322 admits "
+                                      "them, because people paste lines that contain them into a terminal")
     try:
         return validate_email(address, check_deliverability=False).normalized
     except EmailNotValidError as exc:

@@ -21,10 +21,13 @@ from service.config import Settings
 from service.delivery.mail import Mail, deliver, shell_line
 from service.runtime import build
 from tests.api.test_matches_flow import create
-from tests.conftest import CREATOR_KEY
+from tests.conftest import CREATOR_KEY, create_match
 from workers import jobs
 
-EVIL = "a`touch${IFS}x`@example.org"  # RFC 5322 lets backticks, $ and braces into the local part
+EVIL = "a`touch${IFS}x`@example.org"  # RFC 5322 admits it; our rule refuses the backtick and $
+QUIRKY = "o'brien&{touch}|x@example.org"
+"""Valid, and admitted by our rules too (no backtick, $ or backslash), yet full of shell syntax:
+a pasted line must still carry it as one word."""
 
 
 @pytest.fixture
@@ -57,18 +60,20 @@ def run_pasted(line: str, cwd: Path) -> list[str]:
 
 
 def test_an_invite_to_an_address_with_shell_syntax_is_quoted(client: Any, outbox_settings: Settings, tmp_path: Path) -> None:
-    made = create(client, [{"invite": EVIL}, {"invite": "b@example.org"}])
+    refused = create_match(client, {"game": "harbour-race", "seats": [{"invite": EVIL}, {"invite": "b@example.org"}]})
+    assert refused.status_code == 400 and "seats.0.invite" in refused.get_data(as_text=True)
+    made = create(client, [{"invite": QUIRKY}, {"invite": "b@example.org"}])
     mid, token = made["id"], made["invites"]["0"]
-    assert jobs.send_invite(mid, 0, EVIL, token).startswith("sent")
+    assert jobs.send_invite(mid, 0, QUIRKY, token).startswith("sent")
     [eml] = Path(outbox_settings.outbox_dir).glob(f"invite-{mid}-0.eml")
     [line] = [ln.strip() for ln in text_of(eml).splitlines() if ln.strip().startswith("portolan claim")]
     work = tmp_path / "shell"
     work.mkdir()
     words = run_pasted(line, work)
-    assert words == ["claim", mid, "0", token, "--name", "Your name", "--email", EVIL]
-    assert list(work.iterdir()) == []  # the backticks ran nothing
+    assert words == ["claim", mid, "0", token, "--name", "Your name", "--email", QUIRKY]
+    assert list(work.iterdir()) == []  # the shell syntax ran nothing
     part = message_from_bytes(eml.read_bytes(), policy=default).get_body(preferencelist=("html",))
-    assert part is not None and shlex.quote(EVIL) in html.unescape(str(part.get_content()))
+    assert part is not None and shlex.quote(QUIRKY) in html.unescape(str(part.get_content()))
 
 
 def test_a_turn_notice_line_quotes_the_action_json() -> None:
