@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from service import games
 from service.bots import POLICIES
 from service.games.base import Action, Game, GameError, IllegalAction, InvalidAction, Outcome, Rng
+from service.play import records
 from service.play.envelopes import check_envelope
 from service.play.errors import BadRequest, Conflict, Forbidden, NotFound, ServiceError, Unauthorized, Unprocessable
 from service.play.people import check_name, normal_email
@@ -29,11 +30,9 @@ from service.play.throttle import InviteLimits
 from service.proof import fairness, signing
 from service.proof.chain import (
     RECORD_FORMAT,
-    RECORD_FORMAT_1,
     chain_genesis,
     entry_hash,
     events_digest,
-    hidden_digest,
     hidden_salt,
     receipt_body,
     visible_events,
@@ -272,25 +271,7 @@ class Matches:
 
     def header(self, meta: Mapping[str, Any], setup_events: list[dict[str, Any]] | None = None) -> dict[str, Any]:
         """The public header of the record; its digest starts the hash chain."""
-        events = meta["setup_events"] if setup_events is None else setup_events
-        fmt = self.record_format(meta)
-        return {
-            "format": fmt,
-            "match": meta["id"],
-            "game": meta["game"],
-            "options": meta["options"],
-            "players": meta["players"],
-            "commitment": meta["commitment"],
-            "seats": [{"seat": s["seat"], "kind": s["kind"], "public_key": s["public_key"], "nonce": s["nonce"]}
-                      for s in meta["seats"]],
-            "setup_events_digest": events_digest(fmt, events, hidden_salt(self._secret(meta["id"], meta), "setup")),
-            "server_key": self.server_public_key,
-        }
-
-    @staticmethod
-    def record_format(meta: Mapping[str, Any]) -> str:
-        """The record format a match is chained in (matches created before format 2 have none stored)."""
-        return str(meta.get("format") or RECORD_FORMAT_1)
+        return records.header(meta, self.server_public_key, self._secret(meta["id"], meta), setup_events)
 
     def _state(self, match_id: str, meta: Mapping[str, Any]) -> Any:
         """The rules state at exactly ``meta``'s ply, parsed once per process and ply.
@@ -480,7 +461,7 @@ class Matches:
         entry: dict[str, Any] = {
             "ply": meta["ply"], "seat": seat, "by": by, "envelope": env, "signature": signature,
             "prev": meta["head"], "accepted_at": self.now(), "events": events,
-            "events_digest": events_digest(self.record_format(meta), events,
+            "events_digest": events_digest(records.record_format(meta), events,
                                            hidden_salt(self._secret(match_id, meta), f"ply:{meta['ply']}")),
             "rng_draws": rng.draws,
         }
@@ -570,26 +551,5 @@ class Matches:
         if meta["status"] in ("waiting", "aborted"):
             raise Conflict("match-not-started", f"match {match_id} is {meta['status']}: there is no record yet")
         over = meta["status"] == "finished"
-        entries = self.store.log(match_id)
-        withheld: dict[str, Any] | None = None
-        if not over and self.record_format(meta) != RECORD_FORMAT_1:
-            # the salted digests of what is withheld, so that the verifier can check the
-            # visible events against the chain now (docs/record-format.md, format 2)
-            secret = self._secret(match_id, meta)
-            withheld = {"setup": hidden_digest(meta["setup_events"], hidden_salt(secret, "setup")),
-                        "entries": [hidden_digest(e["events"], hidden_salt(secret, f"ply:{e['ply']}")) for e in entries]}
-        if not over:
-            for e in entries:
-                e["events"] = visible_events(e["events"], None)
-        record = {
-            "header": self.header(meta),
-            "setup_events": meta["setup_events"] if over else visible_events(meta["setup_events"], None),
-            "entries": entries,
-            "status": meta["status"],
-            "head": meta["head"],
-            "outcome": meta.get("outcome"),
-            "seed": self.store.seed(match_id).hex() if over else None,
-        }
-        if withheld is not None:
-            record["withheld"] = withheld
-        return record
+        return records.record(meta, self.store.log(match_id), self.server_public_key, self._secret(match_id, meta),
+                              self.store.seed(match_id) if over else None)

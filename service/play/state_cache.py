@@ -51,3 +51,9 @@ class StateCache:
             self._items.move_to_end(match_id)
             while len(self._items) > self.size:
                 self._items.popitem(last=False)
+
+    def clear(self) -> None:
+        """Forget everything (an operator tool or a test that rewrote stored matches behind the
+        process's back)."""
+        with self._lock:
+            self._items.clear()
