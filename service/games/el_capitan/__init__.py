@@ -4,12 +4,17 @@ Modules: ``data`` (board, cards, tables from data.json with provenance), ``state
 and canonical JSON), ``track`` (building track: sites, run limit, shut-down, payout value),
 ``rules`` (legal-action generators), ``validate`` (shape and rule checks of incoming actions),
 ``moves`` (applying turn steps), ``payday`` (income, loans, next start player, game end),
+``progress`` (the rulings that make every game end),
 ``view`` (views and the text rendering), ``game`` (the ``Game`` class).
 
 Spec rulings (shared/rules/el-capitan.md §10) and where they live:
 
 * R-1 tentative steps: buys, legs and a paid pirate move before the action are undone by a loan turn
   or a first-round pass (``moves.tentative``, ``Turn.snapshot``); there is no separate undo action.
+* Progress rulings (issue 9; ``progress``): a turn is undone from a dead end at most once, after which only
+  the steps that keep a direct voyage and build possible are legal (R-1 with R-4); a voluntary loan turn
+  needs one of the printed 18 x 10 / 12 x 16 loan cards, forced loans stay unlimited (R-17). Together they
+  make every game end: without them a player could be undone, or take loan turns, for ever.
 * R-2, R-3 loan turn holds exactly one loan and nothing else (``moves.do_take_loan``).
 * R-4 first-round pass, R-5 empty supply still acts (``rules.gen_pass``, ``rules.gen_take_loan``). A "pass"
   from a dead end reached by tentative steps only undoes them while a direct voyage and build was possible

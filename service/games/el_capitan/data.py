@@ -112,6 +112,8 @@ RUN_LIMIT_OWN_2P: int = _RAW["rules"]["two_player_run_limit_own"]
 LOANS: dict[int, tuple[int, int]] = {ln["amount"]: (ln["repay"], ln["repay_extended"]) for ln in _RAW["loans"]}
 """Loan amount -> (repayment on the front side, repayment once extended)."""
 LOAN_AMOUNTS: tuple[int, ...] = tuple(sorted(LOANS))
+LOAN_COPIES: dict[int, int] = {ln["amount"]: ln["copies"] for ln in _RAW["loans"]}
+"""Loan amount -> printed number of loan cards (18 x 10, 12 x 16): the limit of voluntary loan turns (R-17)."""
 
 START_MONEY: int = _RAW["start_money"]
 SUPPLY_WAREHOUSES: int = _RAW["per_phase_supply"]["warehouses"]

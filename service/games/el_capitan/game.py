@@ -67,7 +67,8 @@ ACTIONS: dict[str, str] = {
     "move-pirate": ("move the pirate ship (Islas Canarias): free after anchoring there, or paid by money or by cards (§8.4); "
                     "a card leg without 'harbour' is a stop and the voyage sails on with another card"),
     "take-loan": "take a 10- or 16-Florin loan: the whole turn at the bank (§5.9), or forced at loan settlement (R-15)",
-    "pass": "pass in the first round when nothing else is possible (R-4)",
+    "pass": ("pass in the first round when nothing else is possible (R-4); from a dead end of tentative steps it "
+             "first undoes them, once per turn (R-1), also later when no loan card may be taken (R-17)"),
     "end-turn": "end your turn after its action; the displays are refilled (§5.1)",
     "settle-loan": "after a payday: repay or extend your current loan card (§6.4)",
     "choose-start-player": "as the poorest player after the money check, choose the next start player (§6.4)",

@@ -352,16 +352,34 @@ def direct_turn_possible(state: State, seat: int) -> bool:
 
 
 def do_pass(state: State, seat: int, rng: Rng) -> tuple[State, list[Event]]:
+    """A first-round "pass" (R-4) from a dead end: the first time in a turn it undoes the tentative steps (R-1)
+    while a direct turn was possible from the turn start; otherwise it really passes.
+
+    Progress ruling (R-1 with R-4): a turn is undone from a dead end at most once. The undo restores the
+    turn-start position exactly, so if it could be repeated a player (or a bot always taking the first legal
+    step) could buy, sail into the same dead end and be undone for ever, and the first round would never end.
+    R-1 makes the steps undoable "back to the turn start", not an endless retry; R-4 says a player with no
+    legal action in the first round passes, which is where a second dead end leaves the player. The
+    tentative steps are still given back (money, cards, ship), as with every undo."""
+    events: list[Event] = []
     if state.turn.snapshot is not None:
+        undone_before = state.turn.undone
         state = state.turn.snapshot
-        if direct_turn_possible(state, seat):
+        if not undone_before and direct_turn_possible(state, seat):
             # A dead end reached by tentative steps is not "no legal action" (§5.9, R-4): the steps are undone
-            # (R-1) and the turn goes on from its start.
+            # (R-1) and the turn goes on from its start, marked so that it cannot be undone again.
+            state = replace(state, turn=replace(state.turn, undone=True))
             return state, [{"type": "turn-undone", "seat": seat,
                             "text": f"{name(state, seat)} is stuck: this turn's purchases and voyage are undone (R-1); "
-                                    "a turn is still possible, so there is no pass (rule §5.9, R-4)."}]
+                                    "a turn is still possible, so there is no pass (rule §5.9, R-4). A turn is undone "
+                                    "only once: another dead end this turn is a pass."}]
+        if undone_before:
+            events.append({"type": "turn-undone", "seat": seat,
+                           "text": f"{name(state, seat)} is stuck again: this turn's purchases and voyage are undone "
+                                   "(R-1) and, as the turn was already undone once, the player passes (R-4)."})
     state, more = end_turn(state, rng)
-    return state, [{"type": "passed", "seat": seat, "text": f"{name(state, seat)} cannot act in the first round and passes (R-4)."}, *more]
+    return state, [*events, {"type": "passed", "seat": seat,
+                             "text": f"{name(state, seat)} cannot act in the first round and passes (R-4)."}, *more]
 
 
 def refill(deck: tuple[str, ...], display: tuple[str, ...], disc: tuple[str, ...], size: int, kind: str,

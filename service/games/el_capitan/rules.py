@@ -220,12 +220,23 @@ def gen_take_loan(state: State, seat: int) -> list[Action]:
         return []
     if state.stage != TURN or state.turn.acted or first_round(state):
         return []
+    from .progress import loan_cards_left, must_go_to_bank
+
+    # Progress ruling (R-17 with the 18 + 12 printed loan cards): see ``progress.must_go_to_bank``.
+    free = [a for a in LOAN_AMOUNTS if loan_cards_left(state, a) > 0]
+    if len(free) < len(LOAN_AMOUNTS) and not must_go_to_bank(state, seat):
+        return [{"type": "take-loan", "amount": a} for a in free]
     return [{"type": "take-loan", "amount": a} for a in LOAN_AMOUNTS]
 
 
+
 def gen_pass(state: State, seat: int) -> list[Action]:
-    """R-4: in the first round of the game a player with nothing left to do passes."""
-    if state.stage != TURN or state.turn.acted or not first_round(state):
+    """R-4: in the first round of the game a player with nothing left to do passes. In a later round a player
+    whose tentative steps (R-1) led to a dead end while no loan card may be taken (``progress``) gets the same
+    "pass", which only undoes those steps."""
+    if state.stage != TURN or state.turn.acted:
+        return []
+    if not first_round(state) and (state.turn.snapshot is None or gen_take_loan(state, seat)):
         return []
     for gen in (gen_buy, gen_sail, gen_build_warehouse, gen_reopen, gen_build_fortress, gen_move_pirate):
         if gen(state, seat):
@@ -397,4 +408,8 @@ def legal_actions(state: State, seat: int) -> list[Action]:
     out: list[Action] = []
     for gen in gens:
         out.extend(gen(state, seat))
+    if stage == TURN and state.turn.undone and not state.turn.acted:
+        from .progress import keep_direct
+
+        out = keep_direct(state, seat, out)
     return out

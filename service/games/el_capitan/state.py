@@ -84,6 +84,10 @@ class Turn(NamedTuple):
     """City index where the pirate stops over during a paid move by several cards, -1 if it is not under way
     (§8.4: the pirate sails card by card; a stop takes no harbour space and bumps nobody, so the pirate's piece
     stays on its space until the voyage's final leg; meanwhile the turn has no other step)."""
+    undone: bool = False
+    """This turn was already undone once from a dead end (R-1). A second dead end in the same turn is a real
+    first-round pass (R-4): without this an undo could return the turn to its start for ever, since nothing
+    has changed there (the progress ruling in ``moves.do_pass``)."""
 
 
 class State(NamedTuple):

@@ -8,7 +8,8 @@ from typing import Any
 
 from service.games.base import IllegalAction, InvalidAction
 
-from .data import ALL_CITIES, CARDS, COLOURS, LOAN_AMOUNTS, LOANS, PIRATE_STEP_COST
+from .data import ALL_CITIES, CARDS, COLOURS, LOAN_AMOUNTS, LOAN_COPIES, LOANS, PIRATE_STEP_COST
+from .progress import loan_cards_left
 from .rules import (
     GENERATORS,
     at_building_city,
@@ -179,6 +180,10 @@ def explain(state: State, seat: int, a: dict[str, Any]) -> tuple[str, str]:
     if kind == "take-loan":
         if first_round(state):
             return "no-loan-first-round", "no loans in the first round of the game (rule §5.9)"
+        if not t.acted and a.get("amount") in LOAN_COPIES and loan_cards_left(state, a["amount"]) <= 0:
+            return "no-loan-cards", (f"all {LOAN_COPIES[a['amount']]} {a['amount']}-Florin loan cards are taken and you can "
+                                     "still build, so there is no loan turn of that amount (rule §5.9, R-17: only a forced "
+                                     "bank trip takes a loan beyond the printed cards)")
         return "already-acted", "a loan is the turn's action; you have already acted (rule §5.9)"
     if kind == "pass":
         return "cannot-pass", "there is no pass: build, re-open, build a fortress or take a loan (rule §5.9, R-4)"

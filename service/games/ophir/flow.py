@@ -49,9 +49,29 @@ def shift_market(state: State, events: list[Event]) -> State:
     return state
 
 
+STALL_ROUNDS_PER_SHIFT = 25
+"""Stalled-market ruling (server ruling; the rulebook is silent): the game must have shifted the
+market at least once per this many rounds on average, or the market shifts on its own at a turn end.
+
+Why: Ophir ends only by the temple (§8 A) or the market (§8 B), and both need players to trade or
+donate. Nothing in the rules stops players from sailing between a goods hex and the market for ever,
+gathering and selling their specialty (coins grow, nothing else changes), so without a ruling a game
+need not end. A real game shifts the market about once per turn (every trade and goods donation does,
+§5.4), so a pace of one shift per 25 rounds is never reached in play (even uniformly random play, the golden
+replays, stays under 22); only deliberate stalling meets it. The forced shift is the one the rulebook already has without goods or coins, the rival trade (§7).
+Bound: the 37th shift ends the game (§5.4), so a game lasts at most 37 x 25 rounds of turns."""
+
+
+def stalled(state: State) -> bool:
+    """Whether the turns played have outrun the market (:data:`STALL_ROUNDS_PER_SHIFT`): every shift
+    discards exactly one demand card, so the discard pile counts the shifts so far."""
+    return state.turns_played >= STALL_ROUNDS_PER_SHIFT * state.n * (len(state.discard) + 1)
+
+
 def end_turn(state: State, seat: int, events: list[Event], voluntary: bool) -> State:
-    """Finish the active turn: the Priest's favor (spec §6.2, §10 item 8), then the next
-    player clockwise (seat + 1) starts navigating from where their ship lies."""
+    """Finish the active turn: the Priest's favor (spec §6.2, §10 item 8), the stalled-market shift
+    (:data:`STALL_ROUNDS_PER_SHIFT`), then the next player clockwise (seat + 1) starts navigating
+    from where their ship lies."""
     player = state.seats[seat]
     seats = state.seats
     if (player.specialist == "priest" and player.hex == state.hex_of("temple")
@@ -60,9 +80,16 @@ def end_turn(state: State, seat: int, events: list[Event], voluntary: bool) -> S
         seats = with_seat(seats, seat, replace(player, favor=player.favor + gained))
         events.append({"type": "priest-favor", "seat": seat, "favor": gained,
                        "text": f"{seat_name(seat)}'s Priest ends the turn at the temple and gains {gained} favor."})
+    state = replace(state, seats=seats, turns_played=state.turns_played + 1)
+    if stalled(state):
+        events.append({"type": "market-stalled", "text": (
+            f"No market shift for too long ({STALL_ROUNDS_PER_SHIFT} rounds per shift on average): the market "
+            "shifts on its own, as a rival trade would (server ruling on stalled games, rule §5.4, §7).")})
+        state = shift_market(state, events)
+        if state.phase == OVER:
+            return state
     nxt = (seat + 1) % state.n
-    start_hex = seats[nxt].hex
+    start_hex = state.seats[nxt].hex
     assert start_hex is not None
     events.append({"type": "turn-started", "seat": nxt, "text": f"{seat_name(nxt)}'s turn."})
-    return replace(state, seats=seats, active=nxt, turn=Turn(start_hex), turns_played=state.turns_played + 1,
-                   phase=PLAY)
+    return replace(state, active=nxt, turn=Turn(start_hex), phase=PLAY)
