@@ -182,10 +182,10 @@ class Player:
     def new_match(self) -> None:
         start = time.time()
         made = json.dumps({"game": self.game, "options": self.options,
-                           "seats": [{"invite": "seat0@bench.invalid"}, {"invite": "seat1@bench.invalid"}]},
+                           "seats": [{"invite": "seat0@bench.example.org"}, {"invite": "seat1@bench.example.org"}]},
                           separators=(",", ":")).encode()
         status, body = self.http.call("POST", "/v1/matches", made, headers={
-            "Authorization": signing.authorization(self.creator, "POST", "/v1/matches")})
+            "Authorization": signing.authorization(self.creator, "POST", "/v1/matches", body=made)})
         if status != 201:
             raise BenchError(f"create: {status} {body}")
         self.match = body["id"]

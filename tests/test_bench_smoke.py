@@ -1,0 +1,24 @@
+"""The benchmarks still run against the service as it is (they sign, create and move like any
+client, so a change of the contract breaks them silently unless something runs them). This
+checks that they work, never how fast: the figures go into the notes, not into assertions."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_the_api_bench_plays_signed_moves_without_a_client_error(redis_url: str) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"} | {"REDIS_URL": redis_url}
+    run = subprocess.run([sys.executable, "-m", "bench.api_moves", "--clients", "2", "--procs", "1", "--seconds", "1",
+                          "--skip-bare"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=180, check=False)
+    out = run.stdout + run.stderr
+    assert run.returncode == 0, out[-3000:]
+    accepted = re.search(r"signed moves accepted\s+(\d+)", out)
+    assert accepted and int(accepted.group(1)) > 0, out[-3000:]
+    assert "client errors" not in out, out[-3000:]
