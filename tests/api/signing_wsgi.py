@@ -5,7 +5,8 @@ The fuzzer generates requests without real signatures, so on its own it only eve
 that carries no Portolan ``Authorization`` of its own is signed over exactly the method, path, raw query
 and body the app will see: with the creator's key for create and abort, with the seat's key for
 a seat view (and a move, whose envelope names the seat), and with one player's key for "my
-turns". ``stranger=True`` signs with a key that holds nothing, to reach the 403s.
+turns". ``stranger=True`` signs with a key that holds nothing, to reach the 403s;
+``forged=True`` signs with the right key over another path, to reach the ``bad-signature`` 401.
 
 Schemathesis fills the ``signedRequest`` apiKey header with arbitrary strings; such a header
 (one that does not start with ``Portolan ``) is replaced by a real signature, while a
@@ -41,6 +42,7 @@ class Signer:
     creator: str
     seat_keys: list[str]
     stranger: bool = False
+    forged: bool = False
     outsider: str = field(default_factory=signing.generate_private_key)
     signed: int = 0
 
@@ -74,8 +76,9 @@ class Signer:
             request = Request(environ, populate_request=False, shallow=True)
             key = self.key_for(request.method, request.path, body)
             if key is not None:
+                path = request.path + "/forged" if self.forged else request.path
                 environ["HTTP_AUTHORIZATION"] = signing.authorization(
-                    key, request.method, request.path, request.query_string.decode("latin-1"), body)
+                    key, request.method, path, request.query_string.decode("latin-1"), body)
                 self.signed += 1
         return self.app(environ, start_response)
 

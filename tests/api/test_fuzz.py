@@ -2,10 +2,11 @@
 
 Every response is checked for a 5xx and against the contract: its status is one the operation
 documents, its content type and headers are the documented ones and its body validates against
-the documented schema. The signed routes are fuzzed three ways, through :class:`Signer`: signed
+the documented schema. The signed routes are fuzzed four ways, through :class:`Signer`: signed
 with the right key (so the code behind the signature check is reached), signed by a key that
-holds nothing (the 403s), and unsigned (the 401s); the fuzzer's own ``Authorization`` headers
-(negative mode) are passed on as they are.
+holds nothing (the 403s), signed over another request (``bad-signature``) and unsigned (the
+fuzzer's arbitrary ``Authorization`` strings: ``missing-signature``); a made-up ``Portolan ...``
+header the fuzzer sends is passed on as it is.
 
 The stateful test follows the document's ``links`` (create -> claim -> seat view -> move, ...),
 so requests reach matches the fuzzer made itself, in every state.
@@ -53,16 +54,23 @@ def _short_poll(case: Any) -> Any:
     return case
 
 
-def _fuzz(strategy: Any, examples: int, target: Any, checks: list[Any], seen: set[tuple[str, int]]) -> None:
+def _note(seen: set[tuple[str, int | str]], case: Any, response: Any) -> None:
+    seen.add((case.operation.label, response.status_code))
+    if (response.headers.get("content-type") or [""])[0].startswith("application/problem+json"):
+        seen.add((case.operation.label, str(response.json().get("code"))))
+
+
+def _fuzz(strategy: Any, examples: int, target: Any, checks: list[Any], seen: set[tuple[str, int | str]]) -> None:
     """Send ``examples`` cases drawn from ``strategy`` to the WSGI app ``target``; each answer
-    must pass ``checks``. Adds (operation, status) of every answer to ``seen``."""
+    must pass ``checks``. Adds (operation, status) of every answer to ``seen``, and (operation,
+    code) of every problem."""
 
     @settings(max_examples=examples, deadline=None, database=None, derandomize=True,
               suppress_health_check=list(HealthCheck))
     @given(case=strategy)
     def fuzz(case: Any) -> None:
         response = case.call(app=target)
-        seen.add((case.operation.label, response.status_code))
+        _note(seen, case, response)
         case.validate_response(response, checks=checks)
 
     fuzz()
@@ -92,10 +100,10 @@ def test_schemathesis_finds_no_server_errors_and_no_mismatches(fuzz_app: Any, pl
         assert r.status_code == 200
     keys = [p.private_key for p in players]
     signers = {"signed": Signer(fuzz_app, CREATOR, keys), "stranger": Signer(fuzz_app, CREATOR, keys, stranger=True),
-               "unsigned": fuzz_app}
+               "forged": Signer(fuzz_app, CREATOR, keys, forged=True), "unsigned": fuzz_app}
     checks = contract_checks()
     schema = schemathesis.openapi.from_path(SPEC_PATH)
-    seen: set[tuple[str, int]] = set()
+    seen: set[tuple[str, int | str]] = set()
     ran = 0
     for result in schema.get_all_operations():
         operation = result.ok()
@@ -118,7 +126,10 @@ def test_schemathesis_finds_no_server_errors_and_no_mismatches(fuzz_app: Any, pl
     # the fuzz reached the code behind the checks, not only the refusals in front of it
     assert {("GET /v1/matches/{match_id}/seats/{seat}/view", 200), ("GET /v1/me/turns", 200),
             ("POST /v1/matches", 201), ("GET /v1/matches/{match_id}/seats/{seat}/view", 403),
-            ("GET /v1/me/turns", 401)} <= seen, str(sorted(seen))
+            ("POST /v1/matches/{match_id}/abort", 403), ("GET /v1/me/turns", "missing-signature"),
+            ("GET /v1/me/turns", "bad-signature"), ("POST /v1/matches", "bad-signature"),
+            ("POST /v1/matches/{match_id}/moves", "bad-signature")} <= seen, str(sorted(map(str, seen)))
+    assert signers["forged"].signed > 50  # type: ignore[union-attr]
     # the signed routes were reached with real signatures
     assert signers["signed"].signed > 50 and signers["stranger"].signed > 50  # type: ignore[union-attr]
 
@@ -153,7 +164,7 @@ def _as_the_seat(case: Any, keys: list[str]) -> None:
                 body["signature"] = signing.sign(keys[seat % len(keys)], envelope)
 
 
-def _state_machine(target: Any, keys: list[str], seen: set[tuple[str, int]]) -> Any:
+def _state_machine(target: Any, keys: list[str], seen: set[tuple[str, int | str]]) -> Any:
     import schemathesis
 
     checks = contract_checks()
@@ -166,7 +177,7 @@ def _state_machine(target: Any, keys: list[str], seen: set[tuple[str, int]]) -> 
             """Send ``case`` to the app, as the seat where a seat must act."""
             _as_the_seat(_short_poll(case), keys)
             response = case.call(app=target, **kwargs)
-            seen.add((case.operation.label, response.status_code))
+            _note(seen, case, response)
             return response
 
         def validate_response(self, response: Any, case: Any, additional_checks: Any = None, **kwargs: Any) -> None:
@@ -179,7 +190,7 @@ def _state_machine(target: Any, keys: list[str], seen: set[tuple[str, int]]) -> 
 def _run_stateful(fuzz_app: Any, players: list[Player], examples: int, steps: int) -> set[tuple[str, int]]:
     from schemathesis.generation.stateful import run_state_machine_as_test
 
-    seen: set[tuple[str, int]] = set()
+    seen: set[tuple[str, int | str]] = set()
     keys = [p.private_key for p in players]
     machine = _state_machine(Signer(fuzz_app, CREATOR, keys), keys, seen)
     run_state_machine_as_test(machine, settings=settings(
@@ -190,10 +201,13 @@ def _run_stateful(fuzz_app: Any, players: list[Player], examples: int, steps: in
 
 def test_stateful_fuzz_follows_the_links_without_server_errors_or_mismatches(fuzz_app: Any,
                                                                              players: list[Player]) -> None:
-    seen = _run_stateful(fuzz_app, players, examples=40, steps=8)
-    # the links led from a created match into its seats and views
-    assert {("POST /v1/matches", 201), ("POST /v1/matches/{match_id}/seats/{seat}/claim", 200),
-            ("GET /v1/matches/{match_id}", 200)} <= seen, str(sorted(seen))
+    seen = _run_stateful(fuzz_app, players, examples=100, steps=10)
+    # the links led from a created match into its seats (a claim needs the token the creation
+    # answered) and on into what only a real match answers with a 200
+    assert {("POST /v1/matches", 201), ("POST /v1/matches/{match_id}/seats/{seat}/claim", 200)} <= seen, \
+        str(sorted(map(str, seen)))
+    assert seen & {("GET /v1/matches/{match_id}", 200), ("GET /v1/matches/{match_id}/seats/{seat}/view", 200),
+                   ("GET /v1/matches/{match_id}/log", 200)}, str(sorted(map(str, seen)))
 
 
 @pytest.mark.slow
@@ -201,4 +215,4 @@ def test_stateful_fuzz_with_a_larger_budget(fuzz_app: Any, players: list[Player]
     seen = _run_stateful(fuzz_app, players, examples=400, steps=15)
     assert {("POST /v1/matches", 201), ("POST /v1/matches/{match_id}/seats/{seat}/claim", 200),
             ("GET /v1/matches/{match_id}/seats/{seat}/view", 200), ("POST /v1/matches/{match_id}/moves", 201)} <= seen, \
-        str(sorted(seen))
+        str(sorted(map(str, seen)))
