@@ -55,6 +55,7 @@ def _short_poll(case: Any) -> Any:
 
 
 def _note(seen: set[tuple[str, int | str]], case: Any, response: Any) -> None:
+    """Remember what an answer reached: its status and, for a problem, its code."""
     seen.add((case.operation.label, response.status_code))
     if (response.headers.get("content-type") or [""])[0].startswith("application/problem+json"):
         seen.add((case.operation.label, str(response.json().get("code"))))
