@@ -1,5 +1,5 @@
 """The public contract: ``openapi.yaml`` is valid, names exactly the app's routes, and the app
-answers as it says (openapi-core over a full flow, schemathesis fuzzing every operation).
+answers as it says (openapi-core over a full flow; the schemathesis fuzz is in test_fuzz.py).
 
 Flask adds HEAD and OPTIONS to every route by itself; the contract documents the methods the
 blueprints declare, so those two are left out of the route comparison.
@@ -15,8 +15,6 @@ from typing import Any
 
 import pytest
 import yaml
-from hypothesis import HealthCheck, given, settings
-from hypothesis.errors import Unsatisfiable
 from openapi_core import Config, OpenAPI
 from openapi_core.contrib.werkzeug import WerkzeugOpenAPIRequest, WerkzeugOpenAPIResponse
 from openapi_core.deserializing.media_types.util import json_loads
@@ -401,53 +399,7 @@ def test_a_full_flow_answers_as_documented(client: Any, openapi: OpenAPI, player
             ("post", 422), ("get", 401), ("get", 403), ("get", 404), ("get", 409)} <= exercised
 
 
-# --------------------------------------------------------------------------------------------
-# Fuzzing: schemathesis over every operation, no 5xx
-
-
-def _short_poll(case: Any) -> Any:
-    """Keep generated long polls short (a "*" If-None-Match would otherwise hold 30 s)."""
-    if isinstance(case.query, dict) and isinstance(case.query.get("wait"), int):
-        case.query["wait"] = min(case.query["wait"], 1)
-    return case
-
-
-def test_schemathesis_finds_no_server_errors(app: Any, client: Any, players: list[Player]) -> None:
-    import schemathesis
-    from schemathesis import GenerationMode
-    from schemathesis.checks import not_a_server_error
-
-    made = create_match(client, {"game": "harbour-race", "seats": [{"invite": "a@example.org"},
-                                                                  {"invite": "b@example.org"}]}).get_json()
-    mid = made["id"]
-    for i in range(2):
-        r = client.post(f"/v1/matches/{mid}/seats/{i}/claim", json={
-            "token": made["invites"][str(i)], "public_key": players[i].public_key, "name": players[i].name})
-        assert r.status_code == 200
-    schema = schemathesis.openapi.from_path(SPEC_PATH)
-    ran = 0
-    for result in schema.get_all_operations():
-        operation = result.ok()
-        # random ids mostly reach the 404; a real match id reaches the code behind it
-        fixed: list[dict[str, Any]] = [{}, {"match_id": mid}] if "{match_id}" in operation.path else [{}]
-        for path_parameters in fixed:
-            for mode, examples in ((GenerationMode.POSITIVE, 25), (GenerationMode.NEGATIVE, 10)):
-                strategy = operation.as_strategy(generation_mode=mode, path_parameters=path_parameters).map(_short_poll)
-
-                @settings(max_examples=examples, deadline=None, database=None, derandomize=True,
-                          suppress_health_check=list(HealthCheck))
-                @given(case=strategy)
-                def fuzz(case: Any) -> None:
-                    response = case.call(app=app)
-                    case.validate_response(response, checks=[not_a_server_error])
-
-                try:
-                    fuzz()
-                except Unsatisfiable:
-                    # an operation without parameters or body has no invalid variant to send
-                    assert mode is GenerationMode.NEGATIVE, operation.label
-                ran += 1
-    assert ran >= len(spec_operations(yaml.safe_load(SPEC_PATH.read_text(encoding="utf-8"))))
+# Fuzzing (schemathesis, stateless and stateful, signed and unsigned): tests/api/test_fuzz.py
 
 
 # --------------------------------------------------------------------------------------------
@@ -503,3 +455,12 @@ def test_limits_answer_429_as_documented(settings: Any, service: Any, openapi: O
     seats = {"game": "harbour-race", "seats": [{"invite": "a@example.org"}, {"invite": "b@example.org"}]}
     api("POST", "/v1/matches", 201, **signed(seats))
     assert int(api("POST", "/v1/matches", 429, code="invite-throttled", **signed(seats)).headers["Retry-After"]) > 1
+
+
+def test_the_documented_bot_kinds_are_the_servers(spec: dict[str, Any]) -> None:
+    """The seat schema names exactly the bot kinds the server seats, so a generated client (and
+    the fuzzer) can only offer kinds that exist."""
+    from service.bots import POLICIES
+
+    bot = spec["components"]["schemas"]["SeatSpec"]["oneOf"][1]["properties"]["bot"]
+    assert bot["enum"] == list(POLICIES)
