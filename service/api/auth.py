@@ -14,7 +14,8 @@ from __future__ import annotations
 import re
 import time
 
-from flask import current_app, request
+from flask import current_app, g, request
+from werkzeug.exceptions import HTTPException
 
 from service.api.schemas import raw_body
 from service.play.errors import Unauthorized
@@ -51,8 +52,35 @@ def _params(header: str) -> dict[str, str]:
     return params
 
 
+def verified_signer() -> str | None:
+    """The public key whose signature over this request verifies, with a fresh ``ts``, or None.
+
+    The nonce is not spent here: this is what the rate limiter asks before the route runs, to
+    count a request against a key's bucket only when that key really signed it (a header merely
+    naming a key is anyone's to send, since public keys are in every log). The answer is kept for
+    the request, so :func:`signed_key` does not verify twice."""
+    if "portolan_signer" not in g:
+        try:
+            g.portolan_signer = _checked_signature()
+        except (Unauthorized, HTTPException):  # HTTPException: a body over the size limit (413)
+            g.portolan_signer = None
+    signer: tuple[str, str] | None = g.portolan_signer
+    return signer[0] if signer is not None else None
+
+
 def signed_key() -> str:
     """The public key that signed this request (verified, fresh, first use), or 401."""
+    signer: tuple[str, str] | None = g.get("portolan_signer")
+    key, nonce = signer if signer is not None else _checked_signature()
+    matches: Matches = current_app.extensions["portolan"]
+    if not matches.spend_request_nonce(key, nonce, NONCE_TTL_S):
+        raise Unauthorized("replayed-request", "this signed request (key and nonce) was already used; sign each "
+                           "request with a fresh nonce")
+    return key
+
+
+def _checked_signature() -> tuple[str, str]:
+    """(key, nonce) of a well-formed, fresh, verifying Portolan signature on this request, or 401."""
     header = request.headers.get("Authorization", "")
     if not header.startswith("Portolan "):
         raise Unauthorized("missing-signature", f"this request must be signed with the seat's key: {_FORM}")
@@ -73,8 +101,4 @@ def signed_key() -> str:
     if not signing.verify(key, signed, sig):
         raise Unauthorized("bad-signature", "the request signature does not verify under the given key for this "
                            "method, path, query and body")
-    matches: Matches = current_app.extensions["portolan"]
-    if not matches.spend_request_nonce(key, nonce, NONCE_TTL_S):
-        raise Unauthorized("replayed-request", "this signed request (key and nonce) was already used; sign each "
-                           "request with a fresh nonce")
-    return key
+    return key, nonce
