@@ -20,9 +20,10 @@ log = logging.getLogger("portolan.worker")
 
 
 def sweep_forever(settings: Settings, every_s: float, stop: threading.Event) -> None:
-    """Every ``every_s`` seconds, re-enqueue turn notices that never went out (a crash between a
-    move's commit and its enqueue). Idempotent: a notice that did go out has its mark."""
-    from service.play.listings import resend_unsent_notices
+    """Every ``every_s`` seconds, re-enqueue turn notices and bot turns that never went out (a
+    crash between a move's commit and its enqueue). Idempotent: a notice that did go out has its
+    mark, and a bot job for a ply already played does nothing."""
+    from service.play.listings import resend_unsent_notices, resume_stalled_bots
     from service.runtime import build
 
     service = build(settings)
@@ -31,6 +32,9 @@ def sweep_forever(settings: Settings, every_s: float, stop: threading.Event) -> 
             n = resend_unsent_notices(service)
             if n:
                 log.warning("sweep: re-enqueued %d turn notice(s) that never went out", n)
+            n = resume_stalled_bots(service)
+            if n:
+                log.warning("sweep: re-enqueued %d bot turn(s) that nobody was going to play", n)
         except Exception:  # keep sweeping: a Redis hiccup now is no reason to stop for good
             log.exception("sweep failed")
 

@@ -163,3 +163,32 @@ def test_active_since_follows_each_seats_turn(smtp_settings: Settings, players: 
     meta = m.meta(mid)
     # still the same seat's turn (it keeps its start ply) unless a 1 passed the turn (new ply 1)
     assert meta["active_since"] == ({str(first): 0} if meta["active"] == [first] else {str(1 - first): 1})
+
+
+def test_a_bot_turn_lost_between_commit_and_enqueue_is_found_and_played(smtp_settings: Settings,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Found by the second outside test (the process dies halfway): the sweep re-enqueued lost
+    turn notices but not lost bot turns, so a match whose bot job was never enqueued (the fan-out
+    swallows the failure: the move is committed) waited on that bot for ever."""
+    from redis.exceptions import ConnectionError as RedisConnectionError
+
+    from service.play.listings import resume_stalled_bots, stalled_bots
+
+    m = build(smtp_settings)
+    real_bot = m.dispatcher.bot
+
+    def redis_down(*args: Any) -> None:
+        raise RedisConnectionError("Redis went away between the commit and the enqueue")
+
+    monkeypatch.setattr(m.dispatcher, "bot", redis_down)
+    made = m.create("harbour-race", {}, [{"bot": "random"}, {"bot": "random"}], creator_key=CREATOR_KEY)
+    mid, seat = made["id"], m.meta(made["id"])["active"][0]
+    monkeypatch.setattr(m.dispatcher, "bot", real_bot)
+    worker_burst(smtp_settings)
+    assert m.meta(mid)["ply"] == 0  # stuck: no job to play the bot's turn
+    assert stalled_bots(m, older_than_s=60) == []  # too fresh: its job may simply still be queued
+    assert stalled_bots(m, older_than_s=0) == [(mid, seat, 0)]
+    assert resume_stalled_bots(m, older_than_s=0) == 1  # a worker's sweep, some minutes later
+    worker_burst(smtp_settings)
+    assert m.meta(mid)["status"] == "finished"  # each bot move enqueues the next, to the end
+    assert stalled_bots(m, older_than_s=0) == []
