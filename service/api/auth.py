@@ -11,10 +11,12 @@ sent twice.
 
 from __future__ import annotations
 
+import logging
 import re
 import time
 
 from flask import current_app, g, request
+from redis.exceptions import RedisError
 from werkzeug.exceptions import HTTPException
 
 from service.api.schemas import raw_body
@@ -23,6 +25,7 @@ from service.play.matches import Matches
 from service.proof import signing
 from service.proof.signing import NONCE_PATTERN, signed_request_body
 
+log = logging.getLogger("portolan.api")
 WINDOW_S = 300
 # A nonce must be remembered while a request carrying it could still pass the clock check:
 # a ts up to WINDOW_S ahead stays acceptable for 2 * WINDOW_S.
@@ -76,7 +79,29 @@ def signed_key() -> str:
     if not matches.spend_request_nonce(key, nonce, NONCE_TTL_S):
         raise Unauthorized("replayed-request", "this signed request (key and nonce) was already used; sign each "
                            "request with a fresh nonce")
+    g.portolan_spent_nonce = (key, nonce)
     return key
+
+
+def give_back_nonce() -> None:
+    """Forget the nonce this request spent, if it spent one: called when the request ends in 503.
+
+    A 503 carries ``Retry-After``, and HTTP clients that retry (urllib3's ``Retry`` honours it)
+    send the identical request again, signature and nonce included. Had the nonce stayed spent,
+    that retry would be 401 ``replayed-request`` for a request that was never served. Giving it
+    back lets exactly that request through again; every route is safe to repeat (a move is
+    idempotent, a claim too, an abort answers 409 once done, a read changes nothing); a create
+    whose answer was lost may then store a second waiting match, which its creator can abort.
+    Best effort: the store has just failed and may fail again, and then the nonce stays spent
+    (the client signs afresh, as it must after any 401)."""
+    spent: tuple[str, str] | None = g.pop("portolan_spent_nonce", None)
+    if spent is None:
+        return
+    matches: Matches = current_app.extensions["portolan"]
+    try:
+        matches.release_request_nonce(*spent)
+    except RedisError:
+        log.warning("could not give back the nonce of a request that ended in 503")
 
 
 def _checked_signature() -> tuple[str, str]:

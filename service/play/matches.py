@@ -365,6 +365,10 @@ class Matches:
         for a replay (the port the API's signature check reaches the store through)."""
         return self.store.spend_request_nonce(public_key, nonce, ttl)
 
+    def release_request_nonce(self, public_key: str, nonce: str) -> None:
+        """Give a spent nonce back: the request that spent it was not served (storage failed)."""
+        self.store.release_request_nonce(public_key, nonce)
+
     def authenticate(self, match_id: str, seat: int, public_key: str) -> dict[str, Any]:
         """Check that ``public_key`` holds ``seat`` of the match (signature already verified)."""
         meta = self.meta(match_id)

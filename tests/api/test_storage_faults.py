@@ -171,3 +171,67 @@ def test_the_fault_wrapper_really_injects(settings: Any, players: list[Player], 
     service, _client, made, first = _faulty_run(settings, setup, lambda c, m: _claim(c, m, 0, players[0]), 2, mode)
     assert_problem(first, 503, "storage-unavailable")
     assert service.store.meta(made["id"])["seats"][0]["claimed"] is (mode == "after")
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_the_identical_signed_request_retried_after_a_503_is_served(settings: Any, players: list[Player],
+                                                                     mode: str) -> None:
+    """Found by the second outside test: the 503 says "Retry-After: 5", and an HTTP client that
+    retries (urllib3's Retry honours Retry-After) sends the identical request, signature and
+    nonce included; the nonce had been spent before the store failed, so the retry was 401
+    replayed-request, for a request that changed nothing (or whose answer was lost). The nonce is
+    now given back when the request ends in 503."""
+    import json
+
+    def setup(client: Any) -> tuple[str, bytes, dict[str, str]]:
+        made = _two_seats(client)
+        for seat in (0, 1):
+            assert _claim(client, made, seat, players[seat]).status_code == 200
+        mid = made["id"]
+        seat = client.get(f"/v1/matches/{mid}").get_json()["active_seats"][0]
+        body = json.dumps(players[seat].envelope(mid, seat, 0, [{"type": "roll"}])).encode()
+        return mid, body, players[seat].auth("POST", f"/v1/matches/{mid}/moves", body=body)
+
+    def act(client: Any, ctx: tuple[str, bytes, dict[str, str]]) -> Any:
+        mid, body, headers = ctx
+        return client.post(f"/v1/matches/{mid}/moves", data=body, headers=headers, content_type="application/json")
+
+    calls = _count(settings, setup, act)
+    apply_at = next(i for i in range(1, calls + 1) if _faulty_call_name(settings, setup, act, i) == "apply")
+    service, client, ctx, first = _faulty_run(settings, setup, act, apply_at, mode)
+    assert_problem(first, 503, "storage-unavailable")
+    retry = act(client, ctx)
+    assert retry.status_code == (201 if mode == "before" else 200), retry.get_json()
+    assert "legal_actions" in retry.get_json()["view"] or retry.get_json()["view"]["active_seats"]
+    assert [e["ply"] for e in service.store.log(ctx[0])] == [0]
+    # and the nonce is spent now: a third send of the same header is a replay
+    assert_problem(act(client, ctx), 401, "replayed-request")
+
+
+def test_a_signed_read_retried_after_a_503_is_served(settings: Any, players: list[Player]) -> None:
+    def setup(client: Any) -> tuple[str, dict[str, str]]:
+        made = _two_seats(client)
+        for seat in (0, 1):
+            assert _claim(client, made, seat, players[seat]).status_code == 200
+        path = f"/v1/matches/{made['id']}/seats/0/view"
+        return path, players[0].auth("GET", path)
+
+    def act(client: Any, ctx: tuple[str, dict[str, str]]) -> Any:
+        return client.get(ctx[0], headers=ctx[1])
+
+    k = _count(settings, setup, act)
+    # the last store call comes after the nonce was spent (the first is the spend itself)
+    _, client, ctx, first = _faulty_run(settings, setup, act, k, "before")
+    assert_problem(first, 503, "storage-unavailable")
+    retry = act(client, ctx)
+    assert retry.status_code == 200 and "legal_actions" in retry.get_json(), retry.get_json()
+
+
+def _faulty_call_name(settings: Any, setup: Callable[[Any], Any], act: Callable[[Any, Any], Any], nth: int) -> str:
+    service = build(settings)
+    client = create_app(settings, service, TESTING=True).test_client()
+    ctx = setup(client)
+    probe = Faulty(service.store)
+    service.store = probe
+    act(client, ctx)
+    return probe.calls[nth - 1]
