@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import threading
 import time
 from typing import Any
 
@@ -95,15 +96,30 @@ def _wait_arg() -> int:
 
 def _poll(match_id: str, meta: dict[str, Any], wait: int) -> tuple[dict[str, Any], Response | None]:
     """Honour ``If-None-Match`` and ``?wait=N``: the newest meta, and a 304 to answer with while
-    the match still carries the ETag the client holds (after up to ``wait`` seconds)."""
-    m = service()
-    deadline = time.monotonic() + wait
-    while request.if_none_match.contains(_etag(meta).strip('"')):
-        if time.monotonic() >= deadline:
-            return meta, Response(status=304, headers={"ETag": _etag(meta)})
-        time.sleep(0.2)
-        meta = m.meta(match_id)
-    return meta, None
+    the match still carries the ETag the client holds (after up to ``wait`` seconds).
+
+    Waiting takes one of the process's long-poll slots (``PORTOLAN_LONG_POLLS``); when none is
+    free the request is answered at once, as with ``wait=0``. Why: a waiting request holds a
+    request thread, and anyone may long-poll any match, so a few dozen ``?wait=30`` requests
+    (well inside any rate limit) held every thread and the API stopped answering everyone
+    (found by the second outside test of issue 9). A client that gets its 304 early just polls
+    again; its answer is the same one it would have had after waiting without a change."""
+    if not request.if_none_match.contains(_etag(meta).strip('"')):
+        return meta, None
+    slots: threading.BoundedSemaphore | None = current_app.extensions["portolan.long_polls"]
+    if wait <= 0 or slots is None or not slots.acquire(blocking=False):
+        return meta, Response(status=304, headers={"ETag": _etag(meta)})
+    try:
+        m = service()
+        deadline = time.monotonic() + wait
+        while request.if_none_match.contains(_etag(meta).strip('"')):
+            if time.monotonic() >= deadline:
+                return meta, Response(status=304, headers={"ETag": _etag(meta)})
+            time.sleep(0.2)
+            meta = m.meta(match_id)
+        return meta, None
+    finally:
+        slots.release()
 
 
 @bp.get("/<match_id>")
