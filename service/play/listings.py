@@ -90,5 +90,28 @@ def resume_stalled_bots(service: Matches, older_than_s: float = 120.0) -> int:
     return len(stalled)
 
 
+def unstarted_matches(service: Matches, older_than_s: float = 120.0, scan: int = 10_000) -> list[str]:
+    """Matches that wait with no open seat: every seat is claimed (or a bot) but the start never
+    committed, for more than ``older_than_s``. The start runs right after the last claim (or the
+    creation of an all-bot match); when it fails (Redis, a dying process) only a retry of that
+    claim would finish it, and an all-bot match has no claim to retry, nor does a player who gave
+    up: such a match waited for ever, listed in the lobby with no seat anyone could take."""
+    ids = service.store.match_ids(newest_first=True, limit=scan)
+    cutoff = datetime.now(UTC).timestamp() - older_than_s
+    return [m["id"] for m in service.store.metas(ids, ("id", "status", "seats", "updated_at"))
+            if m.get("status") == "waiting" and _timestamp(m["updated_at"]) <= cutoff
+            and all(s["claimed"] for s in m["seats"])]
+
+
+def start_unstarted_matches(service: Matches, older_than_s: float = 120.0) -> int:
+    """Run the start of every match :func:`unstarted_matches` finds; returns how many started
+    (a match that started or was aborted meanwhile is left as it is)."""
+    started = 0
+    for mid in unstarted_matches(service, older_than_s):
+        if service.finish_start(mid):
+            started += 1
+    return started
+
+
 def _timestamp(iso: str) -> float:
     return datetime.fromisoformat(iso.replace("Z", "+00:00")).timestamp()

@@ -211,6 +211,18 @@ class Matches:
                 meta = self.meta(match_id)
         return {"id": match_id, "seat": seat, "status": meta["status"], "ply": meta["ply"]}
 
+    def finish_start(self, match_id: str) -> bool:
+        """Start a waiting match whose seats are all claimed (the worker's sweep, after a start
+        that failed halfway); False when it is not such a match, or something else started or
+        aborted it first."""
+        meta = self.meta(match_id)
+        if meta["status"] != "waiting" or not all(r["claimed"] for r in meta["seats"]):
+            return False
+        try:
+            return bool(self._start(match_id)["status"] == "active")
+        except Conflict:  # started or aborted meanwhile
+            return False
+
     def _start(self, match_id: str) -> dict[str, Any]:
         """Run setup with the match's Rng once every seat is claimed. Claimed seats never
         change again, so the secret computed here is the one the transaction commits to.

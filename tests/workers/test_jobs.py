@@ -192,3 +192,60 @@ def test_a_bot_turn_lost_between_commit_and_enqueue_is_found_and_played(smtp_set
     worker_burst(smtp_settings)
     assert m.meta(mid)["status"] == "finished"  # each bot move enqueues the next, to the end
     assert stalled_bots(m, older_than_s=0) == []
+
+
+def test_an_all_bot_match_whose_start_failed_is_started_by_the_sweep(smtp_settings: Settings,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """Found by the second outside test: the start of an all-bot match runs inside its creation;
+    when it failed (Redis) the creation answered 503 and the match stayed waiting with no open
+    seat for ever: there is no claim to retry. The sweep now starts such matches, and the bots play."""
+    from redis.exceptions import ConnectionError as RedisConnectionError
+
+    from service.play.listings import start_unstarted_matches, unstarted_matches
+
+    m = build(smtp_settings)
+    real = m.store.update_meta
+
+    def redis_down(*args: Any, **kwargs: Any) -> Any:
+        raise RedisConnectionError("Redis went away during the start")
+
+    monkeypatch.setattr(m.store, "update_meta", redis_down)
+    with pytest.raises(RedisConnectionError):
+        m.create("harbour-race", {}, [{"bot": "random"}, {"bot": "random"}], creator_key=CREATOR_KEY)
+    monkeypatch.setattr(m.store, "update_meta", real)
+    [mid] = [i for i in m.store.match_ids() if m.meta(i)["status"] == "waiting"]
+    assert unstarted_matches(m, older_than_s=60) == []  # too fresh: the start may still be under way
+    assert unstarted_matches(m, older_than_s=0) == [mid]
+    assert start_unstarted_matches(m, older_than_s=0) == 1
+    assert m.meta(mid)["status"] == "active"
+    worker_burst(smtp_settings)
+    assert m.meta(mid)["status"] == "finished"
+    assert start_unstarted_matches(m, older_than_s=0) == 0
+
+
+def test_a_human_match_whose_last_claim_was_never_retried_is_started_by_the_sweep(
+        smtp_settings: Settings, players: list[Player], monkeypatch: pytest.MonkeyPatch) -> None:
+    from redis.exceptions import ConnectionError as RedisConnectionError
+
+    from service.play.listings import start_unstarted_matches, unstarted_matches
+
+    m = build(smtp_settings)
+    made = m.create("harbour-race", {}, [{"invite": "a@example.org"}, {"invite": "b@example.org"}], creator_key=CREATOR_KEY)
+    mid = made["id"]
+    m.claim(mid, 0, made["invites"]["0"], players[0].public_key, "Ana", "")
+    assert unstarted_matches(m, older_than_s=0) == []  # a seat is open: nothing to start
+    real = m._start
+
+    def redis_down(match_id: str) -> Any:
+        raise RedisConnectionError("Redis went away during the start")
+
+    monkeypatch.setattr(m, "_start", redis_down)
+    with pytest.raises(RedisConnectionError):
+        m.claim(mid, 1, made["invites"]["1"], players[1].public_key, "Bea", "")
+    monkeypatch.setattr(m, "_start", real)
+    assert unstarted_matches(m, older_than_s=0) == [mid]  # and Bea never retries
+    assert start_unstarted_matches(m, older_than_s=0) == 1
+    meta = m.meta(mid)
+    assert meta["status"] == "active" and meta["head"] and m.store.state(mid)["ply"] == 0
+    # Bea's late retry is still answered as her claim, on the started match
+    assert m.claim(mid, 1, made["invites"]["1"], players[1].public_key, "Bea", "")["status"] == "active"
