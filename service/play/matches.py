@@ -156,10 +156,21 @@ class Matches:
             "outcome": None, "setup_events": [], "format": RECORD_FORMAT,
         }
         self.store.create(meta, seed, datetime.now(UTC).timestamp())
-        for seat_key, token in invites.items():
-            email = seat_rows[int(seat_key)]["email"]
-            if email:
-                self.dispatcher.invite(match_id, int(seat_key), email, token)
+        try:
+            for seat_key, token in invites.items():
+                email = seat_rows[int(seat_key)]["email"]
+                if email:
+                    self.dispatcher.invite(match_id, int(seat_key), email, token)
+        except Exception:
+            # The creator gets an error and never learns this match's id or tokens, and its
+            # invitations did not all go out: left waiting, it would sit in the lobby for ever
+            # with seats nobody can claim. Abort it (best effort: the store may be what failed);
+            # an invitation already enqueued is not sent for an aborted match (workers.jobs).
+            try:
+                self.store.update_meta(match_id, self._abort_unstartable)
+            except Exception:
+                log.exception("could not abort match %s after its invitations failed", match_id)
+            raise
         if not invites:
             self._start(match_id)
         return {"id": match_id, "game": game.id, "invites": invites, "creator_key": creator_key,

@@ -249,3 +249,35 @@ def test_a_human_match_whose_last_claim_was_never_retried_is_started_by_the_swee
     assert meta["status"] == "active" and meta["head"] and m.store.state(mid)["ply"] == 0
     # Bea's late retry is still answered as her claim, on the started match
     assert m.claim(mid, 1, made["invites"]["1"], players[1].public_key, "Bea", "")["status"] == "active"
+
+
+def test_a_creation_whose_invitations_fail_halfway_leaves_no_waiting_match_and_sends_nothing(
+        smtp_settings: Settings, smtp_sink: SmtpSink, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Found by the second outside test: the match was stored, the second invitation's enqueue
+    failed, the creator got 503 (no id, no tokens) and the match waited in the lobby for ever,
+    while the first invitee was mailed a token to it. Now the half-created match is aborted and an
+    invitation to an aborted match is not sent."""
+    from redis.exceptions import ConnectionError as RedisConnectionError
+
+    from service.api import create_app
+    from tests.api.test_refusals import assert_problem
+    from tests.conftest import create_match
+
+    m = build(smtp_settings)
+    client = create_app(smtp_settings, m, TESTING=True).test_client()
+    real, calls = m.dispatcher.invite, []
+
+    def second_fails(*args: Any) -> None:
+        calls.append(args)
+        if len(calls) == 2:
+            raise RedisConnectionError("Redis went away between two invitations")
+        real(*args)
+
+    monkeypatch.setattr(m.dispatcher, "invite", second_fails)
+    seats = [{"invite": "a@example.org"}, {"invite": "b@example.org"}]
+    assert_problem(create_match(client, {"game": "harbour-race", "seats": seats}), 503, "storage-unavailable")
+    [mid] = m.store.match_ids()
+    assert m.meta(mid)["status"] == "aborted"
+    assert client.get("/v1/matches?status=waiting").get_json()["matches"] == []
+    worker_burst(smtp_settings)  # the first invitation was enqueued before the failure
+    assert [x for x in smtp_sink.messages if x["X-Portolan-Notice"].startswith("invite:")] == []
