@@ -19,8 +19,9 @@ bind = os.environ.get("PORTOLAN_BIND", "127.0.0.1:8000")
 # lets a worker overlap its Redis round trips; bench/api_moves.py compares it with sync.
 workers = int(os.environ.get("WEB_CONCURRENCY", multiprocessing.cpu_count()))
 worker_class = "gthread"
-# Long-polls (GET /v1/matches/{id}?wait=N, up to 30 s) hold a thread while they wait: raise
-# PORTOLAN_THREADS if many clients long-poll, or run them on their own gunicorn.
+# Long-polls (GET /v1/matches/{id}?wait=N, up to 30 s) hold a thread while they wait; at most
+# PORTOLAN_LONG_POLLS (4) of them wait at once per process, the rest are answered at once. Raise
+# both (threads above long-polls) if many clients long-poll, or run them on their own gunicorn.
 threads = int(os.environ.get("PORTOLAN_THREADS", "8"))
 
 # A request thread may legitimately wait up to 30 s (long-poll); the worker heartbeat is not

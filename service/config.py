@@ -18,6 +18,8 @@
                     keys cost nothing to make, so the per-key limit alone would not hold a script
 ``PORTOLAN_PROXIES``      how many reverse proxies stand in front of the API (``0``): with ``N > 0``
                     the client address is read from ``X-Forwarded-For`` (werkzeug's ProxyFix)
+``PORTOLAN_LONG_POLLS``   how many requests of one API process may wait at once on ``?wait=N`` (``4``);
+                    beyond that a long-poll is answered at once, as ``wait=0`` would be
 ``PORTOLAN_INVITES_PER_CREATOR_HOUR``     invitation mails one creator key may cause per hour (``60``)
 ``PORTOLAN_INVITES_PER_RECIPIENT_DAY``    invitation mails one address may receive per day (``20``)
 ==================  ==========================================================================
@@ -46,6 +48,9 @@ class Settings:
     rate_create: str = "60/hour"
     rate_create_per_address: str = "300/hour"
     proxies: int = 0
+    # A waiting long-poll holds a request thread for up to 30 s; without a bound, a handful of
+    # anonymous `?wait=30` requests held every thread of a process (gunicorn.conf.py: 8).
+    long_polls: int = 4
     invites_per_creator_hour: int = 60
     invites_per_recipient_day: int = 20
 
@@ -66,6 +71,7 @@ class Settings:
             rate_create=e.get("PORTOLAN_RATE_CREATE") or cls.rate_create,
             rate_create_per_address=e.get("PORTOLAN_RATE_CREATE_PER_ADDRESS") or cls.rate_create_per_address,
             proxies=_int(e, "PORTOLAN_PROXIES", cls.proxies),
+            long_polls=_int(e, "PORTOLAN_LONG_POLLS", cls.long_polls),
             invites_per_creator_hour=_int(e, "PORTOLAN_INVITES_PER_CREATOR_HOUR", cls.invites_per_creator_hour),
             invites_per_recipient_day=_int(e, "PORTOLAN_INVITES_PER_RECIPIENT_DAY", cls.invites_per_recipient_day),
         )

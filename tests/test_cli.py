@@ -46,3 +46,34 @@ def test_an_unreachable_server_is_a_clear_error(capsys: pytest.CaptureFixture[st
 
     assert cli.main(["--server", f"http://127.0.0.1:{free_port()}", "show", "m1"]) == 3
     assert "cannot reach the Portolan server" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("argument", "says"), [
+    ("[" * 5000 + "]" * 5000, "deeper than"),
+    ('{"type": "x", "n": ' + "9" * 5000 + "}", "not JSON"),
+    ('{"type": "x", "n": "a\\u0000b"}', "NUL"),
+    ("[1]", "JSON object"),
+    ("not json", "not JSON"),
+])
+def test_move_refuses_a_hostile_action_argument_with_a_message(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                argument: str, says: str) -> None:
+    """Found by the second outside test: an action argument nested 5000 deep, or with a
+    5000-digit number, made ``portolan move`` die with a Python traceback. It now says what is
+    wrong (the server's own bounds), before anything is signed or sent."""
+    monkeypatch.setenv("PORTOLAN_HOME", str(tmp_path))
+    monkeypatch.setenv("PORTOLAN_URL", "http://127.0.0.1:9")  # nothing listens: nothing may be sent
+    assert cli.main(["keygen"]) == 0
+    with pytest.raises(SystemExit) as exc:
+        cli.main(["move", "m1", "--seat", "0", argument])
+    assert isinstance(exc.value.code, str) and says in exc.value.code and "Traceback" not in exc.value.code
+
+
+def test_create_refuses_an_option_nested_too_deep_and_keeps_plain_words(monkeypatch: pytest.MonkeyPatch,
+                                                                        tmp_path: Path) -> None:
+    monkeypatch.setenv("PORTOLAN_HOME", str(tmp_path))
+    monkeypatch.setenv("PORTOLAN_URL", "http://127.0.0.1:9")
+    with pytest.raises(SystemExit) as exc:
+        cli.main(["create", "ophir", "--bot", "random", "--bot", "random", "--option", "x=" + "[" * 5000 + "]" * 5000])
+    assert isinstance(exc.value.code, str) and "deeper than" in exc.value.code
+    assert cli._option_value("barriers", "random") == "random"
+    assert cli._option_value("expansions", '["porto"]') == ["porto"]

@@ -194,3 +194,40 @@ def test_rebuild_reports_a_log_that_no_longer_replays(service: Matches) -> None:
     service.store.r.lset(key, 0, json.dumps(first))
     line = rebuild(service, mid)
     assert not line.ok and line.detail.startswith("ply 0: action 0 does not apply")
+
+
+def _hostile_records(finished: dict[str, Any]) -> dict[str, str]:
+    """Files an attacker hands someone to verify (the second outside test of issue 9)."""
+    deep_action = copy.deepcopy(finished)
+    deep_action["entries"][0]["envelope"]["actions"][0] = json.loads("[" * 600 + "]" * 600)
+    huge_ply = copy.deepcopy(finished)
+    huge_ply["entries"][0]["ply"] = 10**4000
+    float_seat = copy.deepcopy(finished)
+    float_seat["entries"][0]["envelope"]["seat"] = 1e308
+    return {
+        "deep-list-file": "[" * 100_000 + "]" * 100_000,
+        "deep-object-file": '{"a":' * 5000 + "1" + "}" * 5000,
+        "deep-action": json.dumps(deep_action),
+        "huge-ply": json.dumps(huge_ply),
+        "float-seat": json.dumps(float_seat),
+        "digits-over-python-limit": '{"header": {"format": ' + "9" * 5000 + "}}",
+        "a-list": "[]",
+        "header-a-list": json.dumps({"header": [], "entries": "x"}),
+        "entries-not-objects": json.dumps({**finished, "entries": [1, "x", None]}),
+    }
+
+
+@pytest.mark.parametrize("case", ["deep-list-file", "deep-object-file", "deep-action", "huge-ply", "float-seat",
+                                  "digits-over-python-limit", "a-list", "header-a-list", "entries-not-objects"])
+def test_verify_on_a_hostile_file_prints_fail_never_a_traceback(finished: dict[str, Any], tmp_path: Path,
+                                                                 capsys: pytest.CaptureFixture[str], case: str) -> None:
+    """Found by the second outside test: a file of nested brackets made ``portolan verify`` die
+    with a RecursionError traceback (exit 1, but no FAIL line and no reason)."""
+    from service.tools.cli import main
+
+    path = tmp_path / f"{case}.json"
+    path.write_text(_hostile_records(finished)[case])
+    assert main(["verify", str(path)]) == 1
+    out = capsys.readouterr()
+    assert "Traceback" not in out.out + out.err
+    assert "FAIL " in out.out and out.out.rstrip().endswith("record does NOT verify")

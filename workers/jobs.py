@@ -128,6 +128,8 @@ def send_invite(match_id: str, seat: int, email: str, token: str) -> str:
     """Email an invitation with the seat's invite token (once)."""
     m = service()
     meta = m.meta(match_id)
+    if meta["status"] == "aborted":  # e.g. its creation failed halfway: the token is good for nothing
+        return "skipped: the match was aborted"
     mark = f"invite:{match_id}:{seat}"
 
     def compose() -> Mail:

@@ -20,17 +20,25 @@ log = logging.getLogger("portolan.worker")
 
 
 def sweep_forever(settings: Settings, every_s: float, stop: threading.Event) -> None:
-    """Every ``every_s`` seconds, re-enqueue turn notices that never went out (a crash between a
-    move's commit and its enqueue). Idempotent: a notice that did go out has its mark."""
-    from service.play.listings import resend_unsent_notices
+    """Every ``every_s`` seconds, start matches whose start failed after their last claim, and
+    re-enqueue turn notices and bot turns that never went out (a crash between a move's commit
+    and its enqueue). Idempotent: a notice that did go out has its
+    mark, and a bot job for a ply already played does nothing."""
+    from service.play.listings import resend_unsent_notices, resume_stalled_bots, start_unstarted_matches
     from service.runtime import build
 
     service = build(settings)
     while not stop.wait(every_s):
         try:
+            n = start_unstarted_matches(service)
+            if n:
+                log.warning("sweep: started %d match(es) whose start had failed after the last claim", n)
             n = resend_unsent_notices(service)
             if n:
                 log.warning("sweep: re-enqueued %d turn notice(s) that never went out", n)
+            n = resume_stalled_bots(service)
+            if n:
+                log.warning("sweep: re-enqueued %d bot turn(s) that nobody was going to play", n)
         except Exception:  # keep sweeping: a Redis hiccup now is no reason to stop for good
             log.exception("sweep failed")
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 from flask import Flask
@@ -22,6 +23,8 @@ def create_app(settings: Settings | None = None, service: Matches | None = None,
     service = service or build(settings)
     app.extensions["portolan"] = service
     app.extensions["portolan.settings"] = settings
+    # the waiting slots of ?wait=N long-polls in this process (see matches._poll)
+    app.extensions["portolan.long_polls"] = threading.BoundedSemaphore(settings.long_polls) if settings.long_polls else None
     app.json.sort_keys = False  # type: ignore[attr-defined]
     errors.register(app)
     app.register_blueprint(server.bp)

@@ -11,10 +11,13 @@ sent twice.
 
 from __future__ import annotations
 
+import logging
 import re
 import time
 
-from flask import current_app, request
+from flask import current_app, g, request
+from redis.exceptions import RedisError
+from werkzeug.exceptions import HTTPException
 
 from service.api.schemas import raw_body
 from service.play.errors import Unauthorized
@@ -22,6 +25,7 @@ from service.play.matches import Matches
 from service.proof import signing
 from service.proof.signing import NONCE_PATTERN, signed_request_body
 
+log = logging.getLogger("portolan.api")
 WINDOW_S = 300
 # A nonce must be remembered while a request carrying it could still pass the clock check:
 # a ts up to WINDOW_S ahead stays acceptable for 2 * WINDOW_S.
@@ -51,8 +55,57 @@ def _params(header: str) -> dict[str, str]:
     return params
 
 
+def verified_signer() -> str | None:
+    """The public key whose signature over this request verifies, with a fresh ``ts``, or None.
+
+    The nonce is not spent here: this is what the rate limiter asks before the route runs, to
+    count a request against a key's bucket only when that key really signed it (a header merely
+    naming a key is anyone's to send, since public keys are in every log). The answer is kept for
+    the request, so :func:`signed_key` does not verify twice."""
+    if "portolan_signer" not in g:
+        try:
+            g.portolan_signer = _checked_signature()
+        except (Unauthorized, HTTPException):  # HTTPException: a body over the size limit (413)
+            g.portolan_signer = None
+    signer: tuple[str, str] | None = g.portolan_signer
+    return signer[0] if signer is not None else None
+
+
 def signed_key() -> str:
     """The public key that signed this request (verified, fresh, first use), or 401."""
+    signer: tuple[str, str] | None = g.get("portolan_signer")
+    key, nonce = signer if signer is not None else _checked_signature()
+    matches: Matches = current_app.extensions["portolan"]
+    if not matches.spend_request_nonce(key, nonce, NONCE_TTL_S):
+        raise Unauthorized("replayed-request", "this signed request (key and nonce) was already used; sign each "
+                           "request with a fresh nonce")
+    g.portolan_spent_nonce = (key, nonce)
+    return key
+
+
+def give_back_nonce() -> None:
+    """Forget the nonce this request spent, if it spent one: called when the request ends in 503.
+
+    A 503 carries ``Retry-After``, and HTTP clients that retry (urllib3's ``Retry`` honours it)
+    send the identical request again, signature and nonce included. Had the nonce stayed spent,
+    that retry would be 401 ``replayed-request`` for a request that was never served. Giving it
+    back lets exactly that request through again; every route is safe to repeat (a move is
+    idempotent, a claim too, an abort answers 409 once done, a read changes nothing); a create
+    whose answer was lost may then store a second waiting match, which its creator can abort.
+    Best effort: the store has just failed and may fail again, and then the nonce stays spent
+    (the client signs afresh, as it must after any 401)."""
+    spent: tuple[str, str] | None = g.pop("portolan_spent_nonce", None)
+    if spent is None:
+        return
+    matches: Matches = current_app.extensions["portolan"]
+    try:
+        matches.release_request_nonce(*spent)
+    except RedisError:
+        log.warning("could not give back the nonce of a request that ended in 503")
+
+
+def _checked_signature() -> tuple[str, str]:
+    """(key, nonce) of a well-formed, fresh, verifying Portolan signature on this request, or 401."""
     header = request.headers.get("Authorization", "")
     if not header.startswith("Portolan "):
         raise Unauthorized("missing-signature", f"this request must be signed with the seat's key: {_FORM}")
@@ -73,8 +126,4 @@ def signed_key() -> str:
     if not signing.verify(key, signed, sig):
         raise Unauthorized("bad-signature", "the request signature does not verify under the given key for this "
                            "method, path, query and body")
-    matches: Matches = current_app.extensions["portolan"]
-    if not matches.spend_request_nonce(key, nonce, NONCE_TTL_S):
-        raise Unauthorized("replayed-request", "this signed request (key and nonce) was already used; sign each "
-                           "request with a fresh nonce")
-    return key
+    return key, nonce

@@ -10,6 +10,7 @@ from marshmallow import ValidationError
 from redis.exceptions import RedisError
 from werkzeug.exceptions import HTTPException
 
+from service.api.auth import give_back_nonce
 from service.games.base import describe_field_errors, field_errors
 from service.play.errors import ServiceError, TooManyRequests
 
@@ -45,9 +46,11 @@ def register(app: Flask) -> None:
     @app.errorhandler(RedisError)
     def _redis(exc: RedisError) -> Response:  # an outage, not a bug: say so and let the client retry
         log.warning("redis error: %s", exc)
+        give_back_nonce()  # the identical request, retried after Retry-After, must not be a "replay"
         resp = problem(503, "storage-unavailable", "Service unavailable",
                        "the match store does not answer; nothing was changed by this request unless it was already "
-                       "accepted (resubmitting the same signed move is safe: it is never applied twice)")
+                       "accepted (resubmitting the same signed move is safe: it is never applied twice; the same "
+                       "signed request may be sent again as it is)")
         resp.headers["Retry-After"] = "5"
         return resp
 

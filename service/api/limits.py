@@ -2,10 +2,15 @@
 
 Every route has the read limit; creating a match, claiming a seat, moving and aborting have their
 own (``service/config.py``: ``PORTOLAN_RATE_*``), and creating also one per address. A client is its signing key when the request
-carries ``Authorization: Portolan key="..."`` and its address otherwise (behind a proxy, the
-address ProxyFix reads from ``X-Forwarded-For``; see :func:`service.api.create_app`). The key is
-taken unverified: verifying here would spend the request's nonce before the route checks it, and
-a made-up key only buys the caller a bucket of its own, which fresh keys give anyone anyway. The
+carries a Portolan signature that verifies (fresh ``ts``, the key's own signature over this very
+request) and its address otherwise (behind a proxy, the address ProxyFix reads from
+``X-Forwarded-For``; see :func:`service.api.create_app`). The signature is verified here, before
+the route, but the nonce is spent only by the route (:func:`service.api.auth.signed_key`), so the
+check costs the caller nothing. Why verify first: public keys are in every log and record, and a
+bucket keyed on a merely named key let anyone exhaust its holder's budget with forged headers
+(found by the second outside test of issue 9); forgeries now count against the sender's address.
+A replayed header (same key and nonce, seen on the wire within its 300 s) still counts against its
+key before the route refuses it; that needs the victim's traffic, which TLS keeps private. The
 invitation quotas (service/play/throttle.py) are what bound the mail a creator can cause.
 
 The counters share the store's connection pool, under ``<namespace>ratelimit``. When Redis does
@@ -16,7 +21,6 @@ same outage and answers 503 ``storage-unavailable``, never a 500 from the limite
 from __future__ import annotations
 
 import math
-import re
 import time
 from typing import Any
 
@@ -24,20 +28,19 @@ from flask import Flask, Response, request
 from flask_limiter import Limiter, RateLimitExceeded
 from flask_limiter.util import get_remote_address
 
+from service.api.auth import verified_signer
 from service.api.errors import problem
 from service.config import Settings
 
-_SIGNING_KEY = re.compile(r'\bkey="([A-Za-z0-9_=-]{40,64})"')
 # routes that change something, by endpoint: everything else has the read limit
 _CREATE = ("matches.create",)
 _WRITES = ("matches.claim", "matches.move", "matches.abort")
 
 
 def client_identity() -> str:
-    """The bucket a request counts against: its signing key, else its client address."""
-    header = request.headers.get("Authorization", "")
-    found = _SIGNING_KEY.search(header) if header.startswith("Portolan ") else None
-    return f"key:{found.group(1)}" if found else client_address()
+    """The bucket a request counts against: the key that verifiably signed it, else its client address."""
+    key = verified_signer() if request.headers.get("Authorization", "").startswith("Portolan ") else None
+    return f"key:{key}" if key is not None else client_address()
 
 
 def client_address() -> str:

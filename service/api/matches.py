@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+import threading
 import time
 from typing import Any
 
@@ -26,14 +28,29 @@ def _etag(meta: dict[str, Any]) -> str:
     return f'"{meta["ply"]}-{meta["status"]}"'
 
 
+# A query integer is ASCII digits with an optional minus, as the contract's `type: integer` means.
+# int() alone is far more lenient: it takes "1_0", " 7 ", "+5" and digits of any script ("３"),
+# which a cache, a proxy or a generated client would read differently from this server.
+_QUERY_INT = re.compile(r"-?[0-9]{1,12}")
+
+
+def _arg(name: str) -> str | None:
+    """The query parameter ``name``, or None; given more than once, 400: which one counts is a
+    guess between this server and anything in front of it, so neither is taken."""
+    values = request.args.getlist(name)
+    if len(values) > 1:
+        raise BadRequest("bad-query", f"{name} is given {len(values)} times; give each query parameter at most once")
+    return values[0] if values else None
+
+
 def _int_arg(name: str, default: int, low: int, high: int) -> int:
-    raw = request.args.get(name)
+    raw = _arg(name)
     if raw is None:
         return default
-    try:
-        value = int(raw)
-    except ValueError as exc:
-        raise BadRequest("bad-query", f"{name} must be an integer") from exc
+    if not _QUERY_INT.fullmatch(raw):
+        raise BadRequest("bad-query", f"{name} must be an integer written in ASCII digits (no sign other than '-', "
+                                      f"no spaces, underscores or exponent), between {low} and {high}")
+    value = int(raw)
     if not low <= value <= high:
         raise BadRequest("bad-query", f"{name} must be between {low} and {high}")
     return value
@@ -42,10 +59,10 @@ def _int_arg(name: str, default: int, low: int, high: int) -> int:
 @bp.get("")
 def lobby() -> Any:
     """Recent matches, newest first; filter by ``status`` and ``game``."""
-    status = request.args.get("status")
+    status = _arg("status")
     if status is not None and status not in ("waiting", "active", "finished", "aborted"):
         raise BadRequest("bad-query", "status is one of waiting, active, finished, aborted")
-    game = request.args.get("game")
+    game = _arg("game")
     if game is not None and len(game) > 40:
         raise BadRequest("bad-query", "game is at most 40 characters")
     return {"matches": listings.lobby(service(), status, game, _int_arg("limit", 50, 1, 200))}
@@ -79,15 +96,30 @@ def _wait_arg() -> int:
 
 def _poll(match_id: str, meta: dict[str, Any], wait: int) -> tuple[dict[str, Any], Response | None]:
     """Honour ``If-None-Match`` and ``?wait=N``: the newest meta, and a 304 to answer with while
-    the match still carries the ETag the client holds (after up to ``wait`` seconds)."""
-    m = service()
-    deadline = time.monotonic() + wait
-    while request.if_none_match.contains(_etag(meta).strip('"')):
-        if time.monotonic() >= deadline:
-            return meta, Response(status=304, headers={"ETag": _etag(meta)})
-        time.sleep(0.2)
-        meta = m.meta(match_id)
-    return meta, None
+    the match still carries the ETag the client holds (after up to ``wait`` seconds).
+
+    Waiting takes one of the process's long-poll slots (``PORTOLAN_LONG_POLLS``); when none is
+    free the request is answered at once, as with ``wait=0``. Why: a waiting request holds a
+    request thread, and anyone may long-poll any match, so a few dozen ``?wait=30`` requests
+    (well inside any rate limit) held every thread and the API stopped answering everyone
+    (found by the second outside test of issue 9). A client that gets its 304 early just polls
+    again; its answer is the same one it would have had after waiting without a change."""
+    if not request.if_none_match.contains(_etag(meta).strip('"')):
+        return meta, None
+    slots: threading.BoundedSemaphore | None = current_app.extensions["portolan.long_polls"]
+    if wait <= 0 or slots is None or not slots.acquire(blocking=False):
+        return meta, Response(status=304, headers={"ETag": _etag(meta)})
+    try:
+        m = service()
+        deadline = time.monotonic() + wait
+        while request.if_none_match.contains(_etag(meta).strip('"')):
+            if time.monotonic() >= deadline:
+                return meta, Response(status=304, headers={"ETag": _etag(meta)})
+            time.sleep(0.2)
+            meta = m.meta(match_id)
+        return meta, None
+    finally:
+        slots.release()
 
 
 @bp.get("/<match_id>")

@@ -1,4 +1,5 @@
-"""Listings across matches: the lobby, a key's turns, and turn notices that never went out.
+"""Listings across matches: the lobby, a key's turns, and the jobs (turn notices, bot turns)
+that never went out.
 
 Reads over many matches' metas in one round trip each; no rules state is loaded.
 """
@@ -64,6 +65,52 @@ def resend_unsent_notices(service: Matches, older_than_s: float = 120.0) -> int:
     for mid, seat, ply in missing:
         service.dispatcher.turn(mid, ply, [seat])
     return len(missing)
+
+
+def stalled_bots(service: Matches, older_than_s: float = 120.0, scan: int = 10_000) -> list[tuple[str, int, int]]:
+    """Bot turns nobody will play: (match, seat, ply) for every bot seat that must act in an active
+    match that has not changed for more than ``older_than_s``. A bot moves within moments of its
+    job being enqueued, so a match that waits that long on a bot lost the job: the API process died
+    (or Redis failed) between committing the move before and enqueueing the bot's turn, or the job
+    failed for good. Nothing else would ever move such a match: every human waits on the bot."""
+    ids = service.store.match_ids(newest_first=True, limit=scan)
+    cutoff = datetime.now(UTC).timestamp() - older_than_s
+    return [(m["id"], seat, int(m["ply"]))
+            for m in service.store.metas(ids, ("id", "status", "ply", "active", "seats", "updated_at"))
+            if m.get("status") == "active" and _timestamp(m["updated_at"]) <= cutoff
+            for seat in m["active"] if m["seats"][seat]["kind"] == "bot"]
+
+
+def resume_stalled_bots(service: Matches, older_than_s: float = 120.0) -> int:
+    """Enqueue the bot turns :func:`stalled_bots` finds; returns how many. Harmless when the
+    original job was only slow: a bot job for a ply the match has left does nothing."""
+    stalled = stalled_bots(service, older_than_s)
+    for mid, seat, ply in stalled:
+        service.dispatcher.bot(mid, ply, seat)
+    return len(stalled)
+
+
+def unstarted_matches(service: Matches, older_than_s: float = 120.0, scan: int = 10_000) -> list[str]:
+    """Matches that wait with no open seat: every seat is claimed (or a bot) but the start never
+    committed, for more than ``older_than_s``. The start runs right after the last claim (or the
+    creation of an all-bot match); when it fails (Redis, a dying process) only a retry of that
+    claim would finish it, and an all-bot match has no claim to retry, nor does a player who gave
+    up: such a match waited for ever, listed in the lobby with no seat anyone could take."""
+    ids = service.store.match_ids(newest_first=True, limit=scan)
+    cutoff = datetime.now(UTC).timestamp() - older_than_s
+    return [m["id"] for m in service.store.metas(ids, ("id", "status", "seats", "updated_at"))
+            if m.get("status") == "waiting" and _timestamp(m["updated_at"]) <= cutoff
+            and all(s["claimed"] for s in m["seats"])]
+
+
+def start_unstarted_matches(service: Matches, older_than_s: float = 120.0) -> int:
+    """Run the start of every match :func:`unstarted_matches` finds; returns how many started
+    (a match that started or was aborted meanwhile is left as it is)."""
+    started = 0
+    for mid in unstarted_matches(service, older_than_s):
+        if service.finish_start(mid):
+            started += 1
+    return started
 
 
 def _timestamp(iso: str) -> float:

@@ -156,10 +156,21 @@ class Matches:
             "outcome": None, "setup_events": [], "format": RECORD_FORMAT,
         }
         self.store.create(meta, seed, datetime.now(UTC).timestamp())
-        for seat_key, token in invites.items():
-            email = seat_rows[int(seat_key)]["email"]
-            if email:
-                self.dispatcher.invite(match_id, int(seat_key), email, token)
+        try:
+            for seat_key, token in invites.items():
+                email = seat_rows[int(seat_key)]["email"]
+                if email:
+                    self.dispatcher.invite(match_id, int(seat_key), email, token)
+        except Exception:
+            # The creator gets an error and never learns this match's id or tokens, and its
+            # invitations did not all go out: left waiting, it would sit in the lobby for ever
+            # with seats nobody can claim. Abort it (best effort: the store may be what failed);
+            # an invitation already enqueued is not sent for an aborted match (workers.jobs).
+            try:
+                self.store.update_meta(match_id, self._abort_unstartable)
+            except Exception:
+                log.exception("could not abort match %s after its invitations failed", match_id)
+            raise
         if not invites:
             self._start(match_id)
         return {"id": match_id, "game": game.id, "invites": invites, "creator_key": creator_key,
@@ -210,6 +221,18 @@ class Matches:
             except Conflict:  # a concurrent retry of a claim started it first: the claim stands
                 meta = self.meta(match_id)
         return {"id": match_id, "seat": seat, "status": meta["status"], "ply": meta["ply"]}
+
+    def finish_start(self, match_id: str) -> bool:
+        """Start a waiting match whose seats are all claimed (the worker's sweep, after a start
+        that failed halfway); False when it is not such a match, or something else started or
+        aborted it first."""
+        meta = self.meta(match_id)
+        if meta["status"] != "waiting" or not all(r["claimed"] for r in meta["seats"]):
+            return False
+        try:
+            return bool(self._start(match_id)["status"] == "active")
+        except Conflict:  # started or aborted meanwhile
+            return False
 
     def _start(self, match_id: str) -> dict[str, Any]:
         """Run setup with the match's Rng once every seat is claimed. Claimed seats never
@@ -364,6 +387,10 @@ class Matches:
         """Use up a signed request's nonce: True the first time within ``ttl`` seconds, False
         for a replay (the port the API's signature check reaches the store through)."""
         return self.store.spend_request_nonce(public_key, nonce, ttl)
+
+    def release_request_nonce(self, public_key: str, nonce: str) -> None:
+        """Give a spent nonce back: the request that spent it was not served (storage failed)."""
+        self.store.release_request_nonce(public_key, nonce)
 
     def authenticate(self, match_id: str, seat: int, public_key: str) -> dict[str, Any]:
         """Check that ``public_key`` holds ``seat`` of the match (signature already verified)."""

@@ -76,6 +76,9 @@ def verify_file(path: str, server_key: str | None = None) -> Report:
     """:func:`verify_record` of a JSON file."""
     try:
         record = json.loads(Path(path).read_text())
+    except RecursionError:  # the decoder's own stack: a file of "[[[[..." is hostile, not a crash
+        return Report().fail("file", f"cannot read a JSON record from {path}: arrays and objects nest deeper "
+                                     "than the JSON decoder can follow (no record nests more than a few levels)")
     except (OSError, ValueError) as exc:
         return Report().fail("file", f"cannot read a JSON record from {path}: {exc}")
     return verify_record(record, server_key)
@@ -88,8 +91,12 @@ def verify_record(record: Any, server_key: str | None = None) -> Report:
         _verify(record, server_key, report)
     except ReplayMismatch as exc:
         return report.fail(exc.where, exc.what)
-    except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError, OverflowError) as exc:
         return report.fail("record", f"malformed record: {type(exc).__name__}: {exc}")
+    except RecursionError:
+        return report.fail("record", "malformed record: a value nests deeper than the verifier can walk")
+    except Exception as exc:  # a record is anyone's file: any other surprise is a FAIL, never a traceback
+        return report.fail("record", f"the record could not be checked: {type(exc).__name__}: {exc}")
     return report
 
 

@@ -258,8 +258,14 @@ class Store:
     def spend_request_nonce(self, public_key: str, nonce: str, ttl: int) -> bool:
         """Remember a signed request's (key, nonce) for ``ttl`` seconds (SET NX EX); False when
         it was already used, which makes the request a replay."""
-        name = "req:" + hashlib.sha256(f"{public_key}:{nonce}".encode()).hexdigest()
-        return bool(self.r.set(self.key(name), b"1", nx=True, ex=ttl))
+        return bool(self.r.set(self._request_nonce_key(public_key, nonce), b"1", nx=True, ex=ttl))
+
+    def release_request_nonce(self, public_key: str, nonce: str) -> None:
+        """Forget a spent (key, nonce), so the identical signed request may be sent again."""
+        self.r.delete(self._request_nonce_key(public_key, nonce))
+
+    def _request_nonce_key(self, public_key: str, nonce: str) -> str:
+        return self.key("req:" + hashlib.sha256(f"{public_key}:{nonce}".encode()).hexdigest())
 
     def release(self, name: str) -> None:
         self.r.delete(self.key(name))

@@ -129,10 +129,7 @@ def cmd_create(args: argparse.Namespace) -> int:
     options: dict[str, Any] = {}
     for opt in args.option:
         name, _, raw = opt.partition("=")
-        try:
-            options[name] = json.loads(raw)
-        except json.JSONDecodeError:
-            options[name] = raw
+        options[name] = _option_value(name, raw)
     if not key_path(args.key).exists():  # creation is signed: the creator is a key, as a player is
         cmd_keygen(argparse.Namespace(key=args.key, force=False))
     result = _client(args).create(args.game, seats, options, private_key=load_key(args.key))
@@ -202,10 +199,7 @@ def cmd_move(args: argparse.Namespace) -> int:
             raise SystemExit(f"--pick must be 1..{len(legal)} (see {shell_line(['portolan', 'actions', args.match])})")
         actions, ply = [legal[args.pick - 1]["action"]], view["ply"]
     else:
-        try:
-            actions = [json.loads(a) for a in args.actions]
-        except json.JSONDecodeError as exc:
-            raise SystemExit(f"each action is a JSON object: {exc}") from exc
+        actions = [_action_argument(a) for a in args.actions]
         if not actions:
             raise SystemExit("give one or more actions as JSON, or --pick N")
         ply = args.ply
@@ -217,6 +211,36 @@ def cmd_move(args: argparse.Namespace) -> int:
         say(f"- {e.get('text', e['type'])}")
     say(f"accepted at ply {result['accepted_ply']}; match now at ply {result['ply']} ({result['status']})")
     return 0
+
+
+def _option_value(name: str, raw: str) -> Any:
+    """``--option NAME=VALUE``: VALUE as JSON when it is JSON (within the server's bounds), else
+    the text itself; JSON the server would refuse (too deep, NUL) is refused here, not a traceback."""
+    from service.play.errors import BadRequest
+    from service.play.limits import parse_json
+
+    try:
+        return parse_json(raw)
+    except BadRequest as exc:
+        if exc.code == "malformed-json":
+            return raw
+        raise SystemExit(f"--option {name}: {exc.message}") from exc
+
+
+def _action_argument(text: str) -> dict[str, Any]:
+    """One action given on the command line, decoded with the server's own bounds (a pasted or
+    mistyped argument nested too deep, or with a 5000-digit number, printed a Python traceback),
+    and refused here unless it is a JSON object: the server would refuse it anyway."""
+    from service.play.errors import BadRequest
+    from service.play.limits import parse_json
+
+    try:
+        action = parse_json(text)
+    except BadRequest as exc:
+        raise SystemExit(f"each action is a JSON object: {exc.message}") from exc
+    if not isinstance(action, dict):
+        raise SystemExit(f"each action is a JSON object, like '{{\"type\": \"roll\"}}', not {text[:40]!r}")
+    return action
 
 
 def cmd_log(args: argparse.Namespace) -> int:

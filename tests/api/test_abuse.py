@@ -4,6 +4,7 @@ as they liked. Creation is now signed, invitations have quotas, and every route 
 from __future__ import annotations
 
 import dataclasses
+import json
 from typing import Any
 
 import pytest
@@ -201,3 +202,48 @@ def test_the_default_limits_are_documented(settings: Settings) -> None:
         for var in ("PORTOLAN_RATE_LIMITS", "PORTOLAN_RATE_READ", "PORTOLAN_RATE_WRITE", "PORTOLAN_RATE_CREATE",
                     "PORTOLAN_RATE_CREATE_PER_ADDRESS", "PORTOLAN_PROXIES", "PORTOLAN_INVITES_PER_CREATOR_HOUR", "PORTOLAN_INVITES_PER_RECIPIENT_DAY"):
             assert var in text, f"{doc} does not document {var}"
+
+
+def _forged(victim: Player, path: str, body: bytes) -> dict[str, str]:
+    """A header naming ``victim``'s public key (public: it is in every log and record) over a
+    signature made with some other key: what anyone can send without the victim's private key."""
+    real = signing.authorization(signing.generate_private_key(), "POST", path, "", body)
+    return {"Authorization": real.replace(real.split('"')[1], victim.public_key, 1)}
+
+
+def test_forged_requests_naming_a_victims_key_do_not_spend_the_victims_budget(
+        settings: Settings, service: Matches, players: list[Player]) -> None:
+    """Found by the second outside test: the limiter counted a request against the key its
+    header names before anything checked the signature, so anyone knowing a public key (every
+    log shows them) could lock its holder out of creating, claiming and moving for the window.
+    A key's bucket now counts only requests that key really signed; forgeries count against the
+    sender's address, and are 401."""
+    c = limited(settings, service, rate_create="2/minute", rate_create_per_address="100/minute")
+    victim = players[0]
+    bots = {"game": "harbour-race", "seats": [{"bot": "random"}] * 2}
+    body = json.dumps(bots).encode()
+    answers = [c.post("/v1/matches", data=body, content_type="application/json",
+                      headers=_forged(victim, "/v1/matches", body), environ_base={"REMOTE_ADDR": "10.6.6.6"})
+               for _ in range(5)]  # from the attacker's address, whose own budget they spend
+    for r in answers[:2]:
+        assert_problem(r, 401, "bad-signature")
+    for r in answers[2:]:
+        assert_rate_limited(r)
+    # the victim, from elsewhere, still has the whole budget of its key
+    for _ in range(2):
+        assert signed_post(c, "/v1/matches", bots, victim.private_key).status_code == 201
+    assert_rate_limited(signed_post(c, "/v1/matches", bots, victim.private_key))
+
+
+def test_forgeries_count_against_the_senders_address(settings: Settings, service: Matches,
+                                                      players: list[Player]) -> None:
+    """Bad signatures are not free: each counts against the sending address's bucket, so a flood of
+    forgeries meets the limit like any other traffic."""
+    c = limited(settings, service, rate_read="3/minute")
+    path = "/v1/me/turns"
+    for _ in range(3):
+        headers = {"Authorization": _forged(players[0], path, b"")["Authorization"]}
+        assert_problem(c.get(path, headers=headers), 401, "bad-signature")
+    assert_rate_limited(c.get(path))  # the address's budget on this route is spent
+    # while the named key's holder, signing for real from the same address, is untouched
+    assert c.get(path, headers=players[0].auth("GET", path)).status_code == 200

@@ -99,6 +99,12 @@ ATTACKS = [
         "/v1/matches/{mid}/seats/..%2f0/view", "/v1/matches/{mid}/seats/-1/view", "/v1/matches/{mid}/seats/99999999999999999999/view",
         "/v1/games/..%2F..%2Fetc%2Fpasswd", "/v1/matches/" + "a" * 5000, "/v1/matches/{mid}/log?from=-1",
         "/v1/matches/{mid}/log?from=1e9", "/v1/matches/{mid}?wait=abc", "/v1/matches?limit=0&status=%00",
+        # lenient integers int() would take (second outside test): other scripts' digits, underscores,
+        # spaces, a plus; and parameters given twice (which one counts is a guess a proxy may make differently)
+        "/v1/matches/{mid}/log?from=%EF%BC%91", "/v1/matches/{mid}/log?from=%D9%A1", "/v1/matches/{mid}?wait=1_0",
+        "/v1/matches/{mid}?wait=%203%20", "/v1/matches?limit=%2B5", "/v1/matches/{mid}/log?from=1&from=2",
+        "/v1/matches?status=active&status=finished", "/v1/matches?game=ophir&game=nauticus",
+        "/v1/matches/{mid}/log?from=" + "9" * 5000,
     )],
     Attack("PUT on a match", "PUT", "/v1/matches/{mid}", b"{}"),
     Attack("DELETE on the log", "DELETE", "/v1/matches/{mid}/log"),

@@ -163,3 +163,121 @@ def test_active_since_follows_each_seats_turn(smtp_settings: Settings, players: 
     meta = m.meta(mid)
     # still the same seat's turn (it keeps its start ply) unless a 1 passed the turn (new ply 1)
     assert meta["active_since"] == ({str(first): 0} if meta["active"] == [first] else {str(1 - first): 1})
+
+
+def test_a_bot_turn_lost_between_commit_and_enqueue_is_found_and_played(smtp_settings: Settings,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Found by the second outside test (the process dies halfway): the sweep re-enqueued lost
+    turn notices but not lost bot turns, so a match whose bot job was never enqueued (the fan-out
+    swallows the failure: the move is committed) waited on that bot for ever."""
+    from redis.exceptions import ConnectionError as RedisConnectionError
+
+    from service.play.listings import resume_stalled_bots, stalled_bots
+
+    m = build(smtp_settings)
+    real_bot = m.dispatcher.bot
+
+    def redis_down(*args: Any) -> None:
+        raise RedisConnectionError("Redis went away between the commit and the enqueue")
+
+    monkeypatch.setattr(m.dispatcher, "bot", redis_down)
+    made = m.create("harbour-race", {}, [{"bot": "random"}, {"bot": "random"}], creator_key=CREATOR_KEY)
+    mid, seat = made["id"], m.meta(made["id"])["active"][0]
+    monkeypatch.setattr(m.dispatcher, "bot", real_bot)
+    worker_burst(smtp_settings)
+    assert m.meta(mid)["ply"] == 0  # stuck: no job to play the bot's turn
+    assert stalled_bots(m, older_than_s=60) == []  # too fresh: its job may simply still be queued
+    assert stalled_bots(m, older_than_s=0) == [(mid, seat, 0)]
+    assert resume_stalled_bots(m, older_than_s=0) == 1  # a worker's sweep, some minutes later
+    worker_burst(smtp_settings)
+    assert m.meta(mid)["status"] == "finished"  # each bot move enqueues the next, to the end
+    assert stalled_bots(m, older_than_s=0) == []
+
+
+def test_an_all_bot_match_whose_start_failed_is_started_by_the_sweep(smtp_settings: Settings,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """Found by the second outside test: the start of an all-bot match runs inside its creation;
+    when it failed (Redis) the creation answered 503 and the match stayed waiting with no open
+    seat for ever: there is no claim to retry. The sweep now starts such matches, and the bots play."""
+    from redis.exceptions import ConnectionError as RedisConnectionError
+
+    from service.play.listings import start_unstarted_matches, unstarted_matches
+
+    m = build(smtp_settings)
+    real = m.store.update_meta
+
+    def redis_down(*args: Any, **kwargs: Any) -> Any:
+        raise RedisConnectionError("Redis went away during the start")
+
+    monkeypatch.setattr(m.store, "update_meta", redis_down)
+    with pytest.raises(RedisConnectionError):
+        m.create("harbour-race", {}, [{"bot": "random"}, {"bot": "random"}], creator_key=CREATOR_KEY)
+    monkeypatch.setattr(m.store, "update_meta", real)
+    [mid] = [i for i in m.store.match_ids() if m.meta(i)["status"] == "waiting"]
+    assert unstarted_matches(m, older_than_s=60) == []  # too fresh: the start may still be under way
+    assert unstarted_matches(m, older_than_s=0) == [mid]
+    assert start_unstarted_matches(m, older_than_s=0) == 1
+    assert m.meta(mid)["status"] == "active"
+    worker_burst(smtp_settings)
+    assert m.meta(mid)["status"] == "finished"
+    assert start_unstarted_matches(m, older_than_s=0) == 0
+
+
+def test_a_human_match_whose_last_claim_was_never_retried_is_started_by_the_sweep(
+        smtp_settings: Settings, players: list[Player], monkeypatch: pytest.MonkeyPatch) -> None:
+    from redis.exceptions import ConnectionError as RedisConnectionError
+
+    from service.play.listings import start_unstarted_matches, unstarted_matches
+
+    m = build(smtp_settings)
+    made = m.create("harbour-race", {}, [{"invite": "a@example.org"}, {"invite": "b@example.org"}], creator_key=CREATOR_KEY)
+    mid = made["id"]
+    m.claim(mid, 0, made["invites"]["0"], players[0].public_key, "Ana", "")
+    assert unstarted_matches(m, older_than_s=0) == []  # a seat is open: nothing to start
+    real = m._start
+
+    def redis_down(match_id: str) -> Any:
+        raise RedisConnectionError("Redis went away during the start")
+
+    monkeypatch.setattr(m, "_start", redis_down)
+    with pytest.raises(RedisConnectionError):
+        m.claim(mid, 1, made["invites"]["1"], players[1].public_key, "Bea", "")
+    monkeypatch.setattr(m, "_start", real)
+    assert unstarted_matches(m, older_than_s=0) == [mid]  # and Bea never retries
+    assert start_unstarted_matches(m, older_than_s=0) == 1
+    meta = m.meta(mid)
+    assert meta["status"] == "active" and meta["head"] and m.store.state(mid)["ply"] == 0
+    # Bea's late retry is still answered as her claim, on the started match
+    assert m.claim(mid, 1, made["invites"]["1"], players[1].public_key, "Bea", "")["status"] == "active"
+
+
+def test_a_creation_whose_invitations_fail_halfway_leaves_no_waiting_match_and_sends_nothing(
+        smtp_settings: Settings, smtp_sink: SmtpSink, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Found by the second outside test: the match was stored, the second invitation's enqueue
+    failed, the creator got 503 (no id, no tokens) and the match waited in the lobby for ever,
+    while the first invitee was mailed a token to it. Now the half-created match is aborted and an
+    invitation to an aborted match is not sent."""
+    from redis.exceptions import ConnectionError as RedisConnectionError
+
+    from service.api import create_app
+    from tests.api.test_refusals import assert_problem
+    from tests.conftest import create_match
+
+    m = build(smtp_settings)
+    client = create_app(smtp_settings, m, TESTING=True).test_client()
+    real, calls = m.dispatcher.invite, []
+
+    def second_fails(*args: Any) -> None:
+        calls.append(args)
+        if len(calls) == 2:
+            raise RedisConnectionError("Redis went away between two invitations")
+        real(*args)
+
+    monkeypatch.setattr(m.dispatcher, "invite", second_fails)
+    seats = [{"invite": "a@example.org"}, {"invite": "b@example.org"}]
+    assert_problem(create_match(client, {"game": "harbour-race", "seats": seats}), 503, "storage-unavailable")
+    [mid] = m.store.match_ids()
+    assert m.meta(mid)["status"] == "aborted"
+    assert client.get("/v1/matches?status=waiting").get_json()["matches"] == []
+    worker_burst(smtp_settings)  # the first invitation was enqueued before the failure
+    assert [x for x in smtp_sink.messages if x["X-Portolan-Notice"].startswith("invite:")] == []
