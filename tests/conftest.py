@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json as jsonlib
 import os
+import threading
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -16,6 +17,7 @@ from typing import Any
 
 import pytest
 import redis
+from werkzeug.serving import make_server
 
 from service import games
 from service.config import Settings
@@ -72,6 +74,20 @@ def app(settings: Settings, service: Matches) -> Any:
 @pytest.fixture
 def client(app: Any) -> Any:
     return app.test_client()
+
+
+@pytest.fixture
+def served(app: Any) -> Iterator[str]:
+    """The app over real HTTP, as `portolan dev` and `portolan serve` run it (werkzeug's threaded
+    server, a free loopback port, the test Redis behind it); yields the base URL."""
+    server = make_server("127.0.0.1", 0, app, threaded=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.port}"
+    finally:
+        server.shutdown()
+        thread.join(10)
 
 
 @dataclass

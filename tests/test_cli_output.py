@@ -11,7 +11,6 @@ import pytest
 from service.tools import cli
 from service.tools.terminal import terminal_safe
 from tests.api.test_matches_flow import started
-from tests.api.test_served_app import served  # noqa: F401  (the fixture)
 from tests.conftest import Player
 
 HOSTILE = "Eve\x1b]0;owned\x07\x1b[2J\u009b31m\u202eevil\x00"
@@ -27,7 +26,7 @@ def _plant_name(service: Any, mid: str, seat: int, name: str) -> None:
 
 
 @pytest.mark.parametrize("as_json", [False, True])
-def test_show_escapes_a_stored_hostile_name(served: str, client: Any, service: Any, players: list[Player],  # noqa: F811
+def test_show_escapes_a_stored_hostile_name(served: str, client: Any, service: Any, players: list[Player],
                                             capsys: pytest.CaptureFixture[str], as_json: bool) -> None:
     mid, _ = started(client, players)
     _plant_name(service, mid, 1, HOSTILE)

@@ -5,39 +5,21 @@ move still gets the seat's private answer."""
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Iterator
-from typing import Any
-
 import pytest
 import requests
-from werkzeug.serving import make_server
 
 from service.play.matches import Matches
-from service.storage.embedded import free_port
 from service.tools.client import ApiError, Client
 from tests.conftest import CREATOR_KEY, Player
 
 
-@pytest.fixture
-def base_url(app: Any) -> Iterator[str]:
-    port = free_port()
-    server = make_server("127.0.0.1", port, app, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.shutdown()
-
-
-def test_sdk_signed_reads_moves_and_retries(base_url: str, service: Matches, players: list[Player]) -> None:
+def test_sdk_signed_reads_moves_and_retries(served: str, service: Matches, players: list[Player]) -> None:
     made = service.create("harbour-race", {}, [{"invite": "a@example.org"}, {"invite": "b@example.org"}], creator_key=CREATOR_KEY)
     mid = made["id"]
     for i in range(2):
         service.claim(mid, i, made["invites"][str(i)], players[i].public_key, players[i].name, "")
     seat = service.meta(mid)["active"][0]
-    me = Client(base_url, private_key=players[seat].private_key)
+    me = Client(served, private_key=players[seat].private_key)
 
     view = me.view(mid, seat)
     assert view["legal_actions"] and me.view(mid, seat)["legal_actions"]  # two reads, two nonces
@@ -51,19 +33,19 @@ def test_sdk_signed_reads_moves_and_retries(base_url: str, service: Matches, pla
     # the same header twice: the second is a replay
     path = f"/v1/matches/{mid}/seats/{seat}/view"
     headers = me._auth("GET", path)
-    assert requests.get(base_url + path, headers=headers, timeout=10).status_code == 200
-    r = requests.get(base_url + path, headers=headers, timeout=10)
+    assert requests.get(served + path, headers=headers, timeout=10).status_code == 200
+    r = requests.get(served + path, headers=headers, timeout=10)
     assert r.status_code == 401 and r.json()["code"] == "replayed-request"
 
     # a query the signature does not cover
-    r = requests.get(base_url + path + "?x=1", headers=me._auth("GET", path), timeout=10)
+    r = requests.get(served + path + "?x=1", headers=me._auth("GET", path), timeout=10)
     assert r.status_code == 401 and r.json()["code"] == "bad-signature"
-    r = requests.get(base_url + path + "?x=1", headers=me._auth("GET", path, "x=1"), timeout=10)
+    r = requests.get(served + path + "?x=1", headers=me._auth("GET", path, "x=1"), timeout=10)
     assert r.status_code == 200
 
     with pytest.raises(ValueError, match="private key"):
-        Client(base_url)._auth("GET", path)
-    stranger = Client(base_url, private_key=Player("Eve").private_key)
+        Client(served)._auth("GET", path)
+    stranger = Client(served, private_key=Player("Eve").private_key)
     with pytest.raises(ApiError) as err:
         stranger.view(mid, seat)
     assert err.value.status == 403 and err.value.code == "not-your-seat"

@@ -13,7 +13,6 @@ from __future__ import annotations
 import importlib
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
@@ -21,7 +20,6 @@ from typing import Any
 
 import httpx
 import pytest
-from werkzeug.serving import make_server
 
 from service.proof import signing
 from tests.conftest import CREATOR, Player
@@ -53,20 +51,9 @@ def generated(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ModuleType]:
             del sys.modules[name]
 
 
-@pytest.fixture
-def base_url(app: Any) -> Iterator[str]:
-    """The app served over real HTTP by werkzeug on a free loopback port (test Redis behind it)."""
-    server = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_port}"
-    finally:
-        server.shutdown()
-        thread.join(timeout=10)
 
 
-def signed(generated: ModuleType, base_url: str, private_key: str) -> Any:
+def signed(generated: ModuleType, served: str, private_key: str) -> Any:
     """A generated ``Client`` that signs every request it sends with ``private_key``.
 
     The only place the signed-request header is built here: an httpx request hook signs the
@@ -77,11 +64,11 @@ def signed(generated: ModuleType, base_url: str, private_key: str) -> Any:
         request.headers["Authorization"] = signing.authorization(
             private_key, request.method, request.url.path, request.url.query.decode("ascii"), request.read())
 
-    return generated.Client(base_url=base_url, raise_on_unexpected_status=True,
+    return generated.Client(base_url=served, raise_on_unexpected_status=True,
                             httpx_args={"event_hooks": {"request": [sign]}})
 
 
-def test_a_generated_client_plays_a_match(generated: ModuleType, base_url: str, players: list[Player]) -> None:
+def test_a_generated_client_plays_a_match(generated: ModuleType, served: str, players: list[Player]) -> None:
     from portolan_client.api.games import list_games
     from portolan_client.api.matches import claim_seat, create_match, get_seat_view
     from portolan_client.api.moves import get_log, submit_move
@@ -103,13 +90,13 @@ def test_a_generated_client_plays_a_match(generated: ModuleType, base_url: str, 
         Problem,
     )
 
-    public = generated.Client(base_url=base_url, raise_on_unexpected_status=True)
+    public = generated.Client(base_url=served, raise_on_unexpected_status=True)
 
     catalog = list_games.sync(client=public)
     assert isinstance(catalog, GameList)
     assert {"el-capitan", "nauticus", "ophir"} <= {g.id for g in catalog.games}
 
-    creator = signed(generated, base_url, CREATOR)
+    creator = signed(generated, served, CREATOR)
     made = create_match.sync(client=creator, body=CreateElCapitanMatch(
         game="el-capitan", options=ElCapitanOptions(),
         seats=[Invitation(invite="ana@example.org"), Invitation(invite="bea@example.org")]))
@@ -131,7 +118,7 @@ def test_a_generated_client_plays_a_match(generated: ModuleType, base_url: str, 
     assert claimed.status.value == "active"
 
     def view_of(seat: int) -> tuple[MatchView, str]:
-        answer = get_seat_view.sync_detailed(mid, seat, client=signed(generated, base_url, players[seat].private_key))
+        answer = get_seat_view.sync_detailed(mid, seat, client=signed(generated, served, players[seat].private_key))
         assert answer.status_code == 200 and isinstance(answer.parsed, MatchView), answer.content
         return answer.parsed, answer.headers["ETag"]
 
@@ -147,7 +134,7 @@ def test_a_generated_client_plays_a_match(generated: ModuleType, base_url: str, 
 
         # the seat view answers 304 to its own ETag
         same = get_seat_view.sync_detailed(mid, seat, if_none_match=etag,
-                                           client=signed(generated, base_url, players[seat].private_key))
+                                           client=signed(generated, served, players[seat].private_key))
         assert same.status_code == 304 and same.headers["ETag"] == etag
 
         envelope = Envelope(match=mid, seat=seat, ply=view.ply, actions=[action], nonce=f"m{moved}")
@@ -171,9 +158,9 @@ def test_a_generated_client_plays_a_match(generated: ModuleType, base_url: str, 
         assert signing.verify(players[entry.seat].public_key, entry.envelope.to_dict(), entry.signature)
 
     seat = view_of(0)[0].active_seats[0]
-    turns = get_my_turns.sync(client=signed(generated, base_url, players[seat].private_key))
+    turns = get_my_turns.sync(client=signed(generated, served, players[seat].private_key))
     assert isinstance(turns, MyTurns) and [(t.match, t.seat, t.ply) for t in turns.turns] == [(mid, seat, moved)]
 
-    unsigned = get_my_turns.sync_detailed(client=generated.AuthenticatedClient(base_url=base_url, token="", prefix=""))
+    unsigned = get_my_turns.sync_detailed(client=generated.AuthenticatedClient(base_url=served, token="", prefix=""))
     assert unsigned.status_code == 401 and isinstance(unsigned.parsed, Problem)
     assert unsigned.parsed.code == "missing-signature"

@@ -18,7 +18,6 @@ from typing import Any
 
 import pytest
 import requests
-from werkzeug.serving import make_server
 
 from service.play.matches import Matches
 from service.proof import signing
@@ -219,16 +218,6 @@ def test_public_routes_never_carry_a_private_field(client: Any, table: Table) ->
         assert [f for f in private_fields(r.get_json()) if not f.endswith(".email")] == [], path
 
 
-@pytest.fixture
-def served(app: Any) -> Iterator[str]:
-    server = make_server("127.0.0.1", 0, app, threaded=True)
-    import threading
-
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.port}"
-    server.shutdown()
-    thread.join(5)
 
 
 def test_chunked_hostile_bodies_over_real_http_change_nothing(served: str, service: Matches, table: Table) -> None:

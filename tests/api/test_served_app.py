@@ -7,25 +7,12 @@ generator body, as do streaming HTTP libraries and proxies.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator
 from typing import Any
 
-import pytest
 import requests
-from werkzeug.serving import make_server
 
 from tests.conftest import CREATOR, signed_headers
-
-
-@pytest.fixture
-def served(app: Any) -> Iterator[str]:
-    server = make_server("127.0.0.1", 0, app, threaded=True)  # as `portolan dev` and `portolan serve` run it
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.port}"
-    server.shutdown()
-    thread.join(5)
 
 
 def _chunks(data: bytes, size: int = 7) -> Iterator[bytes]:
