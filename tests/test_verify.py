@@ -23,10 +23,9 @@ from tests.conftest import CREATOR_KEY, Player
 GAME_IDS = sorted(games.registry())
 
 
-def play_to_end(m: Matches, game: str, players: int, seed: str = "x", max_moves: int = 20_000) -> str:
-    """An all-bot match played through the signed submit path, in process."""
-    made = m.create(game, {}, [{"bot": "random"}] * players, creator_key=CREATOR_KEY)
-    mid = str(made["id"])
+def play_bots(m: Matches, mid: str, seed: str, max_moves: int) -> None:
+    """Play random legal moves for the active seat through the signed submit path, in process,
+    until the match is over or ``max_moves`` were made."""
     pick = Rng.from_seed(seed)
     for _ in range(max_moves):
         meta = m.meta(mid)
@@ -36,6 +35,12 @@ def play_to_end(m: Matches, game: str, players: int, seed: str = "x", max_moves:
         legal = m.view(mid, seat)["legal_actions"]
         env, sig = m.sign_as_bot(mid, seat, meta["ply"], [legal[pick.randbelow(len(legal))]["action"]])
         m.submit(mid, env, sig, by="bot:random")
+
+
+def play_to_end(m: Matches, game: str, players: int, seed: str = "x", max_moves: int = 20_000) -> str:
+    """An all-bot match played through the signed submit path to its end."""
+    mid = str(m.create(game, {}, [{"bot": "random"}] * players, creator_key=CREATOR_KEY)["id"])
+    play_bots(m, mid, seed, max_moves)
     assert m.meta(mid)["status"] == "finished"
     return mid
 

@@ -17,11 +17,11 @@ from typing import Any
 
 import pytest
 
-from service.games.base import Rng
 from service.play.matches import Matches
 from service.proof.chain import chain_genesis
 from service.proof.verify import verify_record
 from tests.conftest import CREATOR_KEY
+from tests.test_verify import play_bots
 
 ROOT = Path(__file__).parent.parent
 
@@ -29,13 +29,7 @@ ROOT = Path(__file__).parent.parent
 def play_some(m: Matches, game: str, players: int, moves: int) -> str:
     """An all-bot match, ``moves`` moves in, still running."""
     mid = str(m.create(game, {}, [{"bot": "random"}] * players, creator_key=CREATOR_KEY)["id"])
-    pick = Rng.from_seed("live")
-    for _ in range(moves):
-        meta = m.meta(mid)
-        seat = meta["active"][0]
-        legal = m.view(mid, seat)["legal_actions"]
-        env, sig = m.sign_as_bot(mid, seat, meta["ply"], [legal[pick.randbelow(len(legal))]["action"]])
-        m.submit(mid, env, sig, by="bot:random")
+    play_bots(m, mid, "live", moves)
     assert m.meta(mid)["status"] == "active"
     return mid
 
@@ -126,13 +120,8 @@ def test_a_format_1_match_from_before_still_verifies_live_and_finished(client: A
     old = dict(service.meta(mid), format="")
     service.store.update_meta(mid, lambda meta: {"format": "", "head": chain_genesis(service.header(old))})
     service._states.clear()  # the stored meta was rewritten behind this process
-    pick = Rng.from_seed("old")
-    for _ in range(10):
-        meta = service.meta(mid)
-        seat = meta["active"][0]
-        legal = service.view(mid, seat)["legal_actions"]
-        env, sig = service.sign_as_bot(mid, seat, meta["ply"], [legal[pick.randbelow(len(legal))]["action"]])
-        service.submit(mid, env, sig, by="bot:random")
+    play_bots(service, mid, "old", 10)
+    assert service.meta(mid)["ply"] == 10
     record = client.get(f"/v1/matches/{mid}/record").get_json()
     assert record["header"]["format"] == "portolan-record/1" and "withheld" not in record
     report = verify_record(record)
