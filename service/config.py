@@ -22,6 +22,16 @@
                     beyond that a long-poll is answered at once, as ``wait=0`` would be
 ``PORTOLAN_INVITES_PER_CREATOR_HOUR``     invitation mails one creator key may cause per hour (``60``)
 ``PORTOLAN_INVITES_PER_RECIPIENT_DAY``    invitation mails one address may receive per day (``20``)
+``PORTOLAN_MAIL_DOMAIN``  the domain of every Message-ID (default: the domain of ``MAIL_FROM``); with
+                    the notice's key it makes the Message-ID, so a rare resend has the same one
+``PORTOLAN_OUTBOX_CLAIM_S``  seconds an outbox entry may stay unacknowledged by a consumer before
+                    another dispatcher claims it (``30``; a killed dispatcher's entries wait that long)
+``PORTOLAN_JOB_TIMEOUT_S``   the RQ job timeout of every notice and bot turn, and the "sending" lease of
+                    a mail (``60``): a job still running after that is dead or stuck
+``PORTOLAN_JOB_DEADLINE_S``  seconds after which the watchdog re-checks a dispatched job that has not
+                    told it it is done, and enqueues it again if it is neither queued nor running (``60``)
+``PORTOLAN_WATCHDOG_S``      how often each worker's watchdog looks for such overdue jobs (``5``)
+``PORTOLAN_SWEEP_S``         how often the safety-net sweep scans the newest matches (``300``; ``0``: never)
 ==================  ==========================================================================
 """
 
@@ -29,6 +39,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from email.utils import parseaddr
 
 
 @dataclass(frozen=True)
@@ -53,6 +64,13 @@ class Settings:
     long_polls: int = 4
     invites_per_creator_hour: int = 60
     invites_per_recipient_day: int = 20
+    mail_domain: str = ""
+    # The dispatcher's timings (issue 10). The tests that kill workers set them to a few seconds.
+    outbox_claim_s: float = 30.0
+    job_timeout_s: int = 60
+    job_deadline_s: float = 60.0
+    watchdog_s: float = 5.0
+    sweep_s: float = 300.0
 
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None) -> Settings:
@@ -74,7 +92,21 @@ class Settings:
             long_polls=_int(e, "PORTOLAN_LONG_POLLS", cls.long_polls),
             invites_per_creator_hour=_int(e, "PORTOLAN_INVITES_PER_CREATOR_HOUR", cls.invites_per_creator_hour),
             invites_per_recipient_day=_int(e, "PORTOLAN_INVITES_PER_RECIPIENT_DAY", cls.invites_per_recipient_day),
+            mail_domain=e.get("PORTOLAN_MAIL_DOMAIN", "").strip(),
+            outbox_claim_s=_float(e, "PORTOLAN_OUTBOX_CLAIM_S", cls.outbox_claim_s),
+            job_timeout_s=max(1, _int(e, "PORTOLAN_JOB_TIMEOUT_S", cls.job_timeout_s)),
+            job_deadline_s=_float(e, "PORTOLAN_JOB_DEADLINE_S", cls.job_deadline_s),
+            watchdog_s=_float(e, "PORTOLAN_WATCHDOG_S", cls.watchdog_s),
+            sweep_s=_float(e, "PORTOLAN_SWEEP_S", cls.sweep_s),
         )
+
+    def message_domain(self) -> str:
+        """The domain of every Message-ID: ``PORTOLAN_MAIL_DOMAIN``, else the domain of the sender."""
+        if self.mail_domain:
+            return self.mail_domain
+        _, address = parseaddr(self.mail_from)
+        domain = address.rpartition("@")[2].strip()
+        return domain or "portolan.invalid"
 
     def queue_name(self, kind: str) -> str:
         """RQ queue of one kind of work ("notices", "bots"), under the namespace."""
@@ -92,4 +124,18 @@ def _int(env: dict[str, str], name: str, default: int) -> int:
         raise ValueError(f"{name} must be an integer, not {raw!r}") from exc
     if value < 0:
         raise ValueError(f"{name} must not be negative, not {value}")
+    return value
+
+
+def _float(env: dict[str, str], name: str, default: float) -> float:
+    """A non-negative number of seconds; a typo stops the process at start."""
+    raw = env.get(name)
+    if not raw:
+        return default
+    try:
+        value = float(raw)
+    except ValueError as exc:
+        raise ValueError(f"{name} must be a number of seconds, not {raw!r}") from exc
+    if not value >= 0:  # also refuses nan
+        raise ValueError(f"{name} must not be negative, not {raw}")
     return value

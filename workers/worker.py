@@ -7,16 +7,23 @@ One process runs two things:
 - an **RQ worker** listening to the bot queue first (a bot's move unblocks people) and then the
   notice queue, with RQ's scheduler on so retries with backoff happen.
 
+- the **watchdog** (service.delivery.watchdog): every job is enqueued with a promise that the
+  job keeps when its work is done; an overdue promise whose job is neither queued nor running
+  (its worker was killed) is enqueued again, so a bot turn is retried until the ply moves on and
+  a notice until it is sent.
+
 Any number of such processes may run; killing one at any point loses nothing (see the outbox
-module). By default jobs run in the worker process (RQ's SimpleWorker: no fork per job, which
-matters for bots that make many small moves); ``fork=True`` gives each job its own process.
-A slower safety-net sweep still looks for matches the outbox cannot explain (a start that failed
-after the last claim; a job that failed for good); it finds nothing in a healthy installation.
+and watchdog modules). By default jobs run in the worker process (RQ's SimpleWorker: no fork
+per job, which matters for bots that make many small moves); ``fork=True`` gives each job its
+own process. A slow safety-net sweep (``PORTOLAN_SWEEP_S``, 5 minutes) still looks for what no
+outbox entry explains (a start that failed after the last claim, before the outbox had the
+start); it finds nothing in a healthy installation, and the kill tests hold it to that.
 """
 
 from __future__ import annotations
 
 import logging
+import os
 import threading
 
 from rq import Queue, SimpleWorker, Worker
@@ -24,6 +31,7 @@ from rq import Queue, SimpleWorker, Worker
 from service.config import Settings
 from service.delivery.dispatch import RQDispatcher
 from service.delivery.outbox import Dispatcher, install_default_groups
+from service.delivery.watchdog import Watchdog
 from service.runtime import build, connect
 
 log = logging.getLogger("portolan.worker")
@@ -36,7 +44,7 @@ def sweep_forever(settings: Settings, every_s: float, stop: threading.Event) -> 
     from service.play.listings import resend_unsent_notices, resume_stalled_bots, start_unstarted_matches
 
     service = build(settings)
-    rq = RQDispatcher(connect(settings.redis_url), settings)
+    rq = RQDispatcher(connect(settings.redis_url), settings, service.store)
     while not stop.wait(every_s):
         try:
             n = start_unstarted_matches(service)
@@ -59,26 +67,36 @@ def dispatcher(settings: Settings, name: str | None = None) -> Dispatcher:
 
 
 def run(settings: Settings, burst: bool = False, fork: bool = False, name: str | None = None,
-        sweep_every_s: float = 60.0) -> bool:
-    """Dispatch and process jobs until stopped. With ``burst``, alternate draining the outbox and
-    running the queues empty until neither has anything left (tests, one-off catch-up)."""
+        sweep_every_s: float | None = None) -> bool:
+    """Dispatch and process jobs until stopped. With ``burst``, alternate draining the outbox (and
+    a watchdog pass) and running the queues empty until neither has anything left (tests, one-off
+    catch-up)."""
     logging.basicConfig(level=logging.INFO, format="%(asctime)s worker %(message)s")
     client = connect(settings.redis_url)
     queues = [settings.queue_name("bots"), settings.queue_name("notices")]
     cls = Worker if fork else SimpleWorker
     outbox = dispatcher(settings, name=f"{name}-outbox" if name else None)
+    watchdog = Watchdog(outbox.service.store, RQDispatcher(client, settings, outbox.service.store), settings)
     if burst:
         ok = True
         while True:
             outbox.drain()
+            watchdog.check()
             if all(Queue(q, connection=client).count == 0 for q in queues):
                 return ok
             ok = bool(cls(queues, connection=client, name=name).work(burst=True, with_scheduler=True,
                                                                       logging_level="WARNING")) and ok
+    sweep_s = settings.sweep_s if sweep_every_s is None else sweep_every_s
+    log.info("worker %s: dispatcher (consumer %s in groups %s, claims after %.1f s), watchdog every %.1f s "
+             "(job deadline %.1f s, job timeout %d s), sweep %s, RQ %s on %s", os.getpid(), outbox.name,
+             ", ".join(sorted(outbox.groups)), outbox.claim_after_ms / 1000, settings.watchdog_s,
+             settings.job_deadline_s, settings.job_timeout_s, f"every {sweep_s:g} s" if sweep_s > 0 else "off",
+             cls.__name__, ", ".join(queues))
     stop = threading.Event()
     threading.Thread(target=outbox.run, args=(stop,), daemon=True, name="outbox").start()
-    if sweep_every_s > 0:
-        threading.Thread(target=sweep_forever, args=(settings, sweep_every_s, stop), daemon=True,
+    threading.Thread(target=watchdog.run, args=(stop,), daemon=True, name="watchdog").start()
+    if sweep_s > 0:
+        threading.Thread(target=sweep_forever, args=(settings, sweep_s, stop), daemon=True,
                          name="notice-sweep").start()
     worker = cls(queues, connection=client, name=name)
     try:

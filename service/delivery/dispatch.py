@@ -1,51 +1,138 @@
-"""The fan-out point: accepted moves become RQ jobs (turn notices, bot turns).
+"""The fan-out point: outbox entries become RQ jobs (turn notices, bot turns, mail), each with a
+promise the watchdog keeps.
 
-Jobs are named by dotted path, so this module does not import ``workers`` (which imports
-us). Job ids are deterministic (``notice:<match>:<seat>:<ply>``), and the jobs themselves
-dedupe with a mark in Redis, so a retried or doubly enqueued job sends one mail.
+Jobs are named by dotted path, so this module does not import ``workers`` (which imports us).
+Job ids are deterministic (``notice-<match>-<seat>-<ply>``), and the jobs themselves dedupe with
+marks in Redis, so a retried or doubly enqueued job sends one mail.
+
+**Promises.** Every job is enqueued together with a *promise* (its id, what to call, and when to
+look again), in the same MULTI: a job is enqueued if and only if it is promised. The job keeps
+the promise when its work is done (:func:`workers.jobs` calls ``Store.job_done``), whatever
+happens to the RQ job itself. What RQ 3 does with a job whose worker was SIGKILLed: the job
+stays "started" in its StartedJobRegistry until the entry's score (start + job timeout + 60 s
+for a SimpleWorker) has passed *and* some worker runs its maintenance (every 10 minutes), which
+then retries it if it has retries left, else fails it for good; a worker killed between popping
+the job off the queue (BLPOP, with several queues there is no intermediate queue) and
+registering it as started loses it for good. So the watchdog (:mod:`service.delivery.watchdog`)
+does not wait on that: a promise overdue whose job is neither queued nor running is enqueued
+again under the same id (RQ overwrites an existing job hash of that id and pushes it again; it
+is not a no-op).
 """
 
 from __future__ import annotations
 
+import json
+import time
+from datetime import UTC, datetime
+from typing import Any
+
 import redis
 from rq import Queue, Retry
+from rq.exceptions import NoSuchJobError
+from rq.job import Job, JobStatus
 
 from service.config import Settings
+from service.storage.store import Store
 
 NOTICE_JOB = "workers.jobs.send_turn_notice"
 FINISHED_JOB = "workers.jobs.send_match_over"
 BOT_JOB = "workers.jobs.play_bot"
 INVITE_JOB = "workers.jobs.send_invite"
 
+_MAIL_RETRY = [1, 5, 30, 120, 600]
+KINDS: dict[str, tuple[str, str, list[int]]] = {
+    # kind: (job function, queue, retry intervals)
+    "notice": (NOTICE_JOB, "notices", _MAIL_RETRY),
+    "over": (FINISHED_JOB, "notices", _MAIL_RETRY),
+    "invite": (INVITE_JOB, "notices", _MAIL_RETRY),
+    "bot": (BOT_JOB, "bots", [1, 5, 30]),
+}
+
+
+def job_id(kind: str, match_id: str, seat: int, ply: int | None = None) -> str:
+    """The deterministic RQ job id (and promise name) of one piece of work."""
+    return f"{kind}-{match_id}-{seat}" + ("" if ply is None else f"-{ply}")
+
+
+Call = tuple[str, tuple[object, ...], str]
+"""(kind, job arguments, job id)."""
+
 
 class RQDispatcher:
-    def __init__(self, client: redis.Redis, settings: Settings) -> None:
-        self.client = client
-        self.notices = Queue(settings.queue_name("notices"), connection=client)
-        self.bots = Queue(settings.queue_name("bots"), connection=client)
+    """Enqueues the service's jobs on RQ, each with its promise (when given the store)."""
 
-    def _enqueue(self, queue: Queue, calls: list[tuple[str, tuple[object, ...], str, Retry]]) -> None:
-        """Enqueue jobs in one MULTI/EXEC pipeline: one Redis round trip however many jobs
-        (RQ on its own makes two per job: the queue registration and the job itself)."""
+    def __init__(self, client: redis.Redis, settings: Settings, store: Store | None = None) -> None:
+        self.client = client
+        self.settings = settings
+        self.store = store
+        self.queues = {kind: Queue(settings.queue_name(kind), connection=client) for kind in ("notices", "bots")}
+        self.notices = self.queues["notices"]
+        self.bots = self.queues["bots"]
+
+    def _enqueue(self, calls: list[Call]) -> None:
+        """Enqueue jobs and their promises in one MULTI/EXEC pipeline: one Redis round trip
+        however many jobs (RQ on its own makes two per job: the queue registration and the job)."""
         if not calls:
             return
+        due = time.time() + self.settings.job_deadline_s
         with self.client.pipeline() as pipe:
-            for func, args, job_id, retry in calls:
-                queue.enqueue_call(func, args=args, job_id=job_id, retry=retry, failure_ttl=30 * 86400, pipeline=pipe)
+            for kind, args, jid in calls:
+                func, queue, intervals = KINDS[kind]
+                self.queues[queue].enqueue_call(func, args=args, job_id=jid, retry=Retry(max=len(intervals), interval=intervals),
+                                                timeout=self.settings.job_timeout_s, failure_ttl=30 * 86400, pipeline=pipe)
+            if self.store is not None:
+                self.store.promise_jobs(pipe, [(jid, json.dumps({"kind": kind, "args": list(args)}), due)
+                                               for kind, args, jid in calls])
             pipe.execute()
 
     def turn(self, match_id: str, ply: int, seats: list[int]) -> None:
-        self._enqueue(self.notices, [(NOTICE_JOB, (match_id, seat, ply), f"notice-{match_id}-{seat}-{ply}",
-                                      Retry(max=5, interval=[1, 5, 30, 120, 600])) for seat in seats])
+        self._enqueue([("notice", (match_id, seat, ply), job_id("notice", match_id, seat, ply)) for seat in seats])
 
     def finished(self, match_id: str, ply: int, seats: list[int]) -> None:
-        self._enqueue(self.notices, [(FINISHED_JOB, (match_id, seat), f"over-{match_id}-{seat}",
-                                      Retry(max=5, interval=[1, 5, 30, 120, 600])) for seat in seats])
+        self._enqueue([("over", (match_id, seat), job_id("over", match_id, seat)) for seat in seats])
 
     def bot(self, match_id: str, ply: int, seat: int) -> None:
-        self._enqueue(self.bots, [(BOT_JOB, (match_id, seat, ply), f"bot-{match_id}-{seat}-{ply}",
-                                   Retry(max=3, interval=[1, 5, 30]))])
+        self._enqueue([("bot", (match_id, seat, ply), job_id("bot", match_id, seat, ply))])
 
     def invite(self, match_id: str, seat: int, email: str, token: str) -> None:
-        self._enqueue(self.notices, [(INVITE_JOB, (match_id, seat, email, token), f"invite-{match_id}-{seat}",
-                                      Retry(max=5, interval=[1, 5, 30, 120, 600]))])
+        self._enqueue([("invite", (match_id, seat, email, token), job_id("invite", match_id, seat))])
+
+    def again(self, jid: str, spec: str) -> None:
+        """Enqueue a promised job again, under its own id (the watchdog, for a job that is lost)."""
+        data: dict[str, Any] = json.loads(spec)
+        self._enqueue([(data["kind"], tuple(data["args"]), jid)])
+
+    def job_state(self, jid: str, now: float | None = None) -> str:
+        """``waiting`` (queued, or scheduled for a retry), ``running`` (started no longer ago
+        than the job timeout allows) or ``lost`` (no such job; started by a worker that must be
+        dead, since a live one would have timed the job out; queued but in no queue, i.e. popped
+        by a worker killed before it started it; failed for good; or finished without keeping
+        its promise, as a notice whose lease another worker held does)."""
+        try:
+            job = Job.fetch(jid, connection=self.client)
+        except NoSuchJobError:
+            return "lost"
+        status = job.get_status(refresh=False)
+        if status in (JobStatus.SCHEDULED, JobStatus.DEFERRED):
+            return "waiting"
+        if status == JobStatus.QUEUED:
+            return "waiting" if job.origin in self._queue_names() and self._queued(job) else "lost"
+        if status == JobStatus.STARTED:
+            started = job.started_at
+            if started is None:
+                return "lost"
+            age = (now or time.time()) - utc_timestamp(started)
+            return "running" if age <= self.settings.job_timeout_s + 5 else "lost"
+        return "lost"
+
+    def _queue_names(self) -> set[str]:
+        return {q.name for q in self.queues.values()}
+
+    def _queued(self, job: Job) -> bool:
+        queue = next(q for q in self.queues.values() if q.name == job.origin)
+        return queue.get_job_position(job.id) is not None
+
+
+def utc_timestamp(value: datetime) -> float:
+    """Seconds since the epoch of a datetime RQ gives back (naive ones are UTC)."""
+    return value.replace(tzinfo=value.tzinfo or UTC).timestamp()

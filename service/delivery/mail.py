@@ -12,7 +12,6 @@ import smtplib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from email.message import EmailMessage
-from email.utils import make_msgid
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
@@ -62,12 +61,22 @@ def render(template: str, to: str, subject: str, key: str, context: dict[str, An
     return Mail(to=to, subject=subject, text=text, html=html, key=key)
 
 
-def to_message(mail: Mail, sender: str) -> EmailMessage:
+def message_id(key: str, domain: str) -> str:
+    """The Message-ID of the notice ``key`` (``notice:<match>:<seat>:<ply>``, ``over:...``,
+    ``invite:...``): derived from the key and the installation's domain only, with no time, pid or
+    random part (as ``email.utils.make_msgid`` would add). Delivery is at least once: a worker
+    killed after the SMTP server's 250 and before the "sent" mark sends the notice again, and the
+    same Message-ID lets mail clients fold the two copies into one."""
+    return f"<{key.replace(':', '.')}@{domain}>"
+
+
+def to_message(mail: Mail, sender: str, domain: str = "portolan.invalid") -> EmailMessage:
+    """The MIME message of ``mail`` (text and HTML alternatives) from ``sender``."""
     msg = EmailMessage()
     msg["From"] = sender
     msg["To"] = mail.to
     msg["Subject"] = mail.subject
-    msg["Message-ID"] = make_msgid(idstring=mail.key.replace(":", "."), domain="portolan.invalid")
+    msg["Message-ID"] = message_id(mail.key, domain)
     msg["X-Portolan-Notice"] = mail.key
     msg.set_content(mail.text)
     msg.add_alternative(mail.html, subtype="html")
@@ -76,10 +85,12 @@ def to_message(mail: Mail, sender: str) -> EmailMessage:
 
 def deliver(settings: Settings, mail: Mail) -> str:
     """Send one message; returns where it went (``smtp://...`` or the outbox file path)."""
-    msg = to_message(mail, settings.mail_from)
+    msg = to_message(mail, settings.mail_from, settings.message_domain())
     if settings.smtp_url:
         url = urlparse(settings.smtp_url)
-        with smtplib.SMTP(url.hostname or "127.0.0.1", url.port or 25, timeout=30) as smtp:
+        # never wait on the server longer than the job may run: the "sending" lease ends then
+        timeout = max(1.0, min(30.0, settings.job_timeout_s - 1.0))
+        with smtplib.SMTP(url.hostname or "127.0.0.1", url.port or 25, timeout=timeout) as smtp:
             if url.username:
                 smtp.starttls()
                 smtp.login(url.username, url.password or "")

@@ -62,11 +62,12 @@ class Dispatcher:
     """One consumer in every registered group, over one service (store and RQ connection)."""
 
     def __init__(self, service: Matches, settings: Settings, name: str | None = None,
-                 claim_after_s: float = 30.0, groups: dict[str, Handler] | None = None) -> None:
+                 claim_after_s: float | None = None, groups: dict[str, Handler] | None = None) -> None:
         self.service = service
         self.settings = settings
         self.name = name or consumer_name()
-        self.claim_after_ms = int(claim_after_s * 1000)
+        # PORTOLAN_OUTBOX_CLAIM_S: how long a killed consumer's entries wait for another one
+        self.claim_after_ms = int((settings.outbox_claim_s if claim_after_s is None else claim_after_s) * 1000)
         self.groups = handlers() if groups is None else groups
         for group in self.groups:
             service.store.ensure_group(group)
@@ -114,7 +115,10 @@ class Dispatcher:
             t.join()
 
     def _loop(self, group: str, stop: threading.Event, block_ms: int) -> None:
-        claim_every = max(1, self.claim_after_ms // max(block_ms, 1) // 2)
+        # wait no longer than half the claim time between claims, so a killed consumer's
+        # entries are taken over between claim_after_s and 1.5 x claim_after_s after their read
+        block_ms = max(50, min(block_ms, self.claim_after_ms // 2))
+        claim_every = max(1, self.claim_after_ms // block_ms // 2)
         turn = 0
         while not stop.is_set():
             try:
@@ -133,7 +137,7 @@ def _jobs(settings: Settings) -> Callable[[Matches, OutboxEntry], None]:
     def handle(service: Matches, entry: OutboxEntry) -> None:
         dispatcher = rq.get("d")
         if dispatcher is None:
-            dispatcher = rq["d"] = RQDispatcher(service.store.r, settings)
+            dispatcher = rq["d"] = RQDispatcher(service.store.r, settings, service.store)
         jobs_for(service, dispatcher, entry)
 
     return handle

@@ -14,6 +14,7 @@ and one commit can write both:
 ``<ns>key:<public key>``        set of ``id:seat`` a key holds (the "my turns" listing)
 ``<ns>matches``                 sorted set of every match id by creation time
 ``<ns>quota:{scope}:<name>``    a fixed-window counter (invitations per creator, per recipient)
+``<ns>jobs:due`` / ``:spec``    the dispatched jobs not yet done: when to look again, what to run
 ==============================  =====================================================================
 
 Why buckets and not the match id as the tag: the outbox must be written in the same atomic step
@@ -76,6 +77,14 @@ end
 return {0, 0}
 """
 
+# Postpone a promise only if it is still overdue: of several watchdogs, one takes each.
+_POSTPONE = """
+local due = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if (not due) or tonumber(due) > tonumber(ARGV[2]) then return 0 end
+redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1])
+return 1
+"""
+
 BUCKETS = "abcdefghijkmnpqrstuvwxyz23456789"
 """The outbox buckets: the alphabet match ids are written in (``service.play.matches.ID_ALPHABET``,
 which a test holds equal), so a match's bucket is the first character of its id."""
@@ -126,6 +135,7 @@ class Store:
         self.ns = namespace
         self._apply = self.r.register_script(_APPLY)
         self._take_quota = self.r.register_script(_TAKE_QUOTA)
+        self._postpone = self.r.register_script(_POSTPONE)
 
     # -- keys ------------------------------------------------------------------------------
 
@@ -349,6 +359,33 @@ class Store:
         self.r.set(key, make().encode(), nx=True)
         return cast(bytes, self.r.get(key)).decode()
 
+    # -- promised jobs (service.delivery.dispatch, .watchdog) -----------------------------
+
+    def promise_jobs(self, pipe: Any, jobs: list[tuple[str, str, float]]) -> None:
+        """Queue on ``pipe`` (the MULTI that enqueues them) the promises of jobs ``(id, spec, due)``."""
+        pipe.zadd(self.key("jobs:due"), {jid: due for jid, _, due in jobs})
+        pipe.hset(self.key("jobs:spec"), mapping={jid: spec for jid, spec, _ in jobs})
+
+    def overdue_jobs(self, now: float, limit: int = 200) -> list[tuple[str, str]]:
+        """Promised jobs due at ``now`` or before: ``(id, spec)``, oldest first."""
+        ids = [i.decode() for i in cast(list[bytes], self.r.zrangebyscore(self.key("jobs:due"), "-inf", now, 0, limit))]
+        specs = cast(list[bytes | None], self.r.hmget(self.key("jobs:spec"), ids)) if ids else []
+        return [(i, s.decode()) for i, s in zip(ids, specs, strict=True) if s is not None]
+
+    def postpone_job(self, jid: str, now: float, due: float) -> bool:
+        """Move an overdue promise to ``due``; False when it is not overdue (any more) or kept."""
+        return bool(self._postpone(keys=[self.key("jobs:due")], args=[jid, now, due]))
+
+    def job_done(self, jid: str) -> None:
+        """A job's work is done (or need not be done): its promise is kept."""
+        pipe = self.r.pipeline(transaction=True)
+        pipe.zrem(self.key("jobs:due"), jid)
+        pipe.hdel(self.key("jobs:spec"), jid)
+        pipe.execute()
+
+    def promised_jobs(self) -> int:
+        """How many promises are open."""
+        return int(self.r.zcard(self.key("jobs:due")))  # type: ignore[arg-type]
 
     # -- the outbox ------------------------------------------------------------------------
 
