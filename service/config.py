@@ -108,6 +108,12 @@ class Settings:
         domain = address.rpartition("@")[2].strip()
         return domain or "portolan.invalid"
 
+    def job_dead_after_s(self) -> int:
+        """Seconds after its start when a job that is still "started" must be dead (a live
+        worker times it out at ``job_timeout_s``): the mail's sending lease lasts that long, and the
+        watchdog then counts the job as lost."""
+        return self.job_timeout_s + min(5, self.job_timeout_s)
+
     def queue_name(self, kind: str) -> str:
         """RQ queue of one kind of work ("notices", "bots"), under the namespace."""
         return f"{self.namespace}{kind}"

@@ -71,7 +71,7 @@ def _send_once(m: Matches, mark: str, compose: Callable[[], Mail | None]) -> str
     if m.store.marked([mark])[0]:
         return None
     lease = f"{mark}:sending"
-    if not m.store.claim_once(lease, ttl=settings().job_timeout_s + 5):
+    if not m.store.claim_once(lease, ttl=settings().job_dead_after_s()):
         return BUSY
     try:
         if m.store.marked([mark])[0]:  # the lease's last holder set the mark just before we took it

@@ -122,7 +122,7 @@ class RQDispatcher:
             if started is None:
                 return "lost"
             age = (now or time.time()) - utc_timestamp(started)
-            return "running" if age <= self.settings.job_timeout_s + 5 else "lost"
+            return "running" if age <= self.settings.job_dead_after_s() else "lost"
         return "lost"
 
     def _queue_names(self) -> set[str]:
