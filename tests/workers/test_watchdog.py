@@ -1,0 +1,165 @@
+"""The promises and the watchdog, and the mail's sent mark, one kill point at a time (the random
+kills with real processes are in test_kills)."""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+from rq import Queue
+from rq.job import Job, JobStatus
+
+from service.config import Settings
+from service.delivery.dispatch import RQDispatcher, job_id
+from service.delivery.mail import message_id
+from service.delivery.watchdog import Watchdog
+from service.runtime import build, connect
+from tests.conftest import CREATOR_KEY, Player, SmtpSink, worker_burst
+from tests.workers.test_jobs import notices, start_human_match
+from workers import jobs
+
+
+@pytest.fixture
+def smtp_settings(settings: Settings, smtp_sink: SmtpSink, monkeypatch: pytest.MonkeyPatch) -> Settings:
+    s = dataclasses.replace(settings, smtp_url=smtp_sink.url, job_timeout_s=2, job_deadline_s=1.0)
+    for name, value in {"REDIS_URL": s.redis_url, "SMTP_URL": s.smtp_url, "PORTOLAN_NS": s.namespace,
+                        "PUBLIC_URL": s.public_url, "OUTBOX_DIR": s.outbox_dir, "MAIL_FROM": s.mail_from,
+                        "PORTOLAN_JOB_TIMEOUT_S": "2", "PORTOLAN_JOB_DEADLINE_S": "1"}.items():
+        monkeypatch.setenv(name, str(value))
+    jobs.settings.cache_clear()
+    jobs.service.cache_clear()
+    return s
+
+
+def watchdog(s: Settings) -> Watchdog:
+    m = build(s)
+    return Watchdog(m.store, RQDispatcher(m.store.r, s, m.store), s)
+
+
+def all_bot_match(s: Settings) -> tuple[str, int]:
+    """An all-bot match whose first bot job was dispatched (queued, promised) but not run."""
+    from service.delivery.outbox import Dispatcher, install_default_groups
+
+    m = build(s)
+    made = m.create("harbour-race", {}, [{"bot": "random"}, {"bot": "random"}], creator_key=CREATOR_KEY)
+    install_default_groups(s)
+    Dispatcher(m, s).drain()
+    return made["id"], m.meta(made["id"])["active"][0]
+
+
+def test_the_mark_says_sent_only_after_the_server_accepted(smtp_settings: Settings, players: list[Player],
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    m = build(smtp_settings)
+    mid = start_human_match(m, players)
+    seat = m.meta(mid)["active"][0]
+    mark = f"notice:{mid}:{seat}:0"
+    seen: list[bool] = []
+    real = jobs.deliver
+
+    def watching(settings: Settings, mail: Any) -> str:
+        seen.append(m.store.marked([mark])[0])
+        return real(settings, mail)
+
+    monkeypatch.setattr(jobs, "deliver", watching)
+    assert jobs.send_turn_notice(mid, seat, 0).startswith("sent")
+    assert seen == [False] and m.store.marked([mark]) == [True]
+
+
+def test_a_kill_after_250_resends_with_the_same_message_id(smtp_settings: Settings, smtp_sink: SmtpSink,
+                                                           players: list[Player],
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """The worker died after the server's 250 and before the mark: once its lease is over, the
+    notice goes out again, with the Message-ID of the first copy."""
+    m = build(smtp_settings)
+    mid = start_human_match(m, players)
+    seat = m.meta(mid)["active"][0]
+    mark = f"notice:{mid}:{seat}:0"
+    with monkeypatch.context() as mp:  # lease "taken", mark "set", and nothing stored: as if killed after deliver()
+        mp.setattr(jobs.service().store, "claim_once", lambda *a, **k: True)
+        assert jobs.send_turn_notice(mid, seat, 0).startswith("sent")
+    assert not m.store.marked([mark])[0]
+    assert jobs.send_turn_notice(mid, seat, 0).startswith("sent")
+    assert jobs.send_turn_notice(mid, seat, 0).startswith("skipped")
+    copies = [x for x in notices(smtp_sink) if x["X-Portolan-Notice"] == mark]
+    assert len(copies) == 2
+    assert {x["Message-ID"] for x in copies} == {message_id(mark, "portolan.test")} == {f"<notice.{mid}.{seat}.0@portolan.test>"}
+
+
+def test_a_held_lease_defers_and_leaves_the_promise_open(smtp_settings: Settings, smtp_sink: SmtpSink,
+                                                         players: list[Player]) -> None:
+    m = build(smtp_settings)
+    mid = start_human_match(m, players)
+    seat = m.meta(mid)["active"][0]
+    jid = job_id("notice", mid, seat, 0)
+    m.store.promise_jobs(m.store.r, [(jid, '{"kind": "notice", "args": []}', time.time() + 60)])
+    assert m.store.claim_once(f"notice:{mid}:{seat}:0:sending", ttl=2)  # another worker is sending
+    assert jobs.send_turn_notice(mid, seat, 0).startswith("deferred")
+    assert notices(smtp_sink) == [] and m.store.overdue_jobs(time.time() + 61) != []
+    m.store.release(f"notice:{mid}:{seat}:0:sending")  # its lease ran out (it died)
+    assert jobs.send_turn_notice(mid, seat, 0).startswith("sent")
+    assert m.store.overdue_jobs(time.time() + 61) == []
+
+
+def test_a_bot_job_whose_worker_died_while_running_it_is_enqueued_again(smtp_settings: Settings) -> None:
+    """SIGKILL in the middle of a bot job: RQ keeps it "started" until its maintenance (10 min)
+    retries it, or fails it for good. The watchdog sees a job started longer ago than a live
+    worker would let it run and enqueues it again, under its own id, and the bot plays."""
+    s = smtp_settings
+    mid, seat = all_bot_match(s)
+    m = build(s)
+    client = connect(s.redis_url)
+    jid = job_id("bot", mid, seat, 0)
+    q = Queue(s.queue_name("bots"), connection=client)
+    assert q.get_job_position(jid) == 0
+    q.remove(jid)  # popped by a worker, which set it started and died
+    job = Job.fetch(jid, connection=client)
+    job.set_status(JobStatus.STARTED)
+    job.started_at = datetime.now(UTC) - timedelta(seconds=1)
+    job.save()
+    dog = watchdog(s)
+    assert dog.check() == 0  # not overdue yet
+    assert dog.check(now=time.time() + 2) == 0  # overdue, but a live worker may still be running it
+    assert dog.check(now=time.time() + 10) == 1  # started 10 s ago with a 2 s timeout: its worker is dead
+    assert q.get_job_position(jid) is not None
+    assert dog.check(now=time.time() + 10) == 0  # postponed: one re-enqueue per deadline
+    assert jobs.play_bot(mid, seat, 0).startswith("played")
+    assert m.meta(mid)["ply"] == 1 and m.store.overdue_jobs(time.time() + 100) == []
+
+
+def test_a_job_popped_by_a_worker_killed_before_it_started_is_enqueued_again(smtp_settings: Settings) -> None:
+    s = smtp_settings
+    mid, _ = all_bot_match(s)
+    m = build(s)
+    q = Queue(s.queue_name("bots"), connection=connect(s.redis_url))
+    [jid] = q.job_ids
+    q.remove(jid)  # BLPOP took it; the worker died before it registered it as started: status "queued"
+    first, second = watchdog(s), watchdog(s)
+    later = time.time() + 2
+    assert first.check(now=later) + second.check(now=later) == 1  # two watchdogs: one of them re-enqueues
+    assert q.job_ids == [jid]
+    for _ in range(300):
+        worker_burst(s)
+        if m.meta(mid)["status"] == "finished":
+            break
+    assert m.meta(mid)["status"] == "finished"
+    assert m.store.promised_jobs() == 0
+
+
+def test_a_queued_job_is_left_alone(smtp_settings: Settings) -> None:
+    s = smtp_settings
+    all_bot_match(s)
+    dog = watchdog(s)
+    assert dog.check(now=time.time() + 2) == 0  # overdue but still in its queue: on its way
+    assert len(Queue(s.queue_name("bots"), connection=connect(s.redis_url)).job_ids) == 1
+
+
+def test_the_message_id_domain_comes_from_settings() -> None:
+    base = Settings.from_env({"MAIL_FROM": "Portolan <turns@games.example.org>"})
+    assert base.message_domain() == "games.example.org"
+    assert Settings.from_env({"PORTOLAN_MAIL_DOMAIN": "mail.example.net"}).message_domain() == "mail.example.net"
+    assert message_id("over:abc:1", "x.example") == "<over.abc.1@x.example>"
+    with pytest.raises(ValueError, match="PORTOLAN_OUTBOX_CLAIM_S"):
+        Settings.from_env({"PORTOLAN_OUTBOX_CLAIM_S": "soon"})
