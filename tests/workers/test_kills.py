@@ -13,6 +13,7 @@ safety-net sweep (off in these workers, so it cannot be what rescued anything) f
 from __future__ import annotations
 
 import asyncio
+import itertools
 import os
 import random
 import signal
@@ -62,7 +63,7 @@ class HoldingSink:
     lock: threading.Lock = field(default_factory=threading.Lock)
     rng: random.Random = field(default_factory=lambda: random.Random(7))
 
-    def keys(self) -> Counter[str]:
+    def counts(self) -> Counter[str]:
         with self.lock:
             return Counter(r.key for r in self.got)
 
@@ -163,7 +164,7 @@ def play_human_match(api: Client, sink: HoldingSink, workers: Workers, n: int, e
         seat, ply = show["active_seats"][0], show["ply"]
         key = f"notice:{mid}:{seat}:{ply}"
         expected.add(key)
-        wait_for(key, lambda key=key: key in sink.keys(), 60, workers)
+        wait_for(key, lambda key=key: key in sink.counts(), 60, workers)
         view = api.view(mid, seat, people[seat].private_key)
         while True:  # roll until the haul is 4 or more, then bank; a 1 passes the turn anyway
             legal = [a["action"] for a in view["legal_actions"]]
@@ -181,7 +182,6 @@ def play_human_match(api: Client, sink: HoldingSink, workers: Workers, n: int, e
 
 def run_kills(settings: Settings, service: Matches, served: str, sink: HoldingSink, tmp_path: Path,
               humans: int, bots: int, every: tuple[float, float], seed: int) -> dict[str, Any]:
-    rng = random.Random(seed)
     workers = Workers(settings, sink.url, tmp_path, count=2)
     api = Client(served)
     stop = threading.Event()
@@ -208,7 +208,7 @@ def run_kills(settings: Settings, service: Matches, served: str, sink: HoldingSi
             raise errors[0]
         wait_for("every all-bot match finished",
                  lambda: all(service.meta(b)["status"] == "finished" for b in bot_ids), 90, workers)
-        wait_for("every expected mail arrived", lambda: expected <= set(sink.keys()), 60, workers)
+        wait_for("every expected mail arrived", lambda: expected <= set(sink.counts()), 60, workers)
         stop.set()
         chaos.join()
         # no more kills: let the workers finish whatever is still promised, then compare
@@ -217,7 +217,7 @@ def run_kills(settings: Settings, service: Matches, served: str, sink: HoldingSi
     finally:
         stop.set()
         workers.stop()
-    got = sink.keys()
+    got = sink.counts()
     assert set(got) == expected, (sorted(set(got) - expected), sorted(expected - set(got)))
     with sink.lock:
         copies = list(sink.got)
@@ -226,7 +226,7 @@ def run_kills(settings: Settings, service: Matches, served: str, sink: HoldingSi
     for key, n in got.items():
         if n > 1:
             mine = sorted((r for r in copies if r.key == key), key=lambda r: r.arrived)
-            for first, again in zip(mine, mine[1:], strict=False):
+            for first, again in itertools.pairwise(mine):
                 assert any(first.answered <= k <= again.arrived for k in workers.kills), (
                     f"{key} was sent again with no kill between the accepted copy and the next")
     # the safety net finds nothing to repair (and it was off: it rescued nothing either)
