@@ -51,7 +51,7 @@ def run_dev(host: str = "127.0.0.1", port: int = 8000, data_dir: str = "var") ->
         print(f"""
 Portolan is running at {url}
   Redis: {env['REDIS_URL']}{' (embedded, data in ' + str(data / 'redis') + ')' if redis_proc else ''}
-  worker: pid {worker.pid}; mail: {mail}
+  worker: pid {worker.pid} (outbox dispatcher, RQ worker, watchdog); mail: {mail}
 
 Play your first match (in another terminal):
   portolan keygen && portolan create harbour-race --invite you@example.org --bot random
