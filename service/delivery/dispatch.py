@@ -113,7 +113,16 @@ class RQDispatcher:
         except NoSuchJobError:
             return "lost"
         status = job.get_status(refresh=False)
-        if status in (JobStatus.SCHEDULED, JobStatus.DEFERRED):
+        at = time.time() if now is None else now
+        if status == JobStatus.SCHEDULED:
+            # A retry waits for RQ's scheduler, which runs in the worker holding its lock; that
+            # lock outlives a killed holder by a minute. Overdue by a deadline: enqueue it now.
+            try:
+                when = utc_timestamp(self._scheduled_time(job))
+            except NoSuchJobError:
+                return "lost"
+            return "waiting" if at <= when + self.settings.job_deadline_s else "lost"
+        if status == JobStatus.DEFERRED:
             return "waiting"
         if status == JobStatus.QUEUED:
             return "waiting" if job.origin in self._queue_names() and self._queued(job) else "lost"
@@ -121,9 +130,17 @@ class RQDispatcher:
             started = job.started_at
             if started is None:
                 return "lost"
-            age = (now or time.time()) - utc_timestamp(started)
+            age = at - utc_timestamp(started)
             return "running" if age <= self.settings.job_dead_after_s() else "lost"
         return "lost"
+
+    def _scheduled_time(self, job: Job) -> datetime:
+        """When RQ's scheduler is to enqueue this job (NoSuchJobError: it is not scheduled)."""
+        queue = next((q for q in self.queues.values() if q.name == job.origin), None)
+        if queue is None:
+            raise NoSuchJobError(job.id)
+        when: datetime = queue.scheduled_job_registry.get_scheduled_time(job)
+        return when
 
     def _queue_names(self) -> set[str]:
         return {q.name for q in self.queues.values()}

@@ -163,3 +163,21 @@ def test_the_message_id_domain_comes_from_settings() -> None:
     assert message_id("over:abc:1", "x.example") == "<over.abc.1@x.example>"
     with pytest.raises(ValueError, match="PORTOLAN_OUTBOX_CLAIM_S"):
         Settings.from_env({"PORTOLAN_OUTBOX_CLAIM_S": "soon"})
+
+
+def test_a_retry_the_scheduler_never_enqueued_is_enqueued_again(smtp_settings: Settings) -> None:
+    """A retry waits in RQ's ScheduledJobRegistry for the scheduler, which runs in whichever
+    worker holds its lock; a killed holder's lock lasts another minute. A retry overdue by a
+    deadline is enqueued now; one due later is left to the scheduler."""
+    s = smtp_settings
+    mid, seat = all_bot_match(s)
+    client = connect(s.redis_url)
+    jid = job_id("bot", mid, seat, 0)
+    q = Queue(s.queue_name("bots"), connection=client)
+    q.remove(jid)
+    job = Job.fetch(jid, connection=client)
+    q.schedule_job(job, datetime.now(UTC) + timedelta(seconds=30))
+    dog = watchdog(s)
+    assert job.get_status() == JobStatus.SCHEDULED
+    assert dog.check(now=time.time() + 2) == 0 and q.job_ids == []  # its retry is due in 30 s
+    assert dog.check(now=time.time() + 40) == 1 and q.job_ids == [jid]  # due 10 s ago: nobody ran the scheduler
