@@ -1,12 +1,11 @@
 """The worker entry point: ``portolan worker`` runs this.
 
-One process runs two things:
+One process runs three things:
 
 - the **dispatcher** (service.delivery.outbox): one consumer in every outbox consumer group, in
   background threads, turning committed changes into RQ jobs (and stream and webhook work);
 - an **RQ worker** listening to the bot queue first (a bot's move unblocks people) and then the
-  notice queue, with RQ's scheduler on so retries with backoff happen.
-
+  notice queue, with RQ's scheduler on so retries with backoff happen;
 - the **watchdog** (service.delivery.watchdog): every job is enqueued with a promise that the
   job keeps when its work is done; an overdue promise whose job is neither queued nor running
   (its worker was killed) is enqueued again, so a bot turn is retried until the ply moves on and

@@ -14,7 +14,9 @@ that raises leaves it pending, and an entry pending longer than ``claim_after_s`
 was killed, or the handler failed) is claimed by a live consumer and handled again. So any
 number of dispatchers may run (each is one consumer in every group), and killing one at any
 point loses nothing. Handlers must therefore be idempotent: the RQ jobs they enqueue have
-deterministic ids and take one-time marks, and a bot turn for a ply already played does nothing.
+deterministic ids and marks, and a bot turn for a ply already played does nothing; each job is
+enqueued with a promise that the watchdog keeps an eye on (service.delivery.watchdog), so a job
+whose RQ worker was killed is enqueued again.
 """
 
 from __future__ import annotations
