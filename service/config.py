@@ -22,6 +22,15 @@
                     beyond that a long-poll is answered at once, as ``wait=0`` would be
 ``PORTOLAN_INVITES_PER_CREATOR_HOUR``     invitation mails one creator key may cause per hour (``60``)
 ``PORTOLAN_INVITES_PER_RECIPIENT_DAY``    invitation mails one address may receive per day (``20``)
+``PORTOLAN_CORS_ORIGINS``  origins a browser may call the API from, ``,``-separated (``*``: any; requests
+                    are authenticated by signature, never by cookies, so no credentials are allowed)
+``PORTOLAN_WEBHOOKS_ALLOW_PRIVATE``  ``off`` (default) or ``on``: let webhooks use plain ``http`` and
+                    loopback or private addresses (development and tests only; see docs/webhooks.md)
+``PORTOLAN_WEBHOOKS_PER_OWNER``  webhooks one player key or one match may have (``10``)
+``PORTOLAN_WEBHOOK_TIMEOUT``  seconds a webhook receiver has to connect and answer (``5``)
+``PORTOLAN_WEBHOOK_RETRIES``  seconds before each retry of a failed delivery, ``,``-separated
+                    (``10,60,300,1800,7200``: five retries over about 2.5 hours)
+``PORTOLAN_WEBHOOK_DISABLE_AFTER``  consecutive failed attempts that switch a webhook off (``15``)
 ==================  ==========================================================================
 """
 
@@ -53,6 +62,12 @@ class Settings:
     long_polls: int = 4
     invites_per_creator_hour: int = 60
     invites_per_recipient_day: int = 20
+    cors_origins: tuple[str, ...] = ("*",)
+    webhooks_allow_private: bool = False
+    webhooks_per_owner: int = 10
+    webhook_timeout: float = 5.0
+    webhook_retries: tuple[int, ...] = (10, 60, 300, 1800, 7200)
+    webhook_disable_after: int = 15
 
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None) -> Settings:
@@ -74,6 +89,13 @@ class Settings:
             long_polls=_int(e, "PORTOLAN_LONG_POLLS", cls.long_polls),
             invites_per_creator_hour=_int(e, "PORTOLAN_INVITES_PER_CREATOR_HOUR", cls.invites_per_creator_hour),
             invites_per_recipient_day=_int(e, "PORTOLAN_INVITES_PER_RECIPIENT_DAY", cls.invites_per_recipient_day),
+            cors_origins=tuple(o.strip() for o in (e.get("PORTOLAN_CORS_ORIGINS") or "*").split(",") if o.strip())
+            or cls.cors_origins,
+            webhooks_allow_private=_flag(e, "PORTOLAN_WEBHOOKS_ALLOW_PRIVATE", False),
+            webhooks_per_owner=_int(e, "PORTOLAN_WEBHOOKS_PER_OWNER", cls.webhooks_per_owner),
+            webhook_timeout=float(_int(e, "PORTOLAN_WEBHOOK_TIMEOUT", int(cls.webhook_timeout))),
+            webhook_retries=_ints(e, "PORTOLAN_WEBHOOK_RETRIES", cls.webhook_retries),
+            webhook_disable_after=max(1, _int(e, "PORTOLAN_WEBHOOK_DISABLE_AFTER", cls.webhook_disable_after)),
         )
 
     def queue_name(self, kind: str) -> str:
@@ -93,3 +115,31 @@ def _int(env: dict[str, str], name: str, default: int) -> int:
     if value < 0:
         raise ValueError(f"{name} must not be negative, not {value}")
     return value
+
+
+def _flag(env: dict[str, str], name: str, default: bool) -> bool:
+    """An on/off setting (on, 1, true, yes / off, 0, false, no); anything else stops the process."""
+    raw = (env.get(name) or "").strip().lower()
+    if not raw:
+        return default
+    if raw in ("on", "1", "true", "yes"):
+        return True
+    if raw in ("off", "0", "false", "no"):
+        return False
+    raise ValueError(f"{name} must be on or off, not {raw!r}")
+
+
+def _ints(env: dict[str, str], name: str, default: tuple[int, ...]) -> tuple[int, ...]:
+    """A ``,``-separated list of non-negative integers ("" or "none": an empty list)."""
+    raw = env.get(name)
+    if raw is None or raw.strip() == "":
+        return default
+    if raw.strip().lower() == "none":
+        return ()
+    try:
+        values = tuple(int(v) for v in raw.split(","))
+    except ValueError as exc:
+        raise ValueError(f"{name} must be integers separated by commas, not {raw!r}") from exc
+    if any(v < 0 for v in values):
+        raise ValueError(f"{name} must not hold negative numbers")
+    return values

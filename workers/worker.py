@@ -1,7 +1,7 @@
 """The worker entry point: ``portolan worker`` runs this.
 
-One worker listens to the bot queue first (a bot's move unblocks people) and then the notice
-queue, with RQ's scheduler on so retries with backoff happen. By default jobs run in the
+One worker listens to the bot queue first (a bot's move unblocks people), then the notice
+queue and the webhook queue, with RQ's scheduler on so retries with backoff happen. By default jobs run in the
 worker process (RQ's SimpleWorker: no fork per job, which matters for bots that make many
 small moves); ``fork=True`` gives each job its own process, as RQ's default Worker does.
 """
@@ -54,7 +54,8 @@ def run(settings: Settings, burst: bool = False, fork: bool = False, name: str |
                          name="notice-sweep").start()
     client = connect(settings.redis_url)
     cls = Worker if fork else SimpleWorker
-    worker = cls([settings.queue_name("bots"), settings.queue_name("notices")], connection=client, name=name)
+    queues = [settings.queue_name("bots"), settings.queue_name("notices"), settings.queue_name("webhooks")]
+    worker = cls(queues, connection=client, name=name)
     try:
         return bool(worker.work(burst=burst, with_scheduler=True, logging_level="WARNING"))
     finally:

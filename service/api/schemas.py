@@ -101,3 +101,9 @@ def body(schema: type[Schema]) -> dict[str, Any]:
         raise BadRequest("malformed-json", "the request body must be a JSON object")
     loaded: dict[str, Any] = _instance(schema).load(data)
     return loaded
+
+
+class AddWebhook(Schema):
+    url = fields.String(required=True, validate=validate.Length(min=1, max=1024),
+                        metadata={"description": "https URL the events are POSTed to"})
+    description = fields.String(load_default="", validate=validate.Length(max=200))
