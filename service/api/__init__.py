@@ -38,7 +38,8 @@ def create_app(settings: Settings | None = None, service: Matches | None = None,
     # authenticated by their signature, never by cookies, so "*" is a safe default and no
     # credentials are ever allowed; the signature and JSON headers may be sent, and the headers
     # a client needs (versions, where a thing was made, when to retry) may be read.
-    CORS(app, origins=list(settings.cors_origins), supports_credentials=False,
+    anyone = "*" in settings.cors_origins  # then answer "*" itself (one cacheable answer), not the echo
+    CORS(app, origins="*" if anyone else list(settings.cors_origins), send_wildcard=anyone, supports_credentials=False,
          allow_headers=["Authorization", "Content-Type", "If-None-Match"],
          expose_headers=["ETag", "Location", "Retry-After", "RateLimit-Limit", "RateLimit-Remaining",
                          "RateLimit-Reset", "RateLimit-Policy", "RateLimit"],
