@@ -404,3 +404,40 @@ def test_a_matchs_hook_hears_the_public_events(hs: Settings, hs_app: Any, receiv
     [got] = receiver.ok()
     assert got.event["type"] == "started" and got.headers["webhook-id"] == f"{mid}.0"
     assert verify(server_key(client), got.headers, got.body)
+
+
+# -- the CLI, over real HTTP ------------------------------------------------------------------------
+
+def test_the_cli_adds_lists_pings_reads_and_removes_a_webhook(hs: Settings, hs_app: Any, receiver: Receiver,
+                                                             tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    from werkzeug.serving import make_server
+
+    from service.tools import cli
+
+    monkeypatch.setenv("PORTOLAN_HOME", str(tmp_path / "home"))
+    server = make_server("127.0.0.1", 0, hs_app, threaded=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        base = ["--server", f"http://127.0.0.1:{server.port}"]
+        assert cli.main([*base, "keygen"]) == 0
+        assert cli.main([*base, "--json", "webhook", "add", receiver.url, "--description", "mine"]) == 0
+        out = capsys.readouterr().out
+        hook = json.loads(out[out.index("{"):])
+        assert cli.main([*base, "webhook", "list"]) == 0
+        assert hook["id"] in capsys.readouterr().out
+        assert cli.main([*base, "webhook", "ping", hook["id"]]) == 0
+        assert "queued" in capsys.readouterr().out
+        worker_burst(hs)
+        assert [r.event["type"] for r in receiver.ok()] == ["ping"]
+        assert cli.main([*base, "webhook", "deliveries", hook["id"]]) == 0
+        assert " 200 " in capsys.readouterr().out
+        assert cli.main([*base, "webhook", "add", "ftp://example.org/x"]) == 2
+        assert "bad-webhook-url" in capsys.readouterr().err
+        assert cli.main([*base, "webhook", "remove", hook["id"]]) == 0
+        assert cli.main([*base, "webhook", "remove", hook["id"]]) == 2
+        assert "unknown-webhook" in capsys.readouterr().err
+    finally:
+        server.shutdown()
+        thread.join(10)
