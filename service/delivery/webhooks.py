@@ -62,15 +62,16 @@ def headers(server_key: str, msg_id: str, timestamp: int, body: bytes) -> dict[s
             "webhook-timestamp": str(timestamp), "webhook-signature": signature(server_key, msg_id, timestamp, body)}
 
 
-def post(target: Target, head: dict[str, str], body: bytes, timeout: float) -> int:
+def post(target: Target, head: dict[str, str], body: bytes, timeout: float, ca_certs: str | None = None) -> int:
     """POST ``body`` to the checked ``target`` (its checked address, its host's TLS name); the
-    status code. Raises urllib3's errors (timeout, refused, TLS) as they come."""
+    status code. Raises urllib3's errors (timeout, refused, TLS) as they come. ``ca_certs``: the
+    CA bundle to trust (certifi's by default)."""
     limits = urllib3.Timeout(connect=timeout, read=timeout, total=timeout)
     pool: urllib3.HTTPConnectionPool
     if target.scheme == "https":
         pool = urllib3.HTTPSConnectionPool(target.address, target.port, timeout=limits, retries=False, maxsize=1,
                                            server_hostname=target.host, assert_hostname=target.host,
-                                           cert_reqs="CERT_REQUIRED", ca_certs=certifi.where())
+                                           cert_reqs="CERT_REQUIRED", ca_certs=ca_certs or certifi.where())
     else:
         pool = urllib3.HTTPConnectionPool(target.address, target.port, timeout=limits, retries=False, maxsize=1)
     host = f"[{target.host}]" if ":" in target.host else target.host
@@ -98,6 +99,7 @@ class Delivery:
     queue: RQWebhookQueue | None = None
     resolve: Resolver = system_resolver
     clock: Callable[[], float] = time.time
+    ca_certs: str | None = None
 
     def run(self, owner: str, hook_id: str, msg_id: str, event: dict[str, Any], attempt: int = 1) -> str:
         """One attempt at one (hook, event); logs it and returns what happened, or raises
@@ -119,7 +121,8 @@ class Delivery:
         started = time.monotonic()
         try:
             target = resolve_checked(hook["url"], self.settings.webhooks_allow_private, self.resolve)
-            status = post(target, headers(self.server_key, msg_id, ts, body), body, self.settings.webhook_timeout)
+            status = post(target, headers(self.server_key, msg_id, ts, body), body, self.settings.webhook_timeout,
+                          self.ca_certs)
         except ServiceError as exc:  # the URL's host now resolves somewhere no webhook may go
             error = exc.message
         except (urllib3.exceptions.HTTPError, OSError) as exc:

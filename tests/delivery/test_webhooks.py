@@ -441,3 +441,67 @@ def test_the_cli_adds_lists_pings_reads_and_removes_a_webhook(hs: Settings, hs_a
     finally:
         server.shutdown()
         thread.join(10)
+
+
+# -- HTTPS: the checked address, the URL's name in TLS ------------------------------------------------
+
+@pytest.fixture
+def tls_receiver(tmp_path: Path) -> Iterator[tuple[Receiver, str]]:
+    """An HTTPS receiver on loopback whose certificate (from a throwaway CA) names hooks.example.org."""
+    import ssl
+
+    import trustme
+
+    ca = trustme.CA()
+    cert = ca.issue_cert("hooks.example.org")
+    rec = Receiver()
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+            rec.got.append(Received({k.lower(): v for k, v in self.headers.items()}, body, 200))
+            self.send_response(200)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    cert.configure_cert(context)
+    server.socket = context.wrap_socket(server.socket, server_side=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    bundle = tmp_path / "ca.pem"
+    ca.cert_pem.write_to_path(str(bundle))
+    rec.url = f"https://hooks.example.org:{server.server_address[1]}/in"
+    yield rec, str(bundle)
+    server.shutdown()
+    thread.join(10)
+
+
+def test_https_goes_to_the_checked_address_with_the_urls_name_and_a_verified_certificate(
+        hs: Settings, service: Matches, tls_receiver: tuple[Receiver, str]) -> None:
+    rec, bundle = tls_receiver
+    resolved: list[str] = []
+
+    def resolve(host: str, port: int) -> list[str]:  # the name lives only here: no real DNS
+        resolved.append(host)
+        return ["127.0.0.1"]
+
+    hooks = dataclasses.replace(build_webhooks(hs, service), resolve=resolve)
+    owner = player_owner(CREATOR_KEY)
+    hook = hooks.add(owner, rec.url)
+    event = {"id": "m.1", "type": "move", "match": "m", "game": "harbour-race", "ply": 1, "at": "now"}
+    trusted = Delivery(hooks, service.server_key, hs, resolve=resolve, ca_certs=bundle)
+    assert trusted.run(owner, hook["id"], "m.1", event).startswith("delivered")
+    [got] = rec.got
+    assert got.headers["host"] == f"hooks.example.org:{rec.url.split(':')[2].split('/')[0]}"
+    assert verify(service.server_public_key, got.headers, got.body) and got.event == event
+    # the same receiver, with only the public CAs trusted: the certificate is refused, nothing is sent
+    untrusted = Delivery(hooks, service.server_key, hs, resolve=resolve)
+    with pytest.raises(DeliveryFailed, match=r"CERTIFICATE_VERIFY_FAILED|certificate"):
+        untrusted.run(owner, hook["id"], "m.2", {**event, "id": "m.2"})
+    assert len(rec.got) == 1
+    assert resolved.count("hooks.example.org") == 3  # at registration and at each delivery
