@@ -505,3 +505,28 @@ def test_https_goes_to_the_checked_address_with_the_urls_name_and_a_verified_cer
         untrusted.run(owner, hook["id"], "m.2", {**event, "id": "m.2"})
     assert len(rec.got) == 1
     assert resolved.count("hooks.example.org") == 3  # at registration and at each delivery
+
+
+# -- the whole way: commit -> outbox -> dispatcher -> RQ -> receiver --------------------------------
+
+def test_a_bot_match_played_by_the_worker_reaches_the_matchs_hook_move_by_move(hs: Settings, hs_app: Any,
+                                                                             receiver: Receiver) -> None:
+    client = hs_app.test_client()
+    made = signed_post(client, "/v1/matches", {"game": "harbour-race", "options": {"target": 5},
+                                               "seats": [{"bot": "random"}, {"bot": "random"}]})
+    mid = made.get_json()["id"]
+    assert signed_post(client, f"/v1/matches/{mid}/webhooks", {"url": receiver.url}).status_code == 201
+    worker_burst(hs)  # the dispatcher drains the outbox, the bots play it out, the hooks are delivered
+    m: Matches = hs_app.extensions["portolan"]
+    meta = m.meta(mid)
+    assert meta["status"] == "finished"
+    got = receiver.ok()
+    pub = server_key(client)
+    assert got and all(verify(pub, r.headers, r.body) for r in got)
+    assert len({r.headers["webhook-id"] for r in got}) == len(got)  # each event once
+    by_type: dict[str, list[dict[str, Any]]] = {}
+    for r in got:
+        by_type.setdefault(r.event["type"], []).append(r.event)
+    assert set(by_type) == {"started", "move", "finished"} and len(by_type["finished"]) == 1
+    assert sorted(e["ply"] for e in by_type["move"]) == list(range(1, meta["ply"] + 1))
+    assert by_type["finished"][0]["outcome"] == meta["outcome"]
