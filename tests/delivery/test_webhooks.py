@@ -530,3 +530,22 @@ def test_a_bot_match_played_by_the_worker_reaches_the_matchs_hook_move_by_move(h
     assert set(by_type) == {"started", "move", "finished"} and len(by_type["finished"]) == 1
     assert sorted(e["ply"] for e in by_type["move"]) == list(range(1, meta["ply"] + 1))
     assert by_type["finished"][0]["outcome"] == meta["outcome"]
+
+
+def test_pings_are_rate_limited_per_key(app: Any, players: list[Player]) -> None:
+    from service.api.limits import PINGS_PER_KEY
+
+    client = app.test_client()
+    app.extensions["portolan.webhooks"].resolve = lambda host, port: ["93.184.215.14"]
+    key = players[0].private_key
+    hook = signed_post(client, "/v1/me/webhooks", {"url": "https://hooks.example.org/p"}, private_key=key).get_json()
+    path = f"/v1/me/webhooks/{hook['id']}/ping"
+    allowed = int(PINGS_PER_KEY.split("/")[0])
+    assert all(signed_post(client, path, None, private_key=key, data=b"").status_code == 202 for _ in range(allowed))
+    r = signed_post(client, path, None, private_key=key, data=b"")
+    assert r.status_code == 429 and r.get_json()["code"] == "rate-limited" and int(r.headers["Retry-After"]) > 0
+    # another key's pings are its own
+    other = signed_post(client, "/v1/me/webhooks", {"url": "https://hooks.example.org/q"},
+                        private_key=players[1].private_key).get_json()
+    assert signed_post(client, f"/v1/me/webhooks/{other['id']}/ping", None, private_key=players[1].private_key,
+                       data=b"").status_code == 202
