@@ -18,6 +18,8 @@ from __future__ import annotations
 import ipaddress
 import socket
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
@@ -29,9 +31,19 @@ Resolver = Callable[[str, int], list[str]]
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 
 
+RESOLVE_TIMEOUT_S = 3.0
+# getaddrinfo has no timeout of its own; a slow resolver must not hold a request thread (or a
+# delivery) for long, so lookups run in a small pool and are given up after RESOLVE_TIMEOUT_S.
+_lookups = ThreadPoolExecutor(max_workers=4, thread_name_prefix="webhook-dns")
+
+
 def system_resolver(host: str, port: int) -> list[str]:
-    """Every address ``host`` resolves to (the system resolver, TCP)."""
-    infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    """Every address ``host`` resolves to (the system resolver, TCP), within RESOLVE_TIMEOUT_S."""
+    lookup = _lookups.submit(socket.getaddrinfo, host, port, type=socket.SOCK_STREAM)
+    try:
+        infos = lookup.result(timeout=RESOLVE_TIMEOUT_S)
+    except FutureTimeout as exc:
+        raise OSError(f"no answer from the resolver within {RESOLVE_TIMEOUT_S:g} s") from exc
     return sorted({str(info[4][0]) for info in infos})
 
 
