@@ -173,6 +173,13 @@ class Webhooks:
 
     def fan_out(self, kind: str, match_id: str, ply: int, data: Mapping[str, Any]) -> int:
         """Queue one delivery per (enabled hook, event) of an outbox entry; how many were queued."""
+        if kind not in ("started", "moved", "aborted"):
+            return 0
+        meta = self.matches.meta(match_id)
+        owners = [match_owner(match_id)] + [player_owner(s["public_key"]) for s in meta["seats"]
+                                            if s["kind"] == "human" and s["public_key"]]
+        if not self.store.owners_with_hooks(owners):  # most matches: nobody listens, build nothing
+            return 0
         planned = self.events_for(kind, match_id, ply, data)
         hooks: dict[str, list[dict[str, Any]]] = {}
         n = 0

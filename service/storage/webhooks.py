@@ -113,6 +113,13 @@ class WebhookStore:
             hooks.append(hook)
         return sorted(hooks, key=lambda h: (h["created_at"], h["id"]))
 
+    def owners_with_hooks(self, owners: list[str]) -> set[str]:
+        """Which of ``owners`` have at least one hook (one round trip)."""
+        pipe = self.r.pipeline(transaction=False)
+        for owner in owners:
+            pipe.hlen(self._k(owner))
+        return {owner for owner, n in zip(owners, pipe.execute(), strict=True) if n}
+
     def remove(self, owner: str, hook_id: str) -> bool:
         """Delete a hook, its failure count and its log; False when there was no such hook."""
         pipe = self.r.pipeline(transaction=True)
