@@ -4,164 +4,22 @@ algorithm docs/webhooks.md documents (PyNaCl, the server key from GET /v1/server
 
 from __future__ import annotations
 
-import base64
 import dataclasses
-import http.server
 import json
-import threading
-import time
-from collections.abc import Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pytest
-from nacl.exceptions import BadSignatureError
-from nacl.signing import VerifyKey
 
 from service.config import Settings
 from service.delivery.webhooks import Delivery, DeliveryFailed, body_of, outbox_handler, signature
 from service.play.matches import Matches
-from service.play.webhooks import match_owner, player_owner
-from service.runtime import build, build_webhooks
-from tests.conftest import CREATOR, CREATOR_KEY, Player, signed_headers, signed_post, worker_burst
-from workers import jobs
-from workers import webhooks as hook_jobs
+from service.play.webhooks import player_owner
+from service.runtime import build_webhooks
+from tests.conftest import CREATOR, CREATOR_KEY, Player, signed_post, worker_burst
+from tests.delivery.hooks import Entry, Receiver, server_key, signed_get, start_match, verify
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "webhooks.md"
-
-
-# -- the documented verification (docs/webhooks.md), as a receiver would write it ----------------
-
-def b64url(text: str) -> bytes:
-    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
-
-
-def verify(server_public_key: str, headers: dict[str, str], body: bytes) -> bool:
-    msg_id, ts = headers["webhook-id"], headers["webhook-timestamp"]
-    key = VerifyKey(b64url(server_public_key))
-    for sig in headers["webhook-signature"].split():
-        version, _, value = sig.partition(",")
-        if version != "v1a":
-            continue
-        try:
-            key.verify(f"{msg_id}.{ts}.".encode() + body, base64.b64decode(value))
-            return True
-        except (BadSignatureError, ValueError):
-            pass
-    return False
-
-
-# -- a real receiver ----------------------------------------------------------------------------
-
-@dataclass
-class Received:
-    headers: dict[str, str]
-    body: bytes
-    status: int
-
-    @property
-    def event(self) -> dict[str, Any]:
-        return dict(json.loads(self.body))
-
-
-@dataclass
-class Receiver:
-    """An HTTP server on loopback: answers each POST with the next status of ``plan`` (then 200)."""
-
-    plan: list[int] = field(default_factory=list)
-    delay_s: float = 0.0
-    got: list[Received] = field(default_factory=list)
-    url: str = ""
-
-    def ok(self) -> list[Received]:
-        return [r for r in self.got if r.status == 200]
-
-
-@pytest.fixture
-def receiver() -> Iterator[Receiver]:
-    rec = Receiver()
-    lock = threading.Lock()
-
-    class Handler(http.server.BaseHTTPRequestHandler):
-        def do_POST(self) -> None:
-            body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
-            with lock:
-                status = rec.plan.pop(0) if rec.plan else 200
-                rec.got.append(Received({k.lower(): v for k, v in self.headers.items()}, body, status))
-            if rec.delay_s:
-                time.sleep(rec.delay_s)
-            self.send_response(status)
-            self.send_header("Content-Length", "2")
-            self.end_headers()
-            self.wfile.write(b"ok")
-
-        def log_message(self, *args: Any) -> None:
-            pass
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    rec.url = f"http://127.0.0.1:{server.server_address[1]}/hook"
-    yield rec
-    server.shutdown()
-    thread.join(10)
-
-
-@dataclass(frozen=True)
-class Entry:
-    """An outbox entry as service.delivery.outbox hands it to a consumer group's handler."""
-
-    kind: str
-    match: str
-    ply: int
-    data: dict[str, Any] = field(default_factory=dict)
-    stream_id: str = "0-1"
-
-
-def _env(monkeypatch: pytest.MonkeyPatch, s: Settings) -> None:
-    """The jobs build their service from the environment, as in a worker process."""
-    for name, value in {"REDIS_URL": s.redis_url, "PORTOLAN_NS": s.namespace, "PUBLIC_URL": s.public_url,
-                        "OUTBOX_DIR": s.outbox_dir, "PORTOLAN_WEBHOOKS_ALLOW_PRIVATE": "on" if s.webhooks_allow_private
-                        else "off", "PORTOLAN_WEBHOOK_RETRIES": ",".join(map(str, s.webhook_retries)) or "none",
-                        "PORTOLAN_WEBHOOK_TIMEOUT": str(int(s.webhook_timeout)),
-                        "PORTOLAN_WEBHOOK_DISABLE_AFTER": str(s.webhook_disable_after)}.items():
-        monkeypatch.setenv(name, value)
-    jobs.settings.cache_clear()
-    jobs.service.cache_clear()
-    hook_jobs.hooks.cache_clear()
-
-
-@pytest.fixture
-def hs(settings: Settings, monkeypatch: pytest.MonkeyPatch) -> Settings:
-    """Webhooks to loopback allowed (the receiver), retries at once, a short timeout."""
-    s = dataclasses.replace(settings, webhooks_allow_private=True, webhook_retries=(0, 0, 0), webhook_timeout=1.0,
-                            webhook_disable_after=4)
-    _env(monkeypatch, s)
-    return s
-
-
-@pytest.fixture
-def hs_app(hs: Settings) -> Any:
-    from service.api import create_app
-
-    return create_app(hs, build(hs), TESTING=True)
-
-
-def start_match(m: Matches, players: list[Player], emails: bool = True) -> str:
-    made = m.create("harbour-race", {}, [{"invite": f"p{i}@example.org"} for i in range(2)], creator_key=CREATOR_KEY)
-    for i in range(2):
-        m.claim(made["id"], i, made["invites"][str(i)], players[i].public_key, players[i].name,
-                f"p{i}@example.org" if emails else "")
-    return str(made["id"])
-
-
-def server_key(client: Any) -> str:
-    return str(client.get("/v1/server-key").get_json()["public_key"])
-
-
-def signed_get(client: Any, path: str, key: str) -> Any:
-    return client.get(path, headers=signed_headers(key, "GET", path))
 
 
 # -- the signature ----------------------------------------------------------------------------
@@ -322,73 +180,6 @@ def test_a_slow_receiver_times_out_and_is_logged(hs: Settings, hs_app: Any, rece
     assert attempt["ok"] is False and attempt["status"] is None and "timed out" in attempt["error"]
 
 
-# -- where a hook may point ----------------------------------------------------------------------
-
-@pytest.mark.parametrize(("url", "status", "code"), [
-    ("http://example.org/hook", 400, "bad-webhook-url"),
-    ("https://user:pw@example.org/hook", 400, "bad-webhook-url"),
-    ("ftp://example.org/hook", 400, "bad-webhook-url"),
-    ("https://" + "a" * 1100 + ".org/", 400, "bad-webhook-url"),
-    ("https://10.0.0.1/hook", 422, "webhook-address-refused"),
-    ("https://127.0.0.1/hook", 422, "webhook-address-refused"),
-    ("https://[::1]/hook", 422, "webhook-address-refused"),
-    ("https://[::ffff:127.0.0.1]/hook", 422, "webhook-address-refused"),
-    ("https://169.254.169.254/latest/meta-data", 422, "webhook-address-refused"),
-    ("https://0.0.0.0/", 422, "webhook-address-refused"),
-    ("https://224.0.0.1/", 422, "webhook-address-refused"),
-    ("https://100.64.0.1/", 422, "webhook-address-refused"),
-    ("https://localhost/hook", 422, "webhook-address-refused"),
-    ("https://no-such-host.invalid/hook", 422, "webhook-host-unresolvable"),
-])
-def test_unsafe_urls_are_refused_as_problems(client: Any, players: list[Player], url: str, status: int, code: str) -> None:
-    r = signed_post(client, "/v1/me/webhooks", {"url": url}, private_key=players[0].private_key)
-    assert r.status_code == status, r.get_json()
-    assert r.mimetype == "application/problem+json" and r.get_json()["code"] == code
-    assert signed_get(client, "/v1/me/webhooks", players[0].private_key).get_json()["webhooks"] == []
-
-
-def test_a_host_that_rebinds_to_loopback_after_registration_is_refused_at_delivery(
-        settings: Settings, service: Matches, receiver: Receiver) -> None:
-    answers = {"hooks.example.org": ["93.184.215.14"]}
-    hooks = dataclasses.replace(build_webhooks(settings, service), resolve=lambda host, port: answers[host])
-    hook = hooks.add(player_owner(CREATOR_KEY), "https://hooks.example.org/x")
-    answers["hooks.example.org"] = ["93.184.215.14", "127.0.0.1"]  # DNS now also says loopback
-    delivery = Delivery(hooks, service.server_key, settings, resolve=lambda host, port: answers[host])
-    with pytest.raises(DeliveryFailed, match=r"127\.0\.0\.1"):
-        delivery.run(player_owner(CREATOR_KEY), hook["id"], "e.1", {"id": "e.1", "type": "move"})
-    [attempt] = hooks.store.deliveries(player_owner(CREATOR_KEY), hook["id"])
-    assert attempt["ok"] is False and "loopback" in attempt["error"]
-    assert receiver.got == []
-
-
-# -- ownership and bounds --------------------------------------------------------------------------
-
-def test_only_the_creator_manages_a_matchs_hooks_and_the_count_is_bounded(settings: Settings, app: Any,
-                                                                          players: list[Player]) -> None:
-    client = app.test_client()
-    mid = signed_post(client, "/v1/matches", {"game": "harbour-race", "seats": [{"invite": "a@example.org"},
-                                                                             {"invite": "b@example.org"}]}).get_json()["id"]
-    base = f"/v1/matches/{mid}/webhooks"
-    hooks = app.extensions["portolan.webhooks"]
-    hooks.resolve = lambda host, port: ["93.184.215.14"]  # a public address; no DNS in the test
-    r = signed_post(client, base, {"url": "https://hooks.example.org/a"}, private_key=players[0].private_key)
-    assert r.status_code == 403 and r.get_json()["code"] == "not-the-creator"
-    assert client.get(base).status_code == 401
-    assert signed_post(client, "/v1/matches/nosuchmatch1/webhooks", {"url": "https://hooks.example.org/a"}).status_code == 404
-    for i in range(hooks.per_owner):
-        assert signed_post(client, base, {"url": f"https://hooks.example.org/{i}"}).status_code == 201
-    r = signed_post(client, base, {"url": "https://hooks.example.org/more"})
-    assert r.status_code == 409 and r.get_json()["code"] == "too-many-webhooks"
-    listed = signed_get(client, base, CREATOR).get_json()["webhooks"]
-    assert len(listed) == hooks.per_owner
-    gone = listed[0]["id"]
-    path = f"{base}/{gone}"
-    assert client.delete(path, headers=signed_headers(CREATOR, "DELETE", path)).status_code == 204
-    assert client.delete(path, headers=signed_headers(CREATOR, "DELETE", path)).status_code == 404
-    assert signed_get(client, f"/v1/me/webhooks/{listed[1]['id']}/deliveries", CREATOR).status_code == 404
-    assert hooks.store.get(match_owner(mid), listed[1]["id"]) is not None
-
-
 def test_a_matchs_hook_hears_the_public_events(hs: Settings, hs_app: Any, receiver: Receiver,
                                                players: list[Player]) -> None:
     client = hs_app.test_client()
@@ -404,107 +195,6 @@ def test_a_matchs_hook_hears_the_public_events(hs: Settings, hs_app: Any, receiv
     [got] = receiver.ok()
     assert got.event["type"] == "started" and got.headers["webhook-id"] == f"{mid}.0"
     assert verify(server_key(client), got.headers, got.body)
-
-
-# -- the CLI, over real HTTP ------------------------------------------------------------------------
-
-def test_the_cli_adds_lists_pings_reads_and_removes_a_webhook(hs: Settings, hs_app: Any, receiver: Receiver,
-                                                             tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                             capsys: pytest.CaptureFixture[str]) -> None:
-    from werkzeug.serving import make_server
-
-    from service.tools import cli
-
-    monkeypatch.setenv("PORTOLAN_HOME", str(tmp_path / "home"))
-    server = make_server("127.0.0.1", 0, hs_app, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        base = ["--server", f"http://127.0.0.1:{server.port}"]
-        assert cli.main([*base, "keygen"]) == 0
-        assert cli.main([*base, "--json", "webhook", "add", receiver.url, "--description", "mine"]) == 0
-        out = capsys.readouterr().out
-        hook = json.loads(out[out.index("{"):])
-        assert cli.main([*base, "webhook", "list"]) == 0
-        assert hook["id"] in capsys.readouterr().out
-        assert cli.main([*base, "webhook", "ping", hook["id"]]) == 0
-        assert "queued" in capsys.readouterr().out
-        worker_burst(hs)
-        assert [r.event["type"] for r in receiver.ok()] == ["ping"]
-        assert cli.main([*base, "webhook", "deliveries", hook["id"]]) == 0
-        assert " 200 " in capsys.readouterr().out
-        assert cli.main([*base, "webhook", "add", "ftp://example.org/x"]) == 2
-        assert "bad-webhook-url" in capsys.readouterr().err
-        assert cli.main([*base, "webhook", "remove", hook["id"]]) == 0
-        assert cli.main([*base, "webhook", "remove", hook["id"]]) == 2
-        assert "unknown-webhook" in capsys.readouterr().err
-    finally:
-        server.shutdown()
-        thread.join(10)
-
-
-# -- HTTPS: the checked address, the URL's name in TLS ------------------------------------------------
-
-@pytest.fixture
-def tls_receiver(tmp_path: Path) -> Iterator[tuple[Receiver, str]]:
-    """An HTTPS receiver on loopback whose certificate (from a throwaway CA) names hooks.example.org."""
-    import ssl
-
-    import trustme
-
-    ca = trustme.CA()
-    cert = ca.issue_cert("hooks.example.org")
-    rec = Receiver()
-
-    class Handler(http.server.BaseHTTPRequestHandler):
-        def do_POST(self) -> None:
-            body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
-            rec.got.append(Received({k.lower(): v for k, v in self.headers.items()}, body, 200))
-            self.send_response(200)
-            self.send_header("Content-Length", "0")
-            self.end_headers()
-
-        def log_message(self, *args: Any) -> None:
-            pass
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
-    cert.configure_cert(context)
-    server.socket = context.wrap_socket(server.socket, server_side=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    bundle = tmp_path / "ca.pem"
-    ca.cert_pem.write_to_path(str(bundle))
-    rec.url = f"https://hooks.example.org:{server.server_address[1]}/in"
-    yield rec, str(bundle)
-    server.shutdown()
-    thread.join(10)
-
-
-def test_https_goes_to_the_checked_address_with_the_urls_name_and_a_verified_certificate(
-        hs: Settings, service: Matches, tls_receiver: tuple[Receiver, str]) -> None:
-    rec, bundle = tls_receiver
-    resolved: list[str] = []
-
-    def resolve(host: str, port: int) -> list[str]:  # the name lives only here: no real DNS
-        resolved.append(host)
-        return ["127.0.0.1"]
-
-    hooks = dataclasses.replace(build_webhooks(hs, service), resolve=resolve)
-    owner = player_owner(CREATOR_KEY)
-    hook = hooks.add(owner, rec.url)
-    event = {"id": "m.1", "type": "move", "match": "m", "game": "harbour-race", "ply": 1, "at": "now"}
-    trusted = Delivery(hooks, service.server_key, hs, resolve=resolve, ca_certs=bundle)
-    assert trusted.run(owner, hook["id"], "m.1", event).startswith("delivered")
-    [got] = rec.got
-    assert got.headers["host"] == f"hooks.example.org:{rec.url.split(':')[2].split('/')[0]}"
-    assert verify(service.server_public_key, got.headers, got.body) and got.event == event
-    # the same receiver, with only the public CAs trusted: the certificate is refused, nothing is sent
-    untrusted = Delivery(hooks, service.server_key, hs, resolve=resolve)
-    with pytest.raises(DeliveryFailed, match=r"CERTIFICATE_VERIFY_FAILED|certificate"):
-        untrusted.run(owner, hook["id"], "m.2", {**event, "id": "m.2"})
-    assert len(rec.got) == 1
-    assert resolved.count("hooks.example.org") == 3  # at registration and at each delivery
 
 
 # -- the whole way: commit -> outbox -> dispatcher -> RQ -> receiver --------------------------------
@@ -532,20 +222,3 @@ def test_a_bot_match_played_by_the_worker_reaches_the_matchs_hook_move_by_move(h
     assert by_type["finished"][0]["outcome"] == meta["outcome"]
 
 
-def test_pings_are_rate_limited_per_key(app: Any, players: list[Player]) -> None:
-    from service.api.limits import PINGS_PER_KEY
-
-    client = app.test_client()
-    app.extensions["portolan.webhooks"].resolve = lambda host, port: ["93.184.215.14"]
-    key = players[0].private_key
-    hook = signed_post(client, "/v1/me/webhooks", {"url": "https://hooks.example.org/p"}, private_key=key).get_json()
-    path = f"/v1/me/webhooks/{hook['id']}/ping"
-    allowed = int(PINGS_PER_KEY.split("/")[0])
-    assert all(signed_post(client, path, None, private_key=key, data=b"").status_code == 202 for _ in range(allowed))
-    r = signed_post(client, path, None, private_key=key, data=b"")
-    assert r.status_code == 429 and r.get_json()["code"] == "rate-limited" and int(r.headers["Retry-After"]) > 0
-    # another key's pings are its own
-    other = signed_post(client, "/v1/me/webhooks", {"url": "https://hooks.example.org/q"},
-                        private_key=players[1].private_key).get_json()
-    assert signed_post(client, f"/v1/me/webhooks/{other['id']}/ping", None, private_key=players[1].private_key,
-                       data=b"").status_code == 202
