@@ -36,12 +36,16 @@ class DeliveryQueue(Protocol):
     """Where deliveries go to be done later (:class:`service.delivery.webhooks.RQWebhookQueue`)."""
 
     def deliver(self, owner: str, hook_id: str, msg_id: str, event: dict[str, Any]) -> None: ...
+    def deliver_many(self, deliveries: list[tuple[str, str, str, dict[str, Any]]]) -> None: ...
 
 
 class NullQueue:
     """Delivers nothing (pure unit tests)."""
 
     def deliver(self, owner: str, hook_id: str, msg_id: str, event: dict[str, Any]) -> None:
+        pass
+
+    def deliver_many(self, deliveries: list[tuple[str, str, str, dict[str, Any]]]) -> None:
         pass
 
 
@@ -182,14 +186,13 @@ class Webhooks:
             return 0
         planned = self.events_for(kind, match_id, ply, data)
         hooks: dict[str, list[dict[str, Any]]] = {}
-        n = 0
+        deliveries: list[tuple[str, str, str, dict[str, Any]]] = []
         for owner, msg_id, event in planned:
             if owner not in hooks:
                 hooks[owner] = [h for h in self.store.all(owner) if not h.get("disabled")]
-            for hook in hooks[owner]:
-                self.queue.deliver(owner, hook["id"], msg_id, event)
-                n += 1
-        return n
+            deliveries += [(owner, hook["id"], msg_id, event) for hook in hooks[owner]]
+        self.queue.deliver_many(deliveries)
+        return len(deliveries)
 
     # -- the owner's address, for the notice that a hook was switched off -----------------------
 
