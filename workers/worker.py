@@ -58,13 +58,24 @@ def dispatcher(settings: Settings, name: str | None = None) -> Dispatcher:
     return Dispatcher(build(settings), settings, name=name)
 
 
+QUEUES = ("bots", "notices", "webhooks")
+
+
 def run(settings: Settings, burst: bool = False, fork: bool = False, name: str | None = None,
-        sweep_every_s: float = 60.0) -> bool:
+        sweep_every_s: float = 60.0, kinds: tuple[str, ...] = QUEUES) -> bool:
     """Dispatch and process jobs until stopped. With ``burst``, alternate draining the outbox and
-    running the queues empty until neither has anything left (tests, one-off catch-up)."""
+    running the queues empty until neither has anything left (tests, one-off catch-up).
+
+    ``kinds`` picks the queues, in priority order. A webhook delivery may wait up to
+    ``PORTOLAN_WEBHOOK_TIMEOUT`` on a slow receiver, and a worker runs one job at a time, so in
+    production run webhook workers of their own (``portolan worker --queues webhooks``) beside
+    ``--queues bots,notices``: then no receiver can delay a bot's move or a turn notice."""
     logging.basicConfig(level=logging.INFO, format="%(asctime)s worker %(message)s")
     client = connect(settings.redis_url)
-    queues = [settings.queue_name("bots"), settings.queue_name("notices"), settings.queue_name("webhooks")]
+    unknown = set(kinds) - set(QUEUES)
+    if unknown or not kinds:
+        raise ValueError(f"queues are some of {', '.join(QUEUES)}, not {', '.join(sorted(unknown)) or 'none'}")
+    queues = [settings.queue_name(kind) for kind in kinds]
     cls = Worker if fork else SimpleWorker
     outbox = dispatcher(settings, name=f"{name}-outbox" if name else None)
     if burst:

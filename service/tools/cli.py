@@ -353,7 +353,7 @@ def cmd_worker(args: argparse.Namespace) -> int:
     from service.config import Settings
     from workers.worker import run
 
-    run(Settings.from_env(), burst=args.burst, fork=args.fork)
+    run(Settings.from_env(), burst=args.burst, fork=args.fork, kinds=tuple(q.strip() for q in args.queues.split(",")))
     return 0
 
 
@@ -396,6 +396,8 @@ def parser() -> argparse.ArgumentParser:
     sp = cmd("worker", cmd_worker, "run the outbox dispatcher and an RQ worker for notices and bots against REDIS_URL")
     sp.add_argument("--burst", action="store_true", help="stop when the queues are empty")
     sp.add_argument("--fork", action="store_true", help="run each job in a forked process")
+    sp.add_argument("--queues", default="bots,notices,webhooks",
+                    help="queues to work, in priority order (production: webhook workers of their own)")
     sp = cmd("rebuild", cmd_rebuild, "replay matches from their logs and report any that no longer replay")
     sp.add_argument("matches", nargs="*")
     sp.add_argument("--all", action="store_true")

@@ -222,3 +222,18 @@ def test_a_bot_match_played_by_the_worker_reaches_the_matchs_hook_move_by_move(h
     assert by_type["finished"][0]["outcome"] == meta["outcome"]
 
 
+
+
+def test_webhook_workers_can_run_apart_from_the_bots_and_notices(hs: Settings, hs_app: Any,
+                                                                 receiver: Receiver, players: list[Player]) -> None:
+    from workers.worker import run
+
+    client = hs_app.test_client()
+    hook = signed_post(client, "/v1/me/webhooks", {"url": receiver.url}, private_key=players[0].private_key).get_json()
+    signed_post(client, f"/v1/me/webhooks/{hook['id']}/ping", None, private_key=players[0].private_key, data=b"")
+    run(hs, burst=True, kinds=("bots", "notices"))
+    assert receiver.got == []  # not theirs
+    run(hs, burst=True, kinds=("webhooks",))
+    assert [r.event["type"] for r in receiver.ok()] == ["ping"]
+    with pytest.raises(ValueError, match="queues are some of"):
+        run(hs, burst=True, kinds=("hooks",))
