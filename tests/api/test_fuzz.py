@@ -176,7 +176,10 @@ def _state_machine(target: Any, keys: list[str], seen: set[tuple[str, int | str]
     import schemathesis
 
     checks = contract_checks()
-    schema = schemathesis.openapi.from_path(SPEC_PATH)
+    # The webhook routes are fuzzed statelessly above (signed, every status). Here they made the
+    # run flaky: their answers carry random hook ids that schemathesis feeds back into what it
+    # generates, so a replayed scenario drew differently (hypothesis FlakyStrategyDefinition).
+    schema = schemathesis.openapi.from_path(SPEC_PATH).exclude(path_regex="/webhooks")
 
     class Machine(schema.as_state_machine()):  # type: ignore[misc]
         """Every step goes through the signing middleware into the Flask app."""
