@@ -32,6 +32,15 @@
                     told it it is done, and enqueues it again if it is neither queued nor running (``60``)
 ``PORTOLAN_WATCHDOG_S``      how often each worker's watchdog looks for such overdue jobs (``5``)
 ``PORTOLAN_SWEEP_S``         how often the safety-net sweep scans the newest matches (``300``; ``0``: never)
+``PORTOLAN_CORS_ORIGINS``  origins a browser may call the API from, ``,``-separated (``*``: any; requests
+                    are authenticated by signature, never by cookies, so no credentials are allowed)
+``PORTOLAN_WEBHOOKS_ALLOW_PRIVATE``  ``off`` (default) or ``on``: let webhooks use plain ``http`` and
+                    loopback or private addresses (development and tests only; see docs/webhooks.md)
+``PORTOLAN_WEBHOOKS_PER_OWNER``  webhooks one player key or one match may have (``10``)
+``PORTOLAN_WEBHOOK_TIMEOUT``  seconds a webhook receiver has to connect and answer (``5``)
+``PORTOLAN_WEBHOOK_RETRIES``  seconds before each retry of a failed delivery, ``,``-separated
+                    (``10,60,300,1800,7200``: five retries over about 2.5 hours)
+``PORTOLAN_WEBHOOK_DISABLE_AFTER``  consecutive failed attempts that switch a webhook off (``15``)
 ==================  ==========================================================================
 """
 
@@ -71,6 +80,12 @@ class Settings:
     job_deadline_s: float = 60.0
     watchdog_s: float = 5.0
     sweep_s: float = 300.0
+    cors_origins: tuple[str, ...] = ("*",)
+    webhooks_allow_private: bool = False
+    webhooks_per_owner: int = 10
+    webhook_timeout: float = 5.0
+    webhook_retries: tuple[int, ...] = (10, 60, 300, 1800, 7200)
+    webhook_disable_after: int = 15
 
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None) -> Settings:
@@ -98,6 +113,13 @@ class Settings:
             job_deadline_s=_float(e, "PORTOLAN_JOB_DEADLINE_S", cls.job_deadline_s),
             watchdog_s=_float(e, "PORTOLAN_WATCHDOG_S", cls.watchdog_s),
             sweep_s=_float(e, "PORTOLAN_SWEEP_S", cls.sweep_s),
+            cors_origins=tuple(o.strip() for o in (e.get("PORTOLAN_CORS_ORIGINS") or "*").split(",") if o.strip())
+            or cls.cors_origins,
+            webhooks_allow_private=_flag(e, "PORTOLAN_WEBHOOKS_ALLOW_PRIVATE", False),
+            webhooks_per_owner=_int(e, "PORTOLAN_WEBHOOKS_PER_OWNER", cls.webhooks_per_owner),
+            webhook_timeout=float(_int(e, "PORTOLAN_WEBHOOK_TIMEOUT", int(cls.webhook_timeout))),
+            webhook_retries=_ints(e, "PORTOLAN_WEBHOOK_RETRIES", cls.webhook_retries),
+            webhook_disable_after=max(1, _int(e, "PORTOLAN_WEBHOOK_DISABLE_AFTER", cls.webhook_disable_after)),
         )
 
     def message_domain(self) -> str:
@@ -145,3 +167,30 @@ def _float(env: dict[str, str], name: str, default: float) -> float:
     if not value >= 0:  # also refuses nan
         raise ValueError(f"{name} must not be negative, not {raw}")
     return value
+
+def _flag(env: dict[str, str], name: str, default: bool) -> bool:
+    """An on/off setting (on, 1, true, yes / off, 0, false, no); anything else stops the process."""
+    raw = (env.get(name) or "").strip().lower()
+    if not raw:
+        return default
+    if raw in ("on", "1", "true", "yes"):
+        return True
+    if raw in ("off", "0", "false", "no"):
+        return False
+    raise ValueError(f"{name} must be on or off, not {raw!r}")
+
+
+def _ints(env: dict[str, str], name: str, default: tuple[int, ...]) -> tuple[int, ...]:
+    """A ``,``-separated list of non-negative integers ("" or "none": an empty list)."""
+    raw = env.get(name)
+    if raw is None or raw.strip() == "":
+        return default
+    if raw.strip().lower() == "none":
+        return ()
+    try:
+        values = tuple(int(v) for v in raw.split(","))
+    except ValueError as exc:
+        raise ValueError(f"{name} must be integers separated by commas, not {raw!r}") from exc
+    if any(v < 0 for v in values):
+        raise ValueError(f"{name} must not hold negative numbers")
+    return values

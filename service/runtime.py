@@ -11,8 +11,10 @@ from functools import lru_cache
 import redis
 
 from service.config import Settings
+from service.delivery.webhooks import webhooks_of
 from service.play.matches import Matches
 from service.play.throttle import InviteLimits
+from service.play.webhooks import Webhooks
 from service.proof import signing
 from service.storage.store import Store
 
@@ -30,3 +32,8 @@ def build(settings: Settings) -> Matches:
     key = settings.server_key or store.get_or_create("server:key", signing.generate_private_key)
     return Matches(store=store, server_key=key, public_url=settings.public_url,
                    invite_limits=InviteLimits(settings.invites_per_creator_hour, settings.invites_per_recipient_day))
+
+
+def build_webhooks(settings: Settings, matches: Matches) -> Webhooks:
+    """The webhook use cases beside ``matches`` (same store), queuing deliveries to RQ."""
+    return webhooks_of(matches, settings)

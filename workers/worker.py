@@ -4,8 +4,8 @@ One process runs three things:
 
 - the **dispatcher** (service.delivery.outbox): one consumer in every outbox consumer group, in
   background threads, turning committed changes into RQ jobs (and stream and webhook work);
-- an **RQ worker** listening to the bot queue first (a bot's move unblocks people) and then the
-  notice queue, with RQ's scheduler on so retries with backoff happen;
+- an **RQ worker** listening to the bot queue first (a bot's move unblocks people), then the
+  notice queue and the webhook queue, with RQ's scheduler on so retries with backoff happen;
 - the **watchdog** (service.delivery.watchdog): every job is enqueued with a promise that the
   job keeps when its work is done; an overdue promise whose job is neither queued nor running
   (its worker was killed) is enqueued again, so a bot turn is retried until the ply moves on and
@@ -65,14 +65,25 @@ def dispatcher(settings: Settings, name: str | None = None) -> Dispatcher:
     return Dispatcher(build(settings), settings, name=name)
 
 
+QUEUES = ("bots", "notices", "webhooks")
+
+
 def run(settings: Settings, burst: bool = False, fork: bool = False, name: str | None = None,
-        sweep_every_s: float | None = None) -> bool:
+        sweep_every_s: float | None = None, kinds: tuple[str, ...] = QUEUES) -> bool:
     """Dispatch and process jobs until stopped. With ``burst``, alternate draining the outbox (and
     a watchdog pass) and running the queues empty until neither has anything left (tests, one-off
-    catch-up)."""
+    catch-up).
+
+    ``kinds`` picks the queues, in priority order. A webhook delivery may wait up to
+    ``PORTOLAN_WEBHOOK_TIMEOUT`` on a slow receiver, and a worker runs one job at a time, so in
+    production run webhook workers of their own (``portolan worker --queues webhooks``) beside
+    ``--queues bots,notices``: then no receiver can delay a bot's move or a turn notice."""
     logging.basicConfig(level=logging.INFO, format="%(asctime)s worker %(message)s")
     client = connect(settings.redis_url)
-    queues = [settings.queue_name("bots"), settings.queue_name("notices")]
+    unknown = set(kinds) - set(QUEUES)
+    if unknown or not kinds:
+        raise ValueError(f"queues are some of {', '.join(QUEUES)}, not {', '.join(sorted(unknown)) or 'none'}")
+    queues = [settings.queue_name(kind) for kind in kinds]
     cls = Worker if fork else SimpleWorker
     outbox = dispatcher(settings, name=f"{name}-outbox" if name else None)
     watchdog = Watchdog(outbox.service.store, RQDispatcher(client, settings, outbox.service.store), settings)

@@ -6,12 +6,13 @@ import threading
 from typing import Any
 
 from flask import Flask
+from flask_cors import CORS
 from werkzeug.middleware.proxy_fix import ProxyFix
 
-from service.api import errors, games, limits, matches, players, server
+from service.api import errors, games, limits, matches, players, server, webhooks
 from service.config import Settings
 from service.play.matches import Matches
-from service.runtime import build
+from service.runtime import build, build_webhooks
 
 
 def create_app(settings: Settings | None = None, service: Matches | None = None, **config: Any) -> Flask:
@@ -23,6 +24,7 @@ def create_app(settings: Settings | None = None, service: Matches | None = None,
     service = service or build(settings)
     app.extensions["portolan"] = service
     app.extensions["portolan.settings"] = settings
+    app.extensions["portolan.webhooks"] = build_webhooks(settings, service)
     # the waiting slots of ?wait=N long-polls in this process (see matches._poll)
     app.extensions["portolan.long_polls"] = threading.BoundedSemaphore(settings.long_polls) if settings.long_polls else None
     app.json.sort_keys = False  # type: ignore[attr-defined]
@@ -31,6 +33,17 @@ def create_app(settings: Settings | None = None, service: Matches | None = None,
     app.register_blueprint(games.bp)
     app.register_blueprint(matches.bp)
     app.register_blueprint(players.bp)
+    app.register_blueprint(webhooks.bp)
+    # CORS (flask-cors): browsers on the allowed origins may call every route. Requests are
+    # authenticated by their signature, never by cookies, so "*" is a safe default and no
+    # credentials are ever allowed; the signature and JSON headers may be sent, and the headers
+    # a client needs (versions, where a thing was made, when to retry) may be read.
+    anyone = "*" in settings.cors_origins  # then answer "*" itself (one cacheable answer), not the echo
+    CORS(app, origins="*" if anyone else list(settings.cors_origins), send_wildcard=anyone, supports_credentials=False,
+         allow_headers=["Authorization", "Content-Type", "If-None-Match"],
+         expose_headers=["ETag", "Location", "Retry-After", "RateLimit-Limit", "RateLimit-Remaining",
+                         "RateLimit-Reset", "RateLimit-Policy", "RateLimit"],
+         methods=["GET", "POST", "DELETE", "OPTIONS"], max_age=86400)
     limits.install(app, settings, service.store.r.connection_pool)
     if settings.proxies:  # only then is X-Forwarded-For the client's word, set by a proxy we trust
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=settings.proxies)  # type: ignore[method-assign]

@@ -34,7 +34,13 @@ from service.config import Settings
 
 # routes that change something, by endpoint: everything else has the read limit
 _CREATE = ("matches.create",)
-_WRITES = ("matches.claim", "matches.move", "matches.abort")
+_WRITES = ("matches.claim", "matches.move", "matches.abort", "webhooks.add_my_hook", "webhooks.add_match_hook",
+           "webhooks.remove_my_hook", "webhooks.remove_match_hook")
+# Each ping makes the server send a request to a URL the caller chose: far fewer than writes,
+# per key and per address (keys cost nothing), so pings cannot turn the server into a flood.
+_PINGS = ("webhooks.ping_my_hook", "webhooks.ping_match_hook")
+PINGS_PER_KEY = "20/hour"
+PINGS_PER_ADDRESS = "100/hour"
 
 
 def client_identity() -> str:
@@ -70,6 +76,9 @@ def install(app: Flask, settings: Settings, connection_pool: Any) -> Limiter:
     # could create without end (each creation stores a match and may send mail).
     for endpoint in _CREATE:
         limiter.limit(settings.rate_create_per_address, key_func=client_address)(app.view_functions[endpoint])
+    for endpoint in _PINGS:  # the decorated view must be the one served: its wrapper does the check
+        view = limiter.limit(PINGS_PER_KEY)(app.view_functions[endpoint])
+        app.view_functions[endpoint] = limiter.limit(PINGS_PER_ADDRESS, key_func=client_address)(view)
 
     @app.errorhandler(RateLimitExceeded)
     def _too_many(exc: RateLimitExceeded) -> Response:

@@ -101,3 +101,10 @@ def body(schema: type[Schema]) -> dict[str, Any]:
         raise BadRequest("malformed-json", "the request body must be a JSON object")
     loaded: dict[str, Any] = _instance(schema).load(data)
     return loaded
+
+
+class AddWebhook(Schema):
+    # a longer URL is refused by the use case, with a message that says so (bad-webhook-url)
+    url = fields.String(required=True, validate=validate.Length(min=1, max=8192),
+                        metadata={"description": "https URL the events are POSTed to"})
+    description = fields.String(load_default="", validate=validate.Length(max=200))

@@ -6,6 +6,7 @@ bucket's stream and hands each entry to its handler:
 
 ============  ==============================================================================
 ``jobs``      turn notices, bot turns, match-over mail and invitations, as RQ jobs
+``webhooks``  one webhook delivery job per (hook, event) (service.delivery.webhooks)
 (others)      registered with :func:`register` by the streams and webhooks
 ============  ==============================================================================
 
@@ -30,6 +31,7 @@ from collections.abc import Callable
 from typing import Any
 
 from service.config import Settings
+from service.delivery import webhooks
 from service.delivery.dispatch import RQDispatcher
 from service.play.matches import Matches
 from service.storage.store import OutboxRecord
@@ -171,3 +173,4 @@ def jobs_for(service: Matches, dispatcher: RQDispatcher, entry: OutboxEntry) -> 
 def install_default_groups(settings: Settings) -> None:
     """Register the service's own consumer groups (idempotent)."""
     register("jobs", _jobs(settings))
+    register(webhooks.GROUP, webhooks.outbox_handler(settings))

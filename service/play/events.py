@@ -86,3 +86,9 @@ def your_turn(meta: Mapping[str, Any], seat: int) -> dict[str, Any]:
     return {"id": event_id(meta["id"], f"{meta['ply']}.turn.{seat}"), "type": "your-turn", "match": meta["id"],
             "game": meta["game"], "ply": meta["ply"], "at": meta["updated_at"], "seat": seat,
             "active_seats": list(meta["active"])}
+
+
+def ping(hook_id: str, at: str, nonce: str) -> dict[str, Any]:
+    """A test delivery a hook's owner asked for (no match: ``match``, ``game`` and ``ply`` are null)."""
+    return {"id": f"ping.{hook_id}.{nonce}", "type": "ping", "match": None, "game": None, "ply": None, "at": at,
+            "hook": hook_id}

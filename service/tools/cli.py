@@ -2,7 +2,7 @@
 
 Operator commands: ``dev`` (everything on one machine), ``serve`` (the API), ``worker``,
 ``rebuild``. Player commands: ``keygen``, ``create``, ``abort``, ``claim``, ``show``, ``actions``, ``move``,
-``log``, ``my-turns``, ``record``, ``verify``. Keys live in the user's config directory
+``log``, ``my-turns``, ``webhook``, ``record``, ``verify``. Keys live in the user's config directory
 (``$PORTOLAN_HOME``, else ``$XDG_CONFIG_HOME/portolan``, else ``~/.config/portolan``), mode 0600.
 """
 
@@ -267,6 +267,51 @@ def cmd_my_turns(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_webhook(args: argparse.Namespace) -> int:
+    """``portolan webhook add|list|remove|ping|deliveries``: a player's hooks, or a match's (--match)."""
+    c = _client(args)
+    key = load_key(args.key)
+    where = ["--match", args.match] if args.match else []
+    if args.action == "add":
+        if not args.target:
+            raise SystemExit("portolan webhook add URL [--match ID]: which URL?")
+        hook = c.add_webhook(args.target, args.match, args.description or "", private_key=key)
+        out(hook if args.json else f"webhook {hook['id']} -> {hook['url']} "
+            f"({'match ' + args.match if args.match else 'all your matches'}); test it: "
+            + shell_line(["portolan", "webhook", "ping", hook["id"], *where]), args.json)
+        return 0
+    if args.action == "list":
+        hooks = c.webhooks(args.match, private_key=key)
+        if args.json:
+            out(hooks, True)
+        elif not hooks:
+            say("no webhooks")
+        for h in [] if args.json else hooks:
+            state = f"OFF since {h['disabled_at']}: {h['disabled_reason']}" if h["disabled"] else "on"
+            say(f"{h['id']} {h['url']} [{state}; {h['failures']} failures in a row]")
+        return 0
+    if not args.target:
+        raise SystemExit(f"portolan webhook {args.action} HOOK [--match ID]: which hook? (portolan webhook list)")
+    if args.action == "remove":
+        c.remove_webhook(args.target, args.match, private_key=key)
+        out({"removed": args.target} if args.json else f"webhook {args.target} removed", args.json)
+    elif args.action == "ping":
+        result = c.ping_webhook(args.target, args.match, private_key=key)
+        out(result if args.json else f"ping {result['event']['id']} queued; see: "
+            + shell_line(["portolan", "webhook", "deliveries", args.target, *where]), args.json)
+    else:
+        data = c.webhook_deliveries(args.target, args.match, private_key=key)
+        if args.json:
+            out(data, True)
+            return 0
+        h = data["webhook"]
+        say(f"{h['id']} {h['url']}: {'OFF: ' + str(h['disabled_reason']) if h['disabled'] else 'on'}")
+        for d in data["deliveries"]:
+            say(f"{d['at']} {d['event']} attempt {d['attempt']}: {d['status'] or '-'} {d['latency_ms']} ms"
+                + (f" {d['error']}" if d["error"] else ""))
+    return 0
+
+
 def cmd_record(args: argparse.Namespace) -> int:
     data = _client(args).record(args.match)
     text = json.dumps(data, indent=2, ensure_ascii=False)
@@ -308,7 +353,7 @@ def cmd_worker(args: argparse.Namespace) -> int:
     from service.config import Settings
     from workers.worker import run
 
-    run(Settings.from_env(), burst=args.burst, fork=args.fork)
+    run(Settings.from_env(), burst=args.burst, fork=args.fork, kinds=tuple(q.strip() for q in args.queues.split(",")))
     return 0
 
 
@@ -351,6 +396,8 @@ def parser() -> argparse.ArgumentParser:
     sp = cmd("worker", cmd_worker, "run the outbox dispatcher and an RQ worker for notices and bots against REDIS_URL")
     sp.add_argument("--burst", action="store_true", help="stop when the queues are empty")
     sp.add_argument("--fork", action="store_true", help="run each job in a forked process")
+    sp.add_argument("--queues", default="bots,notices,webhooks",
+                    help="queues to work, in priority order (production: webhook workers of their own)")
     sp = cmd("rebuild", cmd_rebuild, "replay matches from their logs and report any that no longer replay")
     sp.add_argument("matches", nargs="*")
     sp.add_argument("--all", action="store_true")
@@ -391,6 +438,12 @@ def parser() -> argparse.ArgumentParser:
     sp.add_argument("--from", dest="start", type=int, default=0)
     sp = cmd("my-turns", cmd_my_turns, "matches waiting for you")
     sp.add_argument("--key", default="default")
+    sp = cmd("webhook", cmd_webhook, "webhooks: events POSTed to your HTTPS URL (docs/webhooks.md)")
+    sp.add_argument("action", choices=["add", "list", "remove", "ping", "deliveries"])
+    sp.add_argument("target", nargs="?", help="the URL (add) or the webhook id (remove, ping, deliveries)")
+    sp.add_argument("--match", help="a match's webhooks (you must have created it) instead of your own")
+    sp.add_argument("--description", help="a note for yourself (add)")
+    sp.add_argument("--key", default="default", help="the key that owns the webhooks (the creator's for --match)")
     sp = cmd("record", cmd_record, "download a match's verifiable record")
     sp.add_argument("match")
     sp.add_argument("-o", "--output")

@@ -69,6 +69,24 @@ class Client:
             raise ApiError(resp.status_code, body)
         return resp.json()
 
+    def _signed(self, method: str, path: str, private_key: str | None, body: Any = None,
+                ok: tuple[int, ...] = (200, 201, 202)) -> Any:
+        """A signed request with an optional JSON body (sent as exactly the signed bytes)."""
+        data = json_bytes(body) if body is not None else b""
+        headers = self._auth(method, path, body=data, private_key=private_key)
+        if body is not None:
+            headers["Content-Type"] = "application/json"
+        resp = self.http.request(method, self.base + path, data=data, headers=headers, timeout=self.timeout)
+        if resp.status_code == 204:
+            return None
+        if resp.status_code not in ok:
+            try:
+                problem = resp.json()
+            except ValueError:
+                problem = {"detail": resp.text[:500]}
+            raise ApiError(resp.status_code, problem)
+        return resp.json()
+
     def _signed_get(self, path: str, private_key: str | None, params: dict[str, Any] | None = None) -> Any:
         # the query is built here, not by requests, so that the signed string is the sent one
         query = urlencode(params or {})
@@ -140,3 +158,31 @@ class Client:
         body = json.dumps({"envelope": envelope, "signature": signing.sign(private_key, envelope)}).encode()
         headers = {"Content-Type": "application/json", **self._auth("POST", path, body=body, private_key=private_key)}
         return dict(self._call("POST", path, data=body, headers=headers))
+
+    # -- webhooks ------------------------------------------------------------------------------
+    @staticmethod
+    def _hooks_path(match: str | None) -> str:
+        """A player's hooks (``match`` None: every match of the signing key) or a match's (its creator's)."""
+        return f"/v1/matches/{match}/webhooks" if match else "/v1/me/webhooks"
+
+    def add_webhook(self, url: str, match: str | None = None, description: str = "",
+                    private_key: str | None = None) -> dict[str, Any]:
+        """Register a webhook: the signing key's (all its matches), or a match's when ``match`` is
+        given (signed by the match's creator key)."""
+        return dict(self._signed("POST", self._hooks_path(match), private_key,
+                                 {"url": url, "description": description}))
+
+    def webhooks(self, match: str | None = None, private_key: str | None = None) -> list[dict[str, Any]]:
+        return list(self._signed_get(self._hooks_path(match), private_key)["webhooks"])
+
+    def remove_webhook(self, hook: str, match: str | None = None, private_key: str | None = None) -> None:
+        self._signed("DELETE", f"{self._hooks_path(match)}/{hook}", private_key)
+
+    def ping_webhook(self, hook: str, match: str | None = None, private_key: str | None = None) -> dict[str, Any]:
+        """Queue a test event (``ping``) to a webhook; a ping that gets through switches a
+        switched-off hook back on."""
+        return dict(self._signed("POST", f"{self._hooks_path(match)}/{hook}/ping", private_key))
+
+    def webhook_deliveries(self, hook: str, match: str | None = None, private_key: str | None = None) -> dict[str, Any]:
+        """The hook's state and its last delivery attempts, newest first."""
+        return dict(self._signed_get(f"{self._hooks_path(match)}/{hook}/deliveries", private_key))

@@ -4,8 +4,8 @@ The fuzzer generates requests without real signatures, so on its own it only eve
 401 in front of the signed routes. Wrapped in :class:`Signer`, each request to a signed route
 that carries no Portolan ``Authorization`` of its own is signed over exactly the method, path, raw query
 and body the app will see: with the creator's key for create and abort, with the seat's key for
-a seat view (and a move, whose envelope names the seat), and with one player's key for "my
-turns". ``stranger=True`` signs with a key that holds nothing, to reach the 403s;
+a seat view (and a move, whose envelope names the seat), with one player's key for "my
+turns" and that player's webhooks, and with the creator's key for a match's webhooks. ``stranger=True`` signs with a key that holds nothing, to reach the 403s;
 ``forged=True`` signs with the right key over another path, to reach the ``bad-signature`` 401.
 
 Schemathesis fills the ``signedRequest`` apiKey header with arbitrary strings; such a header
@@ -32,6 +32,8 @@ WsgiApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
 _CREATOR_ROUTES = re.compile(r"/v1/matches(/[^/]+/abort)?")
 _SEAT_VIEW = re.compile(r"/v1/matches/[^/]+/seats/(\d{1,400})/view")
 _MOVES = re.compile(r"/v1/matches/[^/]+/moves")
+_MY_HOOKS = re.compile(r"/v1/me/webhooks(/[^/]+(/ping|/deliveries)?)?")
+_MATCH_HOOKS = re.compile(r"/v1/matches/[^/]+/webhooks(/[^/]+(/ping|/deliveries)?)?")
 
 
 @dataclass
@@ -52,6 +54,10 @@ class Signer:
             return self.outsider if self._is_signed_route(method, path, body) else None
         if method == "POST" and _CREATOR_ROUTES.fullmatch(path):
             return self.creator
+        if _MATCH_HOOKS.fullmatch(path):  # a match's webhooks are its creator's
+            return self.creator
+        if _MY_HOOKS.fullmatch(path):
+            return self.seat_keys[0]
         if method == "GET" and (m := _SEAT_VIEW.fullmatch(path)):
             return self.seat_keys[int(m.group(1)) % len(self.seat_keys)]
         if method == "GET" and path == "/v1/me/turns":
@@ -63,7 +69,8 @@ class Signer:
 
     def _is_signed_route(self, method: str, path: str, body: bytes) -> bool:
         return bool((method == "POST" and (_CREATOR_ROUTES.fullmatch(path) or _MOVES.fullmatch(path)))
-                    or (method == "GET" and (_SEAT_VIEW.fullmatch(path) or path == "/v1/me/turns")))
+                    or (method == "GET" and (_SEAT_VIEW.fullmatch(path) or path == "/v1/me/turns"))
+                    or _MY_HOOKS.fullmatch(path) or _MATCH_HOOKS.fullmatch(path))
 
     def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
         """Sign the request in ``environ`` (when it is unsigned and its route is signed), then pass it on."""

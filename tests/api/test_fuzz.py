@@ -29,7 +29,9 @@ from tests.api.signing_wsgi import Signer
 from tests.conftest import CREATOR, Player, create_match
 
 SPEC_PATH = Path(__file__).resolve().parents[2] / "openapi.yaml"
-SIGNED_OPERATIONS = {"createMatch", "abortMatch", "getSeatView", "getMyTurns", "submitMove"}
+SIGNED_OPERATIONS = {"createMatch", "abortMatch", "getSeatView", "getMyTurns", "submitMove", "listMyWebhooks",
+                     "addMyWebhook", "removeMyWebhook", "pingMyWebhook", "getMyWebhookDeliveries", "listMatchWebhooks",
+                     "addMatchWebhook", "removeMatchWebhook", "pingMatchWebhook", "getMatchWebhookDeliveries"}
 
 
 def contract_checks() -> list[Any]:
@@ -84,7 +86,10 @@ def fuzz_app(settings: Any, service: Any) -> Any:
     from service.api import create_app
 
     service.invite_limits = InviteLimits(per_creator_hour=0, per_recipient_day=0)
-    return create_app(dataclasses.replace(settings, rate_limits=False), service, TESTING=True)
+    app = create_app(dataclasses.replace(settings, rate_limits=False), service, TESTING=True)
+    # every host a generated webhook URL names is "public" here: no DNS lookups in the fuzz
+    app.extensions["portolan.webhooks"].resolve = lambda host, port: ["93.184.215.14"]
+    return app
 
 
 def test_schemathesis_finds_no_server_errors_and_no_mismatches(fuzz_app: Any, players: list[Player]) -> None:
@@ -129,7 +134,9 @@ def test_schemathesis_finds_no_server_errors_and_no_mismatches(fuzz_app: Any, pl
             ("POST /v1/matches", 201), ("GET /v1/matches/{match_id}/seats/{seat}/view", 403),
             ("POST /v1/matches/{match_id}/abort", 403), ("GET /v1/me/turns", "missing-signature"),
             ("GET /v1/me/turns", "bad-signature"), ("POST /v1/matches", "bad-signature"),
-            ("POST /v1/matches/{match_id}/moves", "bad-signature")} <= seen, str(sorted(map(str, seen)))
+            ("POST /v1/matches/{match_id}/moves", "bad-signature"), ("GET /v1/me/webhooks", 200),
+            ("POST /v1/me/webhooks", 400), ("GET /v1/matches/{match_id}/webhooks", 200),
+            ("GET /v1/matches/{match_id}/webhooks", 403)} <= seen, str(sorted(map(str, seen)))
     assert signers["forged"].signed > 50  # type: ignore[union-attr]
     # the signed routes were reached with real signatures
     assert signers["signed"].signed > 50 and signers["stranger"].signed > 50  # type: ignore[union-attr]
@@ -169,7 +176,10 @@ def _state_machine(target: Any, keys: list[str], seen: set[tuple[str, int | str]
     import schemathesis
 
     checks = contract_checks()
-    schema = schemathesis.openapi.from_path(SPEC_PATH)
+    # The webhook routes are fuzzed statelessly above (signed, every status). Here they made the
+    # run flaky: their answers carry random hook ids that schemathesis feeds back into what it
+    # generates, so a replayed scenario drew differently (hypothesis FlakyStrategyDefinition).
+    schema = schemathesis.openapi.from_path(SPEC_PATH).exclude(path_regex="/webhooks")
 
     class Machine(schema.as_state_machine()):  # type: ignore[misc]
         """Every step goes through the signing middleware into the Flask app."""
