@@ -8,10 +8,11 @@ from typing import Any
 from flask import Flask
 from werkzeug.middleware.proxy_fix import ProxyFix
 
-from service.api import errors, games, limits, matches, players, server
+from service.api import errors, games, limits, matches, players, server, streams
 from service.config import Settings
 from service.play.matches import Matches
 from service.runtime import build
+from service.storage.streams import Wakeups
 
 
 def create_app(settings: Settings | None = None, service: Matches | None = None, **config: Any) -> Flask:
@@ -25,12 +26,17 @@ def create_app(settings: Settings | None = None, service: Matches | None = None,
     app.extensions["portolan.settings"] = settings
     # the waiting slots of ?wait=N long-polls in this process (see matches._poll)
     app.extensions["portolan.long_polls"] = threading.BoundedSemaphore(settings.long_polls) if settings.long_polls else None
+    # open event streams per process (service/api/streams.py), and the one pub/sub listener that
+    # wakes them and the long-polls
+    app.extensions["portolan.streams"] = threading.BoundedSemaphore(settings.streams) if settings.streams else None
+    app.extensions["portolan.wakeups"] = Wakeups(service.store.r, service.store.key("events"))
     app.json.sort_keys = False  # type: ignore[attr-defined]
     errors.register(app)
     app.register_blueprint(server.bp)
     app.register_blueprint(games.bp)
     app.register_blueprint(matches.bp)
     app.register_blueprint(players.bp)
+    app.register_blueprint(streams.bp)
     limits.install(app, settings, service.store.r.connection_pool)
     if settings.proxies:  # only then is X-Forwarded-For the client's word, set by a proxy we trust
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=settings.proxies)  # type: ignore[method-assign]
