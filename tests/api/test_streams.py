@@ -188,3 +188,79 @@ def test_a_waiting_match_has_no_event_to_resume_after(client: Any) -> None:
     made = create(client, [{"invite": "p0@example.org"}, {"invite": "p1@example.org"}])
     r = client.get(f"/v1/matches/{made['id']}/events", headers={"Last-Event-ID": "0"})
     assert r.status_code == 400 and r.get_json()["code"] == "bad-last-event-id"
+
+
+def test_heartbeats_and_the_retry_hint_on_the_wire(settings: Any, service: Any, players: list[Player]) -> None:
+    """Read the raw bytes (an SSE client hides comments): a retry hint first, then ``: keepalive``
+    while nothing happens."""
+    from werkzeug.serving import make_server
+
+    from service.api import create_app
+    from service.play.streams import Timing
+
+    app = create_app(settings, service, TESTING=True, PORTOLAN_STREAM_TIMING=Timing(heartbeat_s=0.2, recheck_s=0.1))
+    mid = race(app.test_client(), players)
+    server = make_server("127.0.0.1", 0, app, threaded=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        lines: list[str] = []
+        with httpx.stream("GET", f"http://127.0.0.1:{server.port}/v1/matches/{mid}/events", timeout=TIMEOUT) as r:
+            assert r.headers["cache-control"] == "no-cache"
+            for line in r.iter_lines():
+                lines.append(line)
+                if lines.count(": keepalive") >= 2:
+                    break
+    finally:
+        server.shutdown()
+        thread.join(10)
+    assert lines[0] == "retry: 3000"
+    assert "event: started" in lines and lines.index("event: started") < lines.index(": keepalive")
+
+
+def _outbox(service: Any, kind: str, mid: str, ply: int, data: dict[str, Any] | None = None) -> None:
+    """Hand one outbox entry to the inboxes consumer's handler, as the consumer group would."""
+    from types import SimpleNamespace
+
+    from service.delivery import inboxes
+
+    inboxes.handle(service, SimpleNamespace(kind=kind, match=mid, ply=ply, data=data or {}))
+
+
+def _step_with_outbox(client: Any, service: Any, players: list[Player], mid: str) -> None:
+    before = client.get(f"/v1/matches/{mid}").get_json()
+    done = step(client, players, mid)
+    after = client.get(f"/v1/matches/{mid}").get_json()
+    data = {"seat": before["active_seats"][0], "before": before["active_seats"], "after": after["active_seats"],
+            "status": done["status"]}
+    _outbox(service, "moved", mid, done["ply"], data)
+    _outbox(service, "moved", mid, done["ply"], data)  # delivered twice (at-least-once): no duplicate
+
+
+def test_the_me_stream_carries_the_events_of_two_matches(served: str, client: Any, service: Any,
+                                                         players: list[Player]) -> None:
+    ana, bea, cid = players[0], players[1], players[2]
+    one = race(client, [ana, bea], target=40)
+    two = race(client, [cid, ana], target=40)  # Ana holds seat 1 here
+    for mid in (one, two):
+        _outbox(service, "started", mid, 0)
+    for _ in range(3):
+        _step_with_outbox(client, service, [ana, bea], one)
+        _step_with_outbox(client, service, [cid, ana], two)
+    path = "/v1/me/events"
+    got = read(served + path, lambda e: e[2]["match"] == two and e[2]["ply"] == 3 and e[1] == "move",
+               headers=ana.auth("GET", path))
+    ids = [e[2]["id"] for e in got]
+    assert len(ids) == len(set(ids)), ids  # each event once, though each entry was handled twice
+    for mid in (one, two):
+        mine = [e for e in got if e[2]["match"] == mid]
+        assert [e[2]["ply"] for e in mine if e[1] in ("started", "move")] == [0, 1, 2, 3]
+    assert {e[1] for e in got} >= {"started", "move", "your-turn"}
+    turns = [e[2] for e in got if e[1] == "your-turn"]
+    assert all((t["match"], t["seat"]) in ((one, 0), (two, 1)) for t in turns)
+    # resume after the third event: exactly the rest
+    rest = read(served + path, lambda e: e[0] == got[-1][0], headers={"Last-Event-ID": got[2][0], **ana.auth("GET", path)})
+    assert [e[0] for e in rest] == [e[0] for e in got[3:]]
+    # Bea's stream has match one only
+    hers = read(served + path, lambda e: e[2]["ply"] == 3 and e[1] == "move", headers=bea.auth("GET", path))
+    assert {e[2]["match"] for e in hers} == {one}
