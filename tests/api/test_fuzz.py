@@ -24,6 +24,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis.errors import Unsatisfiable
 
+from service.play.streams import Timing
 from service.play.throttle import InviteLimits
 from tests.api.signing_wsgi import Signer
 from tests.conftest import CREATOR, Player, create_match
@@ -84,7 +85,11 @@ def fuzz_app(settings: Any, service: Any) -> Any:
     from service.api import create_app
 
     service.invite_limits = InviteLimits(per_creator_hour=0, per_recipient_day=0)
-    return create_app(dataclasses.replace(settings, rate_limits=False), service, TESTING=True)
+    # the WSGI client reads a whole body, and an event stream of a live match ends only after
+    # its lifetime: keep that short here (the streams' own tests read them over real HTTP)
+    timing = Timing(heartbeat_s=0.1, recheck_s=0.05, max_s=0.2)
+    return create_app(dataclasses.replace(settings, rate_limits=False), service, TESTING=True,
+                      PORTOLAN_STREAM_TIMING=timing)
 
 
 def test_schemathesis_finds_no_server_errors_and_no_mismatches(fuzz_app: Any, players: list[Player]) -> None:
