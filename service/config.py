@@ -21,7 +21,7 @@
 ``PORTOLAN_LONG_POLLS``   how many requests of one API process may wait at once on ``?wait=N`` (``4``);
                     beyond that a long-poll is answered at once, as ``wait=0`` would be
 ``PORTOLAN_STREAMS``      how many event streams (``GET .../events``) one API process keeps open at once
-                    (``1000``); beyond that a new stream is 503 ``too-many-streams`` with ``Retry-After``
+                    (``2000``); beyond that a new stream is 503 ``too-many-streams`` with ``Retry-After``
 ``PORTOLAN_INVITES_PER_CREATOR_HOUR``     invitation mails one creator key may cause per hour (``60``)
 ``PORTOLAN_INVITES_PER_RECIPIENT_DAY``    invitation mails one address may receive per day (``20``)
 ==================  ==========================================================================
@@ -55,7 +55,7 @@ class Settings:
     long_polls: int = 4
     # An open event stream costs a greenlet and a socket under the gevent worker, not a thread;
     # the bound keeps one process from running out of file descriptors.
-    streams: int = 1000
+    streams: int = 2000
     invites_per_creator_hour: int = 60
     invites_per_recipient_day: int = 20
 
