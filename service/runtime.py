@@ -1,4 +1,4 @@
-"""Wiring: build the store, the dispatcher and the use cases from settings.
+"""Wiring: build the store and the use cases from settings.
 
 The API's app factory and the workers both call :func:`build`, so a job sees exactly the
 service a request sees.
@@ -11,7 +11,6 @@ from functools import lru_cache
 import redis
 
 from service.config import Settings
-from service.delivery.dispatch import RQDispatcher
 from service.play.matches import Matches
 from service.play.throttle import InviteLimits
 from service.proof import signing
@@ -25,10 +24,9 @@ def connect(url: str) -> redis.Redis:
 
 
 def build(settings: Settings) -> Matches:
-    """The use cases over Redis, dispatching to RQ."""
+    """The use cases over Redis (what they commit goes out through the outbox: service.delivery.outbox)."""
     client = connect(settings.redis_url)
     store = Store(client, settings.namespace)
     key = settings.server_key or store.get_or_create("server:key", signing.generate_private_key)
-    return Matches(store=store, server_key=key, dispatcher=RQDispatcher(client, settings),
-                   public_url=settings.public_url,
+    return Matches(store=store, server_key=key, public_url=settings.public_url,
                    invite_limits=InviteLimits(settings.invites_per_creator_hour, settings.invites_per_recipient_day))

@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from service.play.matches import Matches
+from service.play.ports import Dispatcher
 
 
 def lobby(service: Matches, status: str | None = None, game: str | None = None, limit: int = 50) -> list[dict[str, Any]]:
@@ -59,11 +60,11 @@ def unsent_notices(service: Matches, older_than_s: float = 120.0, scan: int = 10
     taken = service.store.marked([f"notice:{mid}:{seat}:{ply}" for mid, seat, ply in wanted])
     return [w for w, done in zip(wanted, taken, strict=True) if not done]
 
-def resend_unsent_notices(service: Matches, older_than_s: float = 120.0) -> int:
+def resend_unsent_notices(service: Matches, dispatcher: Dispatcher, older_than_s: float = 120.0) -> int:
     """Enqueue the notices :meth:`unsent_notices` finds; returns how many."""
     missing = unsent_notices(service, older_than_s)
     for mid, seat, ply in missing:
-        service.dispatcher.turn(mid, ply, [seat])
+        dispatcher.turn(mid, ply, [seat])
     return len(missing)
 
 
@@ -81,12 +82,12 @@ def stalled_bots(service: Matches, older_than_s: float = 120.0, scan: int = 10_0
             for seat in m["active"] if m["seats"][seat]["kind"] == "bot"]
 
 
-def resume_stalled_bots(service: Matches, older_than_s: float = 120.0) -> int:
+def resume_stalled_bots(service: Matches, dispatcher: Dispatcher, older_than_s: float = 120.0) -> int:
     """Enqueue the bot turns :func:`stalled_bots` finds; returns how many. Harmless when the
     original job was only slow: a bot job for a ply the match has left does nothing."""
     stalled = stalled_bots(service, older_than_s)
     for mid, seat, ply in stalled:
-        service.dispatcher.bot(mid, ply, seat)
+        dispatcher.bot(mid, ply, seat)
     return len(stalled)
 
 

@@ -2,8 +2,9 @@
 
 No Flask here: the API and the workers both call these functions. Every refusal raises a
 :class:`service.play.errors.ServiceError` before anything is written, so a refused request never
-changes stored state. Accepted moves are committed by one atomic store call and then handed to
-the dispatcher (the single fan-out point for notices and bot turns).
+changes stored state. Every change others must hear of (a creation with its invitations, a start,
+a move, an abort) is committed by one atomic store call together with its outbox entry; nothing
+is sent from here: the dispatcher (service.delivery.outbox) reads the outbox and fans out.
 """
 
 from __future__ import annotations
@@ -18,12 +19,11 @@ from typing import TYPE_CHECKING, Any
 
 from service import games
 from service.bots import POLICIES
-from service.games.base import Action, Game, GameError, IllegalAction, InvalidAction, Outcome, Rng
+from service.games.base import Action, Game, GameError, IllegalAction, InvalidAction, Rng
 from service.play import records
 from service.play.envelopes import check_envelope
 from service.play.errors import BadRequest, Conflict, Forbidden, NotFound, ServiceError, Unauthorized, Unprocessable
 from service.play.people import check_name, normal_email
-from service.play.ports import Dispatcher, NullDispatcher
 from service.play.setup_check import checked_options
 from service.play.state_cache import MISSING, StateCache
 from service.play.throttle import InviteLimits
@@ -39,7 +39,7 @@ from service.proof.chain import (
 )
 
 if TYPE_CHECKING:  # the store is injected; importing it here would drag Redis into the verifier
-    from service.storage.store import Store
+    from service.storage.store import Announcement, Store
 
 
 
@@ -75,7 +75,6 @@ class Matches:
 
     store: Store
     server_key: str
-    dispatcher: Dispatcher = field(default_factory=NullDispatcher)
     now: Callable[[], str] = utcnow
     public_url: str = "http://127.0.0.1:8000"
     invite_limits: InviteLimits = field(default_factory=InviteLimits)
@@ -155,22 +154,10 @@ class Matches:
             "creator_key": creator_key, "seats": seat_rows, "active": [], "head": "",
             "outcome": None, "setup_events": [], "format": RECORD_FORMAT,
         }
-        self.store.create(meta, seed, datetime.now(UTC).timestamp())
-        try:
-            for seat_key, token in invites.items():
-                email = seat_rows[int(seat_key)]["email"]
-                if email:
-                    self.dispatcher.invite(match_id, int(seat_key), email, token)
-        except Exception:
-            # The creator gets an error and never learns this match's id or tokens, and its
-            # invitations did not all go out: left waiting, it would sit in the lobby for ever
-            # with seats nobody can claim. Abort it (best effort: the store may be what failed);
-            # an invitation already enqueued is not sent for an aborted match (workers.jobs).
-            try:
-                self.store.update_meta(match_id, self._abort_unstartable)
-            except Exception:
-                log.exception("could not abort match %s after its invitations failed", match_id)
-            raise
+        # the invitations go out from the outbox entry written with the match: both or neither
+        invited = {k: {"email": seat_rows[int(k)]["email"], "token": t} for k, t in invites.items()
+                   if seat_rows[int(k)]["email"]}
+        self.store.create(meta, seed, datetime.now(UTC).timestamp(), _announcement("created", {"invites": invited}))
         if not invites:
             self._start(match_id)
         return {"id": match_id, "game": game.id, "invites": invites, "creator_key": creator_key,
@@ -251,7 +238,7 @@ class Matches:
             # (setup_check.checked_options refuses such options now). It can never start, so it
             # is aborted for everyone to see rather than left waiting with no open seat.
             log.error("match %s cannot be set up with its stored options %r: %s", match_id, meta["options"], exc)
-            return self.store.update_meta(match_id, self._abort_unstartable)
+            return self.store.update_meta(match_id, self._abort_unstartable, announce=_announce_abort)
         active = game.active_seats(state)
         fields = {"status": "active", "active": active, "active_since": {str(s): 0 for s in active},
                   "head": chain_genesis(self.header(meta, events)),
@@ -262,9 +249,9 @@ class Matches:
                 raise Conflict("match-not-waiting", f"match {match_id} is {current['status']}")
             return fields
 
-        meta = self.store.update_meta(match_id, change, state={"ply": 0, "state": game.dump(state)})
+        meta = self.store.update_meta(match_id, change, state={"ply": 0, "state": game.dump(state)},
+                                      announce=lambda _b, a: _announcement("started", {"after": a["active"]}))
         self._states.remember(match_id, 0, state, meta)
-        self._fan_out(meta, 0, [], meta["active"], None)
         return meta
 
     def _abort_unstartable(self, current: dict[str, Any]) -> dict[str, Any]:
@@ -287,7 +274,7 @@ class Matches:
             return {"status": "aborted", "updated_at": self.now()}
 
         self.meta(match_id)
-        meta = self.store.update_meta(match_id, change)
+        meta = self.store.update_meta(match_id, change, announce=_announce_abort)
         return {"id": match_id, "status": meta["status"]}
 
     # -- reading -----------------------------------------------------------------------------
@@ -491,6 +478,8 @@ class Matches:
             "events_digest": events_digest(records.record_format(meta), events,
                                            hidden_salt(self._secret(match_id, meta), f"ply:{meta['ply']}")),
             "rng_draws": rng.draws,
+            # the after-state, for the event streams (not hashed: a replay derives it)
+            "next": {"ply": meta["ply"] + 1, "status": status, "active": active},
         }
         entry["hash"] = entry_hash(match_id, entry)
         entry["receipt"] = signing.sign(self.server_key, receipt_body(match_id, entry["ply"], entry["hash"]))
@@ -501,6 +490,7 @@ class Matches:
         result = self.store.apply(
             match_id, meta["ply"], {"ply": meta["ply"] + 1, "state": game.dump(state)}, entry, env_digest,
             status, active, entry["hash"], entry["accepted_at"], outcome.to_json() if outcome else None, active_since,
+            _announcement("moved", {"seat": seat, "before": meta["active"], "after": active, "status": status}),
         )
         if result.status == "duplicate":
             return self._replayed(match_id, result.ply, seat, caller_key == row["public_key"])
@@ -512,7 +502,6 @@ class Matches:
         after = dict(meta, ply=new_ply, active=active, status=status, head=entry["hash"], active_since=active_since,
                      updated_at=entry["accepted_at"], outcome=outcome.to_json() if outcome else None)
         self._states.remember(match_id, new_ply, state, after)
-        self._fan_out(after, new_ply, meta["active"], active, outcome)
         return {"match": match_id, "seat": seat, "ply": new_ply, "accepted_ply": meta["ply"], "replayed": False,
                 "head": entry["hash"], "receipt": entry["receipt"], "status": status,
                 "events": visible_events(events, seat), "view": self._view_of(after, seat, state)}
@@ -526,26 +515,6 @@ class Matches:
         return {"match": match_id, "seat": seat, "ply": ply + 1, "accepted_ply": ply, "replayed": True,
                 "head": entry["hash"], "receipt": entry["receipt"], "status": meta["status"],
                 "events": visible_events(entry["events"], viewer), "view": self._view_of(meta, viewer)}
-
-    def _fan_out(self, meta: Mapping[str, Any], ply: int, before: list[int], after: list[int],
-                 outcome: Outcome | None) -> None:
-        """Tell the dispatcher who must act now: a notice per newly active human seat, a turn
-        per active bot seat, a closing notice to every human when the match ends."""
-        try:
-            self._dispatch(meta, ply, before, after)
-        except Exception:  # the move is committed: a failed fan-out must not turn it into an error
-            log.exception("fan-out failed for match %s at ply %s", meta["id"], ply)
-
-    def _dispatch(self, meta: Mapping[str, Any], ply: int, before: list[int], after: list[int]) -> None:
-        seats = meta["seats"]
-        humans = [s for s in after if seats[s]["kind"] == "human" and s not in before]
-        if humans:
-            self.dispatcher.turn(meta["id"], ply, humans)
-        for s in after:
-            if seats[s]["kind"] == "bot":
-                self.dispatcher.bot(meta["id"], ply, s)
-        if meta["status"] == "finished":
-            self.dispatcher.finished(meta["id"], ply, [s["seat"] for s in seats if s["kind"] == "human"])
 
     def bot_move(self, match_id: str, seat: int) -> tuple[int, Action] | None:
         """The action the seat's bot policy chooses now (with the ply it is for), or None when
@@ -580,3 +549,15 @@ class Matches:
         over = meta["status"] == "finished"
         return records.record(meta, self.store.log(match_id), self.server_public_key, self._secret(match_id, meta),
                               self.store.seed(match_id) if over else None)
+
+
+def _announcement(kind: str, data: dict[str, Any]) -> Announcement:
+    """An outbox entry for the store to append with the change (see service.storage.store)."""
+    return (kind, data)
+
+
+def _announce_abort(before: dict[str, Any], after: dict[str, Any]) -> Announcement | None:
+    """The outbox entry of a change that may abort a waiting match (None when it did not)."""
+    if before["status"] != "aborted" and after["status"] == "aborted":
+        return _announcement("aborted", {})
+    return None

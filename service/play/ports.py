@@ -1,7 +1,9 @@
-"""The ports the use cases talk to besides the store: where accepted moves go out.
+"""The ports the use cases talk to besides the store: where work goes out.
 
-:class:`service.delivery.dispatch.RQDispatcher` is the production adapter (RQ jobs); the offline tools
-and pure unit tests use :class:`NullDispatcher`.
+The use cases themselves send nothing: what they commit is announced in the outbox, and the
+dispatcher (service.delivery.outbox) turns it into jobs through this port, whose production
+adapter is :class:`service.delivery.dispatch.RQDispatcher` (RQ jobs). The safety-net sweep
+(service.play.listings) uses it too; pure unit tests use :class:`NullDispatcher`.
 """
 
 from __future__ import annotations

@@ -1,26 +1,37 @@
 """Redis persistence: the only module that speaks Redis commands.
 
-Every key of a match shares the hash tag ``{id}``, so a match lives in one Redis Cluster slot:
+Every key of a match carries the hash tag of its **bucket**, the first character of its id (one
+of 32, see :data:`BUCKETS`), so a match and its bucket's outbox live in one Redis Cluster slot
+and one commit can write both:
 
-=========================  =====================================================================
-``<ns>m:{id}:meta``        hash: game, options, status, ply, seats, active seats, chain head, ...
-``<ns>m:{id}:state``       the rules state at the current ply (a cache of replaying the log)
-``<ns>m:{id}:log``         list of accepted entries: signed envelope, receipt, events (the truth)
-``<ns>m:{id}:envs``        hash: digest of an accepted envelope -> its ply (idempotent resubmits)
-``<ns>m:{id}:seed``        the secret seed (never served while the match runs)
-``<ns>key:<public key>``   set of ``id:seat`` a key holds (the "my turns" listing)
-``<ns>matches``            sorted set of every match id by creation time
-``<ns>quota:{scope}:<name>``  a fixed-window counter (invitations per creator, per recipient)
-=========================  =====================================================================
+==============================  =====================================================================
+``<ns>m:{b}:<id>:meta``         hash: game, options, status, ply, seats, active seats, chain head, ...
+``<ns>m:{b}:<id>:state``        the rules state at the current ply (a cache of replaying the log)
+``<ns>m:{b}:<id>:log``          list of accepted entries: signed envelope, receipt, events (the truth)
+``<ns>m:{b}:<id>:envs``         hash: digest of an accepted envelope -> its ply (idempotent resubmits)
+``<ns>m:{b}:<id>:seed``         the secret seed (never served while the match runs)
+``<ns>outbox:{b}``              stream: what every commit in the bucket announces (DESIGN §11)
+``<ns>key:<public key>``        set of ``id:seat`` a key holds (the "my turns" listing)
+``<ns>matches``                 sorted set of every match id by creation time
+``<ns>quota:{scope}:<name>``    a fixed-window counter (invitations per creator, per recipient)
+==============================  =====================================================================
+
+Why buckets and not the match id as the tag: the outbox must be written in the same atomic step
+as the move (a committed move can never lose its notices; an uncommitted one never has any), so it
+must share the match's slot; and its consumers must be able to find every outbox. A fixed number
+of buckets gives both: 32 streams to read, spread over up to 32 slots of a cluster.
 
 A move is committed by one Lua script that checks the ply, stores the state, appends the log
-entry and updates the meta at once: either all of it happens or none.
+entry, updates the meta and appends the outbox entry at once: either all of it happens or none.
+Every commit also publishes a wake-up on :meth:`Store.events_channel` (fire and forget: the log
+and the outbox are the truth; listeners re-check now and then for a wake-up they missed).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, cast
@@ -40,6 +51,9 @@ redis.call('RPUSH', KEYS[3], ARGV[3])
 redis.call('HSET', KEYS[4], ARGV[4], cur)
 redis.call('HSET', KEYS[1], 'ply', cur + 1, 'status', ARGV[5], 'active', ARGV[6],
            'head', ARGV[7], 'updated_at', ARGV[8], 'outcome', ARGV[9], 'active_since', ARGV[10])
+redis.call('XADD', KEYS[5], 'MINID', '~', ARGV[11], '*', 'kind', 'moved', 'match', ARGV[12], 'ply', cur + 1,
+           'data', ARGV[13])
+redis.call('PUBLISH', ARGV[14], ARGV[15])
 return {1, cur + 1}
 """
 
@@ -62,11 +76,36 @@ end
 return {0, 0}
 """
 
+BUCKETS = "abcdefghijkmnpqrstuvwxyz23456789"
+"""The outbox buckets: the alphabet match ids are written in (``service.play.matches.ID_ALPHABET``,
+which a test holds equal), so a match's bucket is the first character of its id."""
+OUTBOX_DAYS = 7
+"""How long outbox entries are kept (trimmed by MINID at each append): far longer than any
+consumer may be down, short enough that the streams stay small."""
+
 META_JSON_FIELDS = ("options", "seats", "active", "outcome", "setup_events", "active_since")
 
 
 class Conflict(Exception):
     """A compare-and-set lost: someone else changed the match first."""
+
+
+Announcement = tuple[str, dict[str, Any]]
+"""An outbox entry to append in the same atomic step as a change: its ``kind`` (created, started,
+moved, aborted) and its ``data``. A plain tuple, so the use cases need not import this module."""
+
+
+@dataclass(frozen=True)
+class OutboxRecord:
+    """One outbox entry as a consumer reads it: ``stream`` and ``stream_id`` say where it is
+    (to acknowledge it), ``ply`` is the match's ply after the change."""
+
+    stream: str
+    stream_id: str
+    kind: str
+    match: str
+    ply: int
+    data: dict[str, Any]
 
 
 @dataclass(frozen=True)
@@ -91,7 +130,19 @@ class Store:
     # -- keys ------------------------------------------------------------------------------
 
     def _k(self, match_id: str, part: str) -> str:
-        return f"{self.ns}m:{{{match_id}}}:{part}"
+        return f"{self.ns}m:{{{bucket_of(match_id)}}}:{match_id}:{part}"
+
+    def outbox_key(self, bucket: str) -> str:
+        """The outbox stream of one bucket."""
+        return f"{self.ns}outbox:{{{bucket}}}"
+
+    def outbox_keys(self) -> list[str]:
+        """Every outbox stream: what a consumer reads."""
+        return [self.outbox_key(b) for b in BUCKETS]
+
+    def events_channel(self) -> str:
+        """The pub/sub channel every commit publishes ``{"match", "ply", "kind"}`` on (a wake-up)."""
+        return f"{self.ns}events"
 
     def key(self, name: str) -> str:
         """A namespaced key outside any match (dedupe marks, the server key)."""
@@ -107,14 +158,23 @@ class Store:
 
     # -- matches ---------------------------------------------------------------------------
 
-    def create(self, meta: dict[str, Any], seed: bytes, created: float) -> None:
-        """Store a new match's meta and its secret seed."""
+    def create(self, meta: dict[str, Any], seed: bytes, created: float, announce: Announcement | None = None) -> None:
+        """Store a new match's meta and its secret seed (and its outbox entry, in the same MULTI)."""
         mid = meta["id"]
         pipe = self.r.pipeline(transaction=True)
         pipe.hset(self._k(mid, "meta"), mapping=_encode(meta))  # type: ignore[arg-type]
         pipe.set(self._k(mid, "seed"), seed.hex())
         pipe.zadd(self.key("matches"), {mid: created})
+        if announce is not None:
+            self._announce(pipe, mid, int(meta["ply"]), announce)
         pipe.execute()
+
+    def _announce(self, pipe: Any, match_id: str, ply: int, announce: Announcement) -> None:
+        """Queue an outbox entry and its wake-up on a MULTI pipeline."""
+        pipe.xadd(self.outbox_key(bucket_of(match_id)),
+                  {"kind": announce[0], "match": match_id, "ply": ply, "data": _json(announce[1])},
+                  minid=_outbox_cutoff(), approximate=True)
+        pipe.publish(self.events_channel(), _json({"match": match_id, "ply": ply, "kind": announce[0]}))
 
     def meta(self, match_id: str) -> dict[str, Any] | None:
         """The decoded meta of a match, or None when there is no such match."""
@@ -126,10 +186,13 @@ class Store:
         return None if raw is None else int(cast(bytes, raw))
 
     def update_meta(self, match_id: str, change: Callable[[dict[str, Any]], dict[str, Any]],
-                    state: dict[str, Any] | None = None) -> dict[str, Any]:
+                    state: dict[str, Any] | None = None,
+                    announce: Callable[[dict[str, Any], dict[str, Any]], Announcement | None] | None = None,
+                    ) -> dict[str, Any]:
         """Read-modify-write of a match's meta under WATCH. ``change`` gets the current meta and
         returns the fields to write (it may raise to abort); an optional ``state`` blob is written
-        in the same transaction. Retries on a lost race; returns the new meta."""
+        in the same transaction, and so is the outbox entry ``announce(before, after)`` returns
+        (None: nothing to announce). Retries on a lost race; returns the new meta."""
         key = self._k(match_id, "meta")
         while True:
             with self.r.pipeline() as pipe:
@@ -140,13 +203,16 @@ class Store:
                         raise KeyError(match_id)
                     current = _decode(raw)
                     fields = change(current)
+                    after = {**current, **fields}
+                    entry = announce(current, after) if announce is not None else None
                     pipe.multi()
                     pipe.hset(key, mapping=_encode(fields))  # type: ignore[arg-type]
                     if state is not None:
                         pipe.set(self._k(match_id, "state"), json.dumps(state, separators=(",", ":")))
+                    if entry is not None:
+                        self._announce(pipe, match_id, int(after["ply"]), entry)
                     pipe.execute()
-                    current.update(fields)
-                    return current
+                    return after
                 except redis.WatchError:
                     continue
 
@@ -173,9 +239,11 @@ class Store:
 
     def apply(self, match_id: str, expected_ply: int, state_blob: dict[str, Any], entry: dict[str, Any],
               envelope_digest: str, status: str, active: list[int], head: str, updated_at: str,
-              outcome: dict[str, Any] | None, active_since: dict[str, int]) -> ApplyResult:
-        """Commit one accepted move atomically (check-and-set on the ply)."""
-        keys = [self._k(match_id, p) for p in ("meta", "state", "log", "envs")]
+              outcome: dict[str, Any] | None, active_since: dict[str, int],
+              announce: Announcement) -> ApplyResult:
+        """Commit one accepted move atomically (check-and-set on the ply), with its outbox entry
+        (kind ``moved``) and wake-up."""
+        keys = [self._k(match_id, p) for p in ("meta", "state", "log", "envs")] + [self.outbox_key(bucket_of(match_id))]
         args: list[str | int] = [
             expected_ply,
             json.dumps(state_blob, separators=(",", ":")),
@@ -187,6 +255,11 @@ class Store:
             updated_at,
             json.dumps(outcome),
             json.dumps(active_since),
+            _outbox_cutoff(),
+            match_id,
+            _json(announce[1]),
+            self.events_channel(),
+            _json({"match": match_id, "ply": expected_ply + 1, "kind": "moved"}),
         ]
         code, ply = cast(list[int], self._apply(keys=keys, args=args))
         return ApplyResult({1: "applied", 0: "stale", -1: "missing", -2: "not-active", -3: "duplicate"}[code], ply)
@@ -275,6 +348,92 @@ class Store:
         key = self.key(name)
         self.r.set(key, make().encode(), nx=True)
         return cast(bytes, self.r.get(key)).decode()
+
+
+    # -- the outbox ------------------------------------------------------------------------
+
+    def ensure_group(self, group: str) -> None:
+        """Create the consumer group ``group`` on every outbox (from the start of each stream:
+        a group made after entries were written still sees them); existing groups stay."""
+        for key in self.outbox_keys():
+            try:
+                self.r.xgroup_create(key, self._group(group), id="0", mkstream=True)
+            except redis.ResponseError as exc:
+                if "BUSYGROUP" not in str(exc):
+                    raise
+
+    def _group(self, group: str) -> str:
+        return f"{self.ns}{group}"
+
+    def read_outbox(self, group: str, consumer: str, count: int = 100, block_ms: int | None = None) -> list[OutboxRecord]:
+        """New entries for ``consumer`` of ``group`` from every outbox (one XREADGROUP; with
+        ``block_ms``, wait that long for one)."""
+        answer = self.r.xreadgroup(self._group(group), consumer, {k: ">" for k in self.outbox_keys()},
+                                   count=count, block=block_ms)
+        return _records(answer)
+
+    def claim_outbox(self, group: str, consumer: str, min_idle_ms: int, count: int = 100) -> list[OutboxRecord]:
+        """Entries of ``group`` delivered to some consumer more than ``min_idle_ms`` ago and never
+        acknowledged (that consumer died, or its handler failed): now ``consumer``'s (XAUTOCLAIM)."""
+        out: list[OutboxRecord] = []
+        for key in self.outbox_keys():
+            start = "0-0"
+            while True:
+                nxt, claimed, *_ = self.r.xautoclaim(key, self._group(group), consumer, min_idle_ms,
+                                                      start_id=start, count=count)
+                out.extend(_records([[key.encode(), claimed]]))
+                start = nxt.decode() if isinstance(nxt, bytes) else str(nxt)
+                if start == "0-0" or len(out) >= count:
+                    break
+            if len(out) >= count:
+                break
+        return out
+
+    def ack_outbox(self, group: str, record: OutboxRecord) -> None:
+        """The entry is handled for ``group``: it will not be delivered to the group again."""
+        self.r.xack(record.stream, self._group(group), record.stream_id)
+
+    def outbox_backlog(self, group: str) -> int:
+        """Entries of ``group`` not yet acknowledged (pending) or not yet read (lag), over every
+        bucket: zero when the group has caught up."""
+        total = 0
+        for key in self.outbox_keys():
+            try:
+                groups = self.r.xinfo_groups(key)
+            except redis.ResponseError:  # no such stream yet
+                continue
+            for g in groups:
+                name = g["name"].decode() if isinstance(g["name"], bytes) else g["name"]
+                if name == self._group(group):
+                    total += int(g.get("pending") or 0) + int(g.get("lag") or 0)
+        return total
+
+
+def bucket_of(match_id: str) -> str:
+    """The outbox bucket of a match: the first character of its id. An id that is not ours (a
+    client's typo) maps to ``_``, a bucket that holds no match, so it is simply not found."""
+    return match_id[0] if match_id and match_id[0] in BUCKETS else "_"
+
+
+def _outbox_cutoff() -> str:
+    """The oldest stream id an append keeps (MINID): OUTBOX_DAYS ago, by this process's clock."""
+    return f"{int((time.time() - OUTBOX_DAYS * 86400) * 1000)}-0"
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"))
+
+
+def _records(answer: Any) -> list[OutboxRecord]:
+    out: list[OutboxRecord] = []
+    for stream, entries in answer or []:
+        name = stream.decode() if isinstance(stream, bytes) else str(stream)
+        for stream_id, fields in entries:
+            if not fields:  # an entry trimmed away while pending: nothing left to handle
+                continue
+            f = {k.decode(): v.decode() for k, v in fields.items()}
+            out.append(OutboxRecord(name, stream_id.decode(), f["kind"], f["match"], int(f["ply"]), json.loads(f["data"])))
+    return out
 
 
 def _encode(fields: dict[str, Any]) -> dict[str | bytes, str | bytes]:

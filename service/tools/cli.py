@@ -348,7 +348,7 @@ def parser() -> argparse.ArgumentParser:
     sp = cmd("serve", cmd_serve, "run the API against REDIS_URL (production: use gunicorn, see deploy/)")
     sp.add_argument("--host", default="127.0.0.1")
     sp.add_argument("--port", type=int, default=8000)
-    sp = cmd("worker", cmd_worker, "run an RQ worker for notices and bots against REDIS_URL")
+    sp = cmd("worker", cmd_worker, "run the outbox dispatcher and an RQ worker for notices and bots against REDIS_URL")
     sp.add_argument("--burst", action="store_true", help="stop when the queues are empty")
     sp.add_argument("--fork", action="store_true", help="run each job in a forked process")
     sp = cmd("rebuild", cmd_rebuild, "replay matches from their logs and report any that no longer replay")

@@ -23,12 +23,41 @@ from tests.conftest import Player, create_match, signed_post
 SEATS = [{"invite": "a@example.org"}, {"invite": "b@example.org"}]
 
 
+class Announced(list[tuple[str, int, str]]):
+    """Every invitation the service announced in its outbox (the mail that would go out), read
+    afresh whenever the test looks (compared, measured or iterated)."""
+
+    def __init__(self, service: Matches) -> None:
+        super().__init__()
+        self.service = service
+
+    def _read(self) -> None:
+        store = self.service.store
+        found = [(mid, int(seat), invite["email"])
+                 for key in store.outbox_keys() for _, f in store.r.xrange(key)
+                 if f[b"kind"] == b"created"
+                 for mid in [f[b"match"].decode()]
+                 for seat, invite in sorted(json.loads(f[b"data"])["invites"].items())]
+        self[:] = found
+
+    def __eq__(self, other: object) -> bool:
+        self._read()
+        return list(self) == other
+
+    def __len__(self) -> int:
+        self._read()
+        return super().__len__()
+
+    def __iter__(self) -> Any:
+        self._read()
+        return super().__iter__()
+
+    __hash__ = None  # type: ignore[assignment]
+
+
 @pytest.fixture
-def invites(service: Matches, monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, int, str]]:
-    """Every invitation the service hands to the dispatcher (the mail that would go out)."""
-    sent: list[tuple[str, int, str]] = []
-    monkeypatch.setattr(service.dispatcher, "invite", lambda mid, seat, email, token: sent.append((mid, seat, email)))
-    return sent
+def invites(service: Matches) -> list[tuple[str, int, str]]:
+    return Announced(service)
 
 
 def stored_matches(service: Matches) -> list[str]:

@@ -220,18 +220,20 @@ def test_a_process_with_an_old_copy_of_the_match_still_refuses_a_stale_move(sett
     assert [e["ply"] for e in log] == [0, 1]
 
 
-def test_a_failing_fan_out_does_not_fail_an_accepted_move(client: Any, service: Any, players: list[Player],
-                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_accepted_move_enqueues_nothing_and_announces_itself_in_the_outbox(
+        client: Any, service: Any, settings: Any, players: list[Player]) -> None:
+    """The request path sends nothing (no RQ job): the commit's outbox entry is the only way
+    out, so a broken queue can never fail a move, nor a crash after the commit lose its notices."""
+    from rq import Queue
+
     mid, view = started(client, players)
     seat = view["active_seats"][0]
-
-    def broken(*_: Any) -> None:
-        raise ConnectionError("queue unavailable")
-
-    monkeypatch.setattr(service.dispatcher, "turn", broken)
-    monkeypatch.setattr(service.dispatcher, "bot", broken)
     r = client.post(f"/v1/matches/{mid}/moves", json=players[seat].envelope(mid, seat, 0, [{"type": "roll"}]))
     assert r.status_code == 201 and r.get_json()["ply"] == 1
+    for kind in ("notices", "bots"):
+        assert Queue(settings.queue_name(kind), connection=service.store.r).count == 0
+    entries = [f for key in service.store.outbox_keys() for _, f in service.store.r.xrange(key)]
+    assert [(f[b"kind"], f[b"match"].decode(), int(f[b"ply"])) for f in entries][-1] == (b"moved", mid, 1)
 
 
 def test_redis_down_is_503_not_500(settings: Any) -> None:

@@ -9,7 +9,6 @@ import pytest
 from rq import Queue
 
 from service.config import Settings
-from service.play.listings import resend_unsent_notices, unsent_notices
 from service.play.matches import Matches
 from service.runtime import build, connect
 from tests.conftest import CREATOR_KEY, Player, SmtpSink, worker_burst
@@ -131,24 +130,57 @@ def test_bot_job_for_a_moved_on_ply_does_nothing(smtp_settings: Settings) -> Non
     assert m.meta(made["id"])["ply"] == 1
 
 
-def test_a_notice_lost_between_commit_and_enqueue_is_found_and_sent(smtp_settings: Settings, smtp_sink: SmtpSink,
-                                                                    players: list[Player],
-                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+def outbox_dispatcher(settings: Settings, claim_after_s: float = 30.0) -> Any:
+    from service.delivery.outbox import Dispatcher, install_default_groups
+
+    install_default_groups(settings)
+    return Dispatcher(build(settings), settings, claim_after_s=claim_after_s)
+
+
+def test_an_entry_read_by_a_dispatcher_that_died_is_claimed_by_another(smtp_settings: Settings, smtp_sink: SmtpSink,
+                                                                       players: list[Player]) -> None:
+    """The commit wrote the outbox entry; a dispatcher read it and died before handling it (it
+    never acknowledged). Another dispatcher claims it once it has been pending long enough."""
     m = build(smtp_settings)
-    lost: list[Any] = []
-    real_turn = m.dispatcher.turn
-    monkeypatch.setattr(m.dispatcher, "turn", lambda *args: lost.append(args))  # the process "dies" here
+    dead = outbox_dispatcher(smtp_settings)
     mid = start_human_match(m, players)
     seat = m.meta(mid)["active"][0]
-    assert lost == [(mid, 0, [seat])]
-    assert unsent_notices(m, older_than_s=60) == []  # too fresh: its job may simply still be queued
-    assert unsent_notices(m, older_than_s=0) == [(mid, seat, 0)]
-    monkeypatch.setattr(m.dispatcher, "turn", real_turn)  # a worker's sweep, some minutes later
-    assert resend_unsent_notices(m, older_than_s=0) == 1
+    read = m.store.read_outbox("jobs", "the-dead-one") + m.store.read_outbox("jobs", "the-dead-one")
+    assert [r.kind for r in read] == ["created", "started"] and all(r.match == mid for r in read)
+    assert dead.drain() == 0  # nothing new: both entries are pending with the dead consumer
+    worker_burst(smtp_settings)
+    assert notices(smtp_sink) == []
+    assert m.store.outbox_backlog("jobs") == 2
+    alive = outbox_dispatcher(smtp_settings, claim_after_s=0)
+    assert alive.step("jobs", claim=True) == 2
+    assert m.store.outbox_backlog("jobs") == 0
     worker_burst(smtp_settings)
     assert [x["X-Portolan-Notice"] for x in notices(smtp_sink)] == [f"notice:{mid}:{seat}:0"]
-    assert unsent_notices(m, older_than_s=0) == []
-    assert resend_unsent_notices(m, older_than_s=0) == 0
+    # handled twice (a consumer that died after enqueueing, before its ack): still one notice
+    alive.step("jobs")
+    from service.delivery.dispatch import RQDispatcher
+    from service.delivery.outbox import jobs_for
+
+    jobs_for(m, RQDispatcher(m.store.r, smtp_settings), read[1])
+    worker_burst(smtp_settings)
+    assert len(notices(smtp_sink)) == 1
+
+
+def test_a_refused_move_announces_nothing(smtp_settings: Settings, players: list[Player]) -> None:
+    from service.play.errors import ServiceError
+    from service.proof import signing
+
+    m = build(smtp_settings)
+    mid = start_human_match(m, players)
+    seat = m.meta(mid)["active"][0]
+    before = sum(m.store.r.xlen(k) for k in m.store.outbox_keys())
+    env = {"match": mid, "seat": seat, "ply": 7, "actions": [{"type": "roll"}], "nonce": "x"}
+    with pytest.raises(ServiceError):
+        m.submit(mid, env, signing.sign(players[seat].private_key, env))
+    assert sum(m.store.r.xlen(k) for k in m.store.outbox_keys()) == before
+    env["ply"] = 0
+    m.submit(mid, env, signing.sign(players[seat].private_key, env))
+    assert sum(m.store.r.xlen(k) for k in m.store.outbox_keys()) == before + 1
 
 
 def test_active_since_follows_each_seats_turn(smtp_settings: Settings, players: list[Player]) -> None:
@@ -163,35 +195,6 @@ def test_active_since_follows_each_seats_turn(smtp_settings: Settings, players: 
     meta = m.meta(mid)
     # still the same seat's turn (it keeps its start ply) unless a 1 passed the turn (new ply 1)
     assert meta["active_since"] == ({str(first): 0} if meta["active"] == [first] else {str(1 - first): 1})
-
-
-def test_a_bot_turn_lost_between_commit_and_enqueue_is_found_and_played(smtp_settings: Settings,
-                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
-    """Found by the second outside test (the process dies halfway): the sweep re-enqueued lost
-    turn notices but not lost bot turns, so a match whose bot job was never enqueued (the fan-out
-    swallows the failure: the move is committed) waited on that bot for ever."""
-    from redis.exceptions import ConnectionError as RedisConnectionError
-
-    from service.play.listings import resume_stalled_bots, stalled_bots
-
-    m = build(smtp_settings)
-    real_bot = m.dispatcher.bot
-
-    def redis_down(*args: Any) -> None:
-        raise RedisConnectionError("Redis went away between the commit and the enqueue")
-
-    monkeypatch.setattr(m.dispatcher, "bot", redis_down)
-    made = m.create("harbour-race", {}, [{"bot": "random"}, {"bot": "random"}], creator_key=CREATOR_KEY)
-    mid, seat = made["id"], m.meta(made["id"])["active"][0]
-    monkeypatch.setattr(m.dispatcher, "bot", real_bot)
-    worker_burst(smtp_settings)
-    assert m.meta(mid)["ply"] == 0  # stuck: no job to play the bot's turn
-    assert stalled_bots(m, older_than_s=60) == []  # too fresh: its job may simply still be queued
-    assert stalled_bots(m, older_than_s=0) == [(mid, seat, 0)]
-    assert resume_stalled_bots(m, older_than_s=0) == 1  # a worker's sweep, some minutes later
-    worker_burst(smtp_settings)
-    assert m.meta(mid)["status"] == "finished"  # each bot move enqueues the next, to the end
-    assert stalled_bots(m, older_than_s=0) == []
 
 
 def test_an_all_bot_match_whose_start_failed_is_started_by_the_sweep(smtp_settings: Settings,
@@ -251,33 +254,44 @@ def test_a_human_match_whose_last_claim_was_never_retried_is_started_by_the_swee
     assert m.claim(mid, 1, made["invites"]["1"], players[1].public_key, "Bea", "")["status"] == "active"
 
 
-def test_a_creation_whose_invitations_fail_halfway_leaves_no_waiting_match_and_sends_nothing(
+def test_invitations_whose_enqueue_fails_stay_pending_and_go_out_once_later(
         smtp_settings: Settings, smtp_sink: SmtpSink, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Found by the second outside test: the match was stored, the second invitation's enqueue
-    failed, the creator got 503 (no id, no tokens) and the match waited in the lobby for ever,
-    while the first invitee was mailed a token to it. Now the half-created match is aborted and an
-    invitation to an aborted match is not sent."""
+    """Before the outbox, a creation whose second invitation failed to enqueue left a match
+    waiting for ever with one invitee mailed. Now the invitations are in the outbox entry written
+    with the match: a failing handler leaves the entry pending, and a later pass sends both, once."""
     from redis.exceptions import ConnectionError as RedisConnectionError
 
-    from service.api import create_app
-    from tests.api.test_refusals import assert_problem
-    from tests.conftest import create_match
+    from service.delivery.dispatch import RQDispatcher
 
     m = build(smtp_settings)
-    client = create_app(smtp_settings, m, TESTING=True).test_client()
-    real, calls = m.dispatcher.invite, []
+    made = m.create("harbour-race", {}, [{"invite": "a@example.org"}, {"invite": "b@example.org"}],
+                    creator_key=CREATOR_KEY)
+    real, calls = RQDispatcher.invite, []
 
-    def second_fails(*args: Any) -> None:
+    def second_fails(self: RQDispatcher, *args: Any) -> None:
         calls.append(args)
         if len(calls) == 2:
             raise RedisConnectionError("Redis went away between two invitations")
-        real(*args)
+        real(self, *args)
 
-    monkeypatch.setattr(m.dispatcher, "invite", second_fails)
-    seats = [{"invite": "a@example.org"}, {"invite": "b@example.org"}]
-    assert_problem(create_match(client, {"game": "harbour-race", "seats": seats}), 503, "storage-unavailable")
-    [mid] = m.store.match_ids()
-    assert m.meta(mid)["status"] == "aborted"
-    assert client.get("/v1/matches?status=waiting").get_json()["matches"] == []
-    worker_burst(smtp_settings)  # the first invitation was enqueued before the failure
-    assert [x for x in smtp_sink.messages if x["X-Portolan-Notice"].startswith("invite:")] == []
+    monkeypatch.setattr(RQDispatcher, "invite", second_fails)
+    d = outbox_dispatcher(smtp_settings, claim_after_s=0)
+    assert d.drain() == 0  # the handler failed: not acknowledged
+    assert m.store.outbox_backlog("jobs") == 1
+    monkeypatch.setattr(RQDispatcher, "invite", real)
+    assert d.step("jobs", claim=True) == 1
+    worker_burst(smtp_settings)
+    invites = sorted(x["To"] for x in smtp_sink.messages if x["X-Portolan-Notice"].startswith("invite:"))
+    assert invites == ["a@example.org", "b@example.org"]
+    assert m.meta(made["id"])["status"] == "waiting"
+
+
+def test_every_match_id_falls_in_an_outbox_bucket() -> None:
+    """A match's keys and its outbox share a Cluster slot only if its bucket is one the
+    consumers read: the bucket alphabet is the id alphabet."""
+    from service.play.matches import ID_ALPHABET, new_match_id
+    from service.storage.store import BUCKETS, bucket_of
+
+    assert BUCKETS == ID_ALPHABET
+    assert all(bucket_of(new_match_id()) in BUCKETS for _ in range(200))
+    assert bucket_of("") == bucket_of("Zzz") == "_"

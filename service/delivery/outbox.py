@@ -1,0 +1,167 @@
+"""The dispatcher: consumers of the outbox that every commit appends to (DESIGN §11).
+
+A commit (creation, start, move, abort) appends one entry to its bucket's outbox stream in the
+same atomic step (service.storage.store). Here, one **consumer group per concern** reads every
+bucket's stream and hands each entry to its handler:
+
+============  ==============================================================================
+``jobs``      turn notices, bot turns, match-over mail and invitations, as RQ jobs
+(others)      registered with :func:`register` by the streams and webhooks
+============  ==============================================================================
+
+Delivery is at least once. An entry is acknowledged only after its handler returned; a handler
+that raises leaves it pending, and an entry pending longer than ``claim_after_s`` (its consumer
+was killed, or the handler failed) is claimed by a live consumer and handled again. So any
+number of dispatchers may run (each is one consumer in every group), and killing one at any
+point loses nothing. Handlers must therefore be idempotent: the RQ jobs they enqueue have
+deterministic ids and take one-time marks, and a bot turn for a ply already played does nothing.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import threading
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+from service.config import Settings
+from service.delivery.dispatch import RQDispatcher
+from service.play.matches import Matches
+from service.storage.store import OutboxRecord
+
+log = logging.getLogger("portolan.dispatcher")
+
+OutboxEntry = OutboxRecord
+Handler = Callable[[Matches, OutboxEntry], None]
+"""Handle one outbox entry; raise to leave it pending (it is handled again later)."""
+
+_HANDLERS: dict[str, Handler] = {}
+
+
+def register(group: str, handler: Handler) -> None:
+    """Add a consumer group: every dispatcher hands each outbox entry to ``handler`` once
+    (at least once) for ``group``, independently of the other groups."""
+    _HANDLERS[group] = handler
+
+
+def handlers() -> dict[str, Handler]:
+    """The registered consumer groups and their handlers."""
+    return dict(_HANDLERS)
+
+
+def consumer_name() -> str:
+    """This process's consumer name: host, pid and a random suffix (a restarted process is a new
+    consumer; the entries its predecessor left pending are claimed after ``claim_after_s``)."""
+    return f"{socket.gethostname()}-{os.getpid()}-{uuid.uuid4().hex[:6]}"
+
+
+class Dispatcher:
+    """One consumer in every registered group, over one service (store and RQ connection)."""
+
+    def __init__(self, service: Matches, settings: Settings, name: str | None = None,
+                 claim_after_s: float = 30.0, groups: dict[str, Handler] | None = None) -> None:
+        self.service = service
+        self.settings = settings
+        self.name = name or consumer_name()
+        self.claim_after_ms = int(claim_after_s * 1000)
+        self.groups = handlers() if groups is None else groups
+        for group in self.groups:
+            service.store.ensure_group(group)
+
+    def _handle(self, group: str, handler: Handler, records: list[OutboxRecord]) -> int:
+        done = 0
+        for record in records:
+            try:
+                handler(self.service, record)
+            except Exception:  # left pending: claimed and handled again after claim_after_s
+                log.exception("%s: handling %s %s of match %s failed; it stays pending", group, record.kind,
+                              record.stream_id, record.match)
+                continue
+            self.service.store.ack_outbox(group, record)
+            done += 1
+        return done
+
+    def step(self, group: str, block_ms: int | None = None, claim: bool = False) -> int:
+        """Handle what is new for ``group`` (waiting up to ``block_ms`` for something) and, with
+        ``claim``, what other consumers left pending too long. Returns how many entries were handled."""
+        handler = self.groups[group]
+        store = self.service.store
+        done = 0
+        if claim:
+            done += self._handle(group, handler, store.claim_outbox(group, self.name, self.claim_after_ms))
+        done += self._handle(group, handler, store.read_outbox(group, self.name, block_ms=block_ms))
+        return done
+
+    def drain(self) -> int:
+        """Handle everything new in every group, without waiting (tests, ``worker --burst``)."""
+        total = 0
+        for group in self.groups:
+            while n := self.step(group):
+                total += n
+        return total
+
+    def run(self, stop: threading.Event, block_ms: int = 1000) -> None:
+        """Consume until ``stop`` is set: one thread per group, so a slow group (say, one whose
+        handler fails and waits for its retry) never holds up another."""
+        threads = [threading.Thread(target=self._loop, args=(g, stop, block_ms), daemon=True, name=f"outbox-{g}")
+                   for g in self.groups]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+
+    def _loop(self, group: str, stop: threading.Event, block_ms: int) -> None:
+        claim_every = max(1, self.claim_after_ms // max(block_ms, 1) // 2)
+        turn = 0
+        while not stop.is_set():
+            try:
+                self.step(group, block_ms=block_ms, claim=turn % claim_every == 0)
+            except Exception:  # Redis went away for a moment: try again, do not die
+                log.exception("%s: reading the outbox failed", group)
+                stop.wait(1.0)
+            turn += 1
+
+
+# -- the "jobs" group: notices, bot turns, match-over mail, invitations --------------------------
+
+def _jobs(settings: Settings) -> Callable[[Matches, OutboxEntry], None]:
+    rq: dict[str, RQDispatcher] = {}
+
+    def handle(service: Matches, entry: OutboxEntry) -> None:
+        dispatcher = rq.get("d")
+        if dispatcher is None:
+            dispatcher = rq["d"] = RQDispatcher(service.store.r, settings)
+        jobs_for(service, dispatcher, entry)
+
+    return handle
+
+
+def jobs_for(service: Matches, dispatcher: RQDispatcher, entry: OutboxEntry) -> None:
+    """Enqueue the RQ jobs an outbox entry calls for. Idempotent (deterministic job ids, marks)."""
+    data: dict[str, Any] = entry.data
+    if entry.kind == "created":
+        for seat, invite in sorted(data.get("invites", {}).items()):
+            dispatcher.invite(entry.match, int(seat), invite["email"], invite["token"])
+        return
+    if entry.kind not in ("started", "moved"):
+        return
+    meta = service.meta(entry.match)
+    seats = meta["seats"]
+    before = data.get("before", [])
+    after = data.get("after", [])
+    humans = [s for s in after if seats[s]["kind"] == "human" and s not in before]
+    if humans:
+        dispatcher.turn(entry.match, entry.ply, humans)
+    for s in after:
+        if seats[s]["kind"] == "bot":
+            dispatcher.bot(entry.match, entry.ply, s)
+    if data.get("status") == "finished":
+        dispatcher.finished(entry.match, entry.ply, [s["seat"] for s in seats if s["kind"] == "human"])
+
+
+def install_default_groups(settings: Settings) -> None:
+    """Register the service's own consumer groups (idempotent)."""
+    register("jobs", _jobs(settings))
