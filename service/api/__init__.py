@@ -29,7 +29,7 @@ def create_app(settings: Settings | None = None, service: Matches | None = None,
     # open event streams per process (service/api/streams.py), and the one pub/sub listener that
     # wakes them and the long-polls
     app.extensions["portolan.streams"] = threading.BoundedSemaphore(settings.streams) if settings.streams else None
-    app.extensions["portolan.wakeups"] = Wakeups(service.store.r, service.store.key("events"))
+    app.extensions["portolan.wakeups"] = Wakeups(service.store.r, service.store.events_channel())
     app.json.sort_keys = False  # type: ignore[attr-defined]
     errors.register(app)
     app.register_blueprint(server.bp)

@@ -9,29 +9,15 @@ consumer that died before its ack) adds nothing the second time.
 
 from __future__ import annotations
 
-from typing import Any, Protocol
-
 from service.play.matches import Matches
 from service.play.streams import inbox_events
+from service.storage.store import OutboxRecord
 from service.storage.streams import Inboxes
 
 GROUP = "inboxes"
 
 
-class Entry(Protocol):
-    """What the handler reads of an outbox entry (service.delivery.outbox.OutboxEntry)."""
-
-    @property
-    def kind(self) -> str: ...
-    @property
-    def match(self) -> str: ...
-    @property
-    def ply(self) -> int: ...
-    @property
-    def data(self) -> dict[str, Any]: ...
-
-
-def handle(matches: Matches, entry: Entry) -> None:
+def handle(matches: Matches, entry: OutboxRecord) -> None:
     """Append the entry's events to every concerned key's inbox (raises, so the entry is retried,
     when Redis fails halfway: the appends already made are then skipped as duplicates)."""
     inboxes = Inboxes(matches.store.r, matches.store.ns)

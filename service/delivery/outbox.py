@@ -6,6 +6,7 @@ bucket's stream and hands each entry to its handler:
 
 ============  ==============================================================================
 ``jobs``      turn notices, bot turns, match-over mail and invitations, as RQ jobs
+``inboxes``   each player key's event inbox (``GET /v1/me/events``, service/delivery/inboxes.py)
 (others)      registered with :func:`register` by the streams and webhooks
 ============  ==============================================================================
 
@@ -28,6 +29,7 @@ from collections.abc import Callable
 from typing import Any
 
 from service.config import Settings
+from service.delivery import inboxes
 from service.delivery.dispatch import RQDispatcher
 from service.play.matches import Matches
 from service.storage.store import OutboxRecord
@@ -165,3 +167,4 @@ def jobs_for(service: Matches, dispatcher: RQDispatcher, entry: OutboxEntry) -> 
 def install_default_groups(settings: Settings) -> None:
     """Register the service's own consumer groups (idempotent)."""
     register("jobs", _jobs(settings))
+    register(inboxes.GROUP, inboxes.handle)  # the per-key inboxes of GET /v1/me/events

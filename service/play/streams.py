@@ -184,12 +184,13 @@ def inbox_events(m: Matches, kind: str, match_id: str, ply: int, data: Mapping[s
         keys = {key for _, key in holders} | ({meta["creator_key"]} if meta.get("creator_key") else set())
         return [(key, events.aborted(meta)) for key in sorted(keys)]
     if kind == "started":
+        # who acts first, as the start announced it (the meta may have moved on since)
+        first = list(data.get("after") or (meta["active"] if meta["ply"] == 0 else []))
+        then = {**meta, "ply": 0, "active": first, "updated_at": meta.get("started_at") or meta["updated_at"]}
         for seat, key in holders:
             out.append((key, events.started(meta, seat)))
-        if meta["ply"] == 0:  # later, the first move's event has said who acts
-            for seat, key in holders:
-                if seat in meta["active"]:
-                    out.append((key, events.your_turn(meta, seat)))
+            if seat in first:
+                out.append((key, events.your_turn(then, seat)))
         return out
     if kind != "moved" or ply < 1:
         return out
