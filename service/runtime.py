@@ -16,7 +16,6 @@ from service.play.throttle import InviteLimits
 from service.proof import signing
 from service.storage.store import Store
 
-
 # Connections per process. A blocking pool: when all are busy a request waits (up to
 # POOL_TIMEOUT_S, then 503 storage-unavailable) instead of failing at once. Under the gevent worker
 # hundreds of streams may wake on one commit and read together; redis-py's default pool then

@@ -11,6 +11,7 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 from service.api import errors, games, limits, matches, players, server, streams
 from service.config import Settings
 from service.play.matches import Matches
+from service.play.streams import Feeds
 from service.runtime import build
 from service.storage.streams import Wakeups
 
@@ -29,6 +30,7 @@ def create_app(settings: Settings | None = None, service: Matches | None = None,
     # open event streams per process (service/api/streams.py), and the one pub/sub listener that
     # wakes them and the long-polls
     app.extensions["portolan.streams"] = threading.BoundedSemaphore(settings.streams) if settings.streams else None
+    app.extensions["portolan.feeds"] = Feeds()  # what the streams of one match share (play/streams.py)
     app.extensions["portolan.wakeups"] = Wakeups(service.store.r, service.store.events_channel())
     app.json.sort_keys = False  # type: ignore[attr-defined]
     errors.register(app)

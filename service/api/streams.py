@@ -87,7 +87,8 @@ def match_events(match_id: str) -> Any:
     if after is not None and meta["status"] in streams.DONE and after >= meta["ply"]:
         return Response(status=204, headers=HEADERS)  # all sent and nothing will follow: EventSource stops
     slot = _slot()
-    return _stream(streams.follow_match(m, wakeups, match_id, seat, after, _timing()), slot)
+    return _stream(streams.follow_match(m, wakeups, current_app.extensions["portolan.feeds"], match_id, seat, after,
+                                         _timing()), slot)
 
 
 @bp.get("/v1/me/events")

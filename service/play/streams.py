@@ -13,9 +13,10 @@ through an :class:`Inbox` port (service/storage/streams.py is the adapter of bot
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
-from contextlib import AbstractContextManager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -77,46 +78,108 @@ def parse_match_event_id(raw: str | None, meta: Mapping[str, Any]) -> int | None
     return n
 
 
-def match_events(m: Matches, match_id: str, viewer: int | None, after: int | None) -> tuple[list[tuple[int, dict[str, Any]]], bool]:
-    """The events of a match after ply ``after`` (None: all), with the viewer's share of hidden
-    events, and whether the match is over (nothing will follow)."""
-    meta = m.meta(match_id)
-    status, ply = meta["status"], int(meta["ply"])
-    out: list[tuple[int, dict[str, Any]]] = []
-    if status == "aborted":
-        return ([(0, events.aborted(meta))] if after is None else []), True
-    if status == "waiting":
-        return [], False
-    if after is None:
-        out.append((0, events.started(meta, viewer)))
-    start = 0 if after is None else after
-    if start < ply:  # only up to the meta's ply: the log may already hold a later commit
-        for entry in m.store.log(match_id, start, ply - 1):
-            out.append((int(entry["ply"]) + 1, events.move(meta, entry, viewer)))
-    if status == "finished" and (after is None or after < ply):
-        out.append((ply, events.finished(meta)))
-    return out, status in DONE
+class Feed:
+    """The events of one match for one viewer, read from the log once per process and shared by
+    every stream of that match and viewer in the process.
+
+    Why: one commit wakes every stream of its match at once; each reading the meta and the log
+    itself made a herd of identical reads (50 streams on a match: 100 Redis calls per move). A
+    feed re-reads only when its last read began before the caller's wake-up, so the herd costs
+    one read, and what was read is never stale for the caller: a read that started after the
+    caller learnt of a commit includes it. Log entries never change, so the events built from
+    them are kept (a match's whole history: a few hundred events at most)."""
+
+    def __init__(self, match_id: str, viewer: int | None) -> None:
+        self.match_id = match_id
+        self.viewer = viewer
+        self.events: list[tuple[int, dict[str, Any]]] = []
+        self.done = False
+        self.read_at = float("-inf")
+        self.users = 0
+        self._next = 0  # the next log entry to read
+        self._started = False
+        self.lock = threading.Lock()
+
+    def since(self, m: Matches, after: int | None, known_at: float,
+              clock: Callable[[], float] = time.monotonic) -> tuple[list[tuple[int, dict[str, Any]]], bool]:
+        """The events after ply ``after`` (None: all), as of a read begun no earlier than
+        ``known_at``, and whether the match is over."""
+        with self.lock:
+            if self.read_at < known_at and not self.done:
+                self.read_at = clock()
+                self._read(m)
+            found = [(p, e) for p, e in self.events if after is None or p > after]
+            return found, self.done
+
+    def _read(self, m: Matches) -> None:
+        meta = m.meta(self.match_id)
+        status, ply = meta["status"], int(meta["ply"])
+        if status == "aborted":
+            self.events.append((0, events.aborted(meta)))
+            self.done = True
+            return
+        if status == "waiting":
+            return
+        if not self._started:
+            self.events.append((0, events.started(meta, self.viewer)))
+            self._started = True
+        if self._next < ply:  # only up to the meta's ply: the log may already hold a later commit
+            for entry in m.store.log(self.match_id, self._next, ply - 1):
+                self.events.append((int(entry["ply"]) + 1, events.move(meta, entry, self.viewer)))
+            self._next = ply
+        if status == "finished":
+            self.events.append((ply, events.finished(meta)))
+            self.done = True
 
 
-def follow_match(m: Matches, wakeups: Wakeups, match_id: str, viewer: int | None, after: int | None,
+class Feeds:
+    """The process's feeds, one per (match, viewer) while a stream uses it."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._feeds: dict[tuple[str, int | None], Feed] = {}
+
+    @contextmanager
+    def use(self, match_id: str, viewer: int | None) -> Iterator[Feed]:
+        with self._lock:
+            feed = self._feeds.get((match_id, viewer))
+            if feed is None:
+                feed = self._feeds[(match_id, viewer)] = Feed(match_id, viewer)
+            feed.users += 1
+        try:
+            yield feed
+        finally:
+            with self._lock:
+                feed.users -= 1
+                if feed.users == 0:
+                    del self._feeds[(match_id, viewer)]
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._feeds)
+
+
+def follow_match(m: Matches, wakeups: Wakeups, feeds: Feeds, match_id: str, viewer: int | None, after: int | None,
                  timing: Timing, clock: Callable[[], float] = time.monotonic) -> Iterator[Item]:
     """Every event of the match after ply ``after`` as it happens, heartbeats between; ends when
     the match is over or after ``timing.max_s``."""
     deadline = clock() + timing.max_s
     quiet_since = clock()
-    with wakeups.watch(f"m:{match_id}") as waiter:
+    with wakeups.watch(f"m:{match_id}") as waiter, feeds.use(match_id, viewer) as feed:
+        known_at = clock()  # registered before this: any commit from here on wakes us
         while True:
-            found, done = match_events(m, match_id, viewer, after)
+            found, done = feed.since(m, after, known_at, clock)
             for ply, event in found:
                 yield str(ply), event
                 after, quiet_since = ply, clock()
             if done:
                 return
             yield from _pause(waiter, timing, deadline, quiet_since, clock)
-            if clock() >= deadline:
+            known_at = clock()
+            if known_at >= deadline:
                 return
-            if clock() - quiet_since >= timing.heartbeat_s:
-                quiet_since = clock()
+            if known_at - quiet_since >= timing.heartbeat_s:
+                quiet_since = known_at
 
 
 def _pause(waiter: Waiter, timing: Timing, deadline: float, quiet_since: float,
