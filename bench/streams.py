@@ -40,7 +40,18 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from bench.api_moves import FIXTURE_PLUGIN, BenchError, Gunicorn, Http, ServerConfig, cleanup_namespace, ms, pct
+from bench.api_moves import (
+    FIXTURE_PLUGIN,
+    BenchError,
+    Gunicorn,
+    Http,
+    ServerConfig,
+    children_of,
+    cleanup_namespace,
+    cpu_seconds,
+    ms,
+    pct,
+)
 from service.proof import signing
 
 
@@ -225,6 +236,8 @@ def main(argv: list[str] | None = None) -> int:
         move_lat: list[float] = []
         health_lat: list[float] = []
         errors: list[str] = []
+        server_pids = [server.proc.pid, *children_of(server.proc.pid)]
+        cpu0 = cpu_seconds(server_pids)
         t0 = time.time()
         until = t0 + args.seconds
         workers = [threading.Thread(target=mover, args=(server.port, matches[i::args.movers], until, move_lat, errors))
@@ -235,6 +248,7 @@ def main(argv: list[str] | None = None) -> int:
         for w in workers:
             w.join()
         elapsed = time.time() - t0
+        server_cpu = cpu_seconds(server_pids) - cpu0
         moves = len(move_lat)
         stop_ev.set()
         final_moves(server.port, matches, errors)  # every client wakes once more and leaves
@@ -249,7 +263,8 @@ moves                          {moves} in {elapsed:.1f} s = {moves / elapsed:.0f
 move latency p50 / p99         {ms(pct(move_lat, 0.5))} / {ms(pct(move_lat, 0.99))}
 /healthz latency p50 / p99     {ms(pct(health_lat, 0.5))} / {ms(pct(health_lat, 0.99))} (max {ms(max(health_lat, default=0))}, {len(health_lat)} probes)
 events received                {received} (expected about {moves * args.streams // args.matches}; every stream in order: {in_order})
-event latency p50 / p99        {ms(pct(lat, 0.5))} / {ms(pct(lat, 0.99))} (commit to client)""")
+event latency p50 / p99        {ms(pct(lat, 0.5))} / {ms(pct(lat, 0.99))} (commit to client)
+API CPU (gunicorn)             {server_cpu:.1f} s in {elapsed:.1f} s = {ms(server_cpu / max(moves, 1))} per move""")
         if errors or stream_errors:
             print(f"errors: {(errors + stream_errors)[:5]}\n{(tmp / 'api.log').read_text()[-3000:]}")
             return 1
