@@ -51,12 +51,22 @@ def _stream(items: Iterator[streams.Item], slot: threading.BoundedSemaphore | No
                 yield ": keepalive\n\n" if item is None else frame(*item)
         except Exception:  # the headers are gone: end the stream; the client resumes from its last id
             log.warning("event stream ended by an error", exc_info=True)
-        finally:
-            items.close()  # type: ignore[attr-defined]
-            if slot is not None:
-                slot.release()
 
-    return Response(body(), mimetype="text/event-stream", headers=HEADERS)
+    released = threading.Event()
+
+    def done() -> None:
+        # on close, not in the generator's finally: a response closed before its first chunk
+        # (the client hung up at once) never runs the generator, and would keep its slot for ever
+        if released.is_set():
+            return
+        released.set()
+        items.close()  # type: ignore[attr-defined]
+        if slot is not None:
+            slot.release()
+
+    response = Response(body(), mimetype="text/event-stream", headers=HEADERS)
+    response.call_on_close(done)
+    return response
 
 
 def _slot() -> threading.BoundedSemaphore | None:

@@ -267,3 +267,26 @@ def test_the_me_stream_carries_the_events_of_two_matches(served: str, client: An
     # Bea's stream has match one only
     hers = read(served + path, lambda e: e[2]["ply"] == 3 and e[1] == "move", headers=bea.auth("GET", path))
     assert {e[2]["match"] for e in hers} == {one}
+
+
+def test_a_process_keeps_at_most_its_stream_slots_open(settings: Any, service: Any, players: list[Player]) -> None:
+    """``PORTOLAN_STREAMS`` bounds the open streams of a process: one more is 503 with
+    Retry-After (a problem, not a hang), and a closed stream gives its slot back, even one
+    closed before its first byte was read."""
+    import dataclasses
+
+    from service.api import create_app
+
+    app = create_app(dataclasses.replace(settings, streams=1), service, TESTING=True)
+    client = app.test_client()
+    mid = race(client, players)
+    path = f"/v1/matches/{mid}/events"
+    first = client.get(path, buffered=False)
+    assert first.status_code == 200
+    refused = client.get(path)
+    assert refused.status_code == 503 and refused.headers["Retry-After"] == "5"
+    assert refused.get_json()["code"] == "too-many-streams"
+    first.close()  # never read: the slot still comes back
+    second = client.get(path, buffered=False)
+    assert second.status_code == 200
+    second.close()
