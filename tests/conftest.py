@@ -116,7 +116,7 @@ def gevent_served(settings: Settings, tmp_path: Path) -> Iterator[str]:
             try:
                 if requests.get(f"{url}/healthz", timeout=2).status_code == 200:
                     break
-            except requests.ConnectionError:
+            except requests.RequestException:  # the master listens before its worker is ready
                 pass
             assert time.monotonic() < deadline, "gunicorn did not come up"
             time.sleep(0.1)

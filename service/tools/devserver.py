@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
+import urllib.request
 from pathlib import Path
 
 from service.storage.embedded import EmbeddedRedis
@@ -98,17 +98,20 @@ def gunicorn_command(host: str, port: int) -> list[str]:
 
 
 def _wait_until_up(api: subprocess.Popen[bytes], host: str, port: int, timeout: float = 60.0) -> None:
-    """Return once the API accepts connections; raise if gunicorn exits first."""
+    """Return once the API answers ``/healthz``; raise if gunicorn exits first. (gunicorn's
+    master listens before its worker has built the app, so an open port is not enough.)"""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if api.poll() is not None:
             raise RuntimeError(f"the API server (gunicorn) exited with {api.returncode} at start")
         try:
-            socket.create_connection((host, port), timeout=1).close()
-            return
-        except OSError:
-            time.sleep(0.1)
-    raise RuntimeError(f"the API server did not listen on {host}:{port} within {timeout:g} s")
+            with urllib.request.urlopen(f"http://{host}:{port}/healthz", timeout=5) as answer:
+                if answer.status == 200:
+                    return
+        except OSError:  # refused, reset, timed out, or a 503 while Redis is not up yet
+            pass
+        time.sleep(0.1)
+    raise RuntimeError(f"the API server did not answer on {host}:{port} within {timeout:g} s")
 
 
 def _first_game() -> str:
