@@ -112,25 +112,34 @@ class Wakeups:
     gevent worker a waiter is a greenlet blocked on an :class:`threading.Event` (patched), so an
     idle connection costs no thread and no Redis connection. The listener starts at the first
     :meth:`watch` in each process (after gunicorn's fork); when its connection drops it wakes
-    every waiter (they re-check, so nothing published meanwhile is missed) and subscribes again.
+    every waiter (they re-check, so nothing published meanwhile is missed) and subscribes again;
+    after a minute without waiters it stops, and the next :meth:`watch` starts it again.
     """
 
-    def __init__(self, client: redis.Redis, channel: str) -> None:
-        self.r = client
+    def __init__(self, client: redis.Redis, channel: str, idle_s: float = 60.0) -> None:
+        # its own connection, not one of the shared pool's: the subscription holds it for as
+        # long as it listens, and a pool slot held for ever is one fewer for the requests
+        pool = client.connection_pool
+        self.r = redis.Redis(connection_pool=redis.ConnectionPool(
+            connection_class=pool.connection_class, max_connections=2, **pool.connection_kwargs))
         self.channel = channel
+        self.idle_s = idle_s
         self._lock = threading.Lock()
         self._waiters: dict[str, set[_Waiter]] = {}
-        self._pid: int | None = None
+        self._pid: int | None = None  # the process whose listener is running, if one is
         self.subscribed = threading.Event()
 
     @contextlib.contextmanager
     def watch(self, topic: str) -> Iterator[_Waiter]:
         """Register a waiter for ``topic`` for the ``with`` block. Register first, then check
         what you wait for, then wait: a wake-up between the check and the wait is not lost."""
-        self._start()
         waiter = _Waiter()
-        with self._lock:
+        with self._lock:  # with the listener's stop check: a waiter is never left without a listener
             self._waiters.setdefault(topic, set()).add(waiter)
+            if self._pid != os.getpid():  # none yet, stopped when idle, or the parent's before a fork
+                self._pid = os.getpid()
+                self.subscribed.clear()
+                threading.Thread(target=self._listen, name="portolan-wakeups", daemon=True).start()
         try:
             yield waiter
         finally:
@@ -146,15 +155,18 @@ class Wakeups:
         with self._lock:
             return sum(len(g) for g in self._waiters.values())
 
-    def _start(self) -> None:
-        if self._pid == os.getpid():
-            return
+    def _idle_stop(self, idle_since: float) -> bool:
+        """Stop listening after ``idle_s`` without a waiter (the next :meth:`watch` starts it
+        again, and whoever waits then re-reads first): an app built and left, as tests do by
+        the hundred, must not keep a thread and a connection."""
+        if time.monotonic() - idle_since < self.idle_s:
+            return False
         with self._lock:
-            if self._pid == os.getpid():
-                return
-            self._pid = os.getpid()  # a forked child gets its own listener, not the parent's dead one
+            if self._waiters:
+                return False
+            self._pid = None
             self.subscribed.clear()
-            threading.Thread(target=self._listen, name="portolan-wakeups", daemon=True).start()
+            return True
 
     def _wake(self, topics: list[str] | None) -> None:
         with self._lock:
@@ -179,22 +191,29 @@ class Wakeups:
 
     def _listen(self) -> None:
         backoff = 0.5
+        idle_since = time.monotonic()
         while True:
             pubsub = self.r.pubsub(ignore_subscribe_messages=True)  # type: ignore[no-untyped-call]
             try:
                 pubsub.subscribe(self.channel)
                 pubsub.get_message(timeout=5)  # the subscribe confirmation: from here on nothing is missed
-                self.subscribed.set()
                 self._wake(None)  # whatever was published while we were not subscribed
+                self.subscribed.set()
                 backoff = 0.5
                 while True:
-                    msg = pubsub.get_message(timeout=30)
+                    msg = pubsub.get_message(timeout=min(30.0, self.idle_s))
                     if msg is not None and msg.get("type") == "message":
                         self._dispatch(cast(bytes, msg["data"]))
+                    if self.waiting():
+                        idle_since = time.monotonic()
+                    elif self._idle_stop(idle_since):
+                        return
             except (redis.RedisError, OSError) as exc:
                 self.subscribed.clear()
                 log.warning("wake-up listener lost Redis (%s); waiters fall back to re-checking", exc)
                 self._wake(None)
+                if self._idle_stop(idle_since):
+                    return
                 time.sleep(backoff)
                 backoff = min(backoff * 2, 10.0)
             finally:
