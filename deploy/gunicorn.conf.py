@@ -14,19 +14,26 @@ import os
 # container sets PORTOLAN_BIND=0.0.0.0:8000.
 bind = os.environ.get("PORTOLAN_BIND", "127.0.0.1:8000")
 
-# Processes x threads. The API is stateless (everything lives in Redis), so add processes per
-# core and add machines behind the proxy to grow. gthread keeps client connections alive and
-# lets a worker overlap its Redis round trips; bench/api_moves.py compares it with sync.
+# Processes x connections. The API is stateless (everything lives in Redis), so add processes per
+# core and machines behind the proxy to grow. gevent: each request is a greenlet, so an open event
+# stream (GET .../events) or a waiting long-poll costs a socket and a little memory, not a thread;
+# one pub/sub listener per process wakes them (deploy/README.md: why, and the measurements). The
+# worker monkey-patches the standard library before the app is built, so redis-py, the request
+# signing and Flask-Limiter's Redis calls yield while they wait. PORTOLAN_WORKER_CLASS=gthread
+# goes back to threads (then streams and long-polls each hold a thread: keep them few).
 workers = int(os.environ.get("WEB_CONCURRENCY", multiprocessing.cpu_count()))
-worker_class = "gthread"
-# Long-polls (GET /v1/matches/{id}?wait=N, up to 30 s) hold a thread while they wait; at most
-# PORTOLAN_LONG_POLLS (4) of them wait at once per process, the rest are answered at once. Raise
-# both (threads above long-polls) if many clients long-poll, or run them on their own gunicorn.
-threads = int(os.environ.get("PORTOLAN_THREADS", "8"))
+worker_class = os.environ.get("PORTOLAN_WORKER_CLASS", "gevent")
+# Open connections per process: the event streams (PORTOLAN_STREAMS, 2000) plus room for requests.
+worker_connections = int(os.environ.get("PORTOLAN_CONNECTIONS", "2500"))
+threads = int(os.environ.get("PORTOLAN_THREADS", "8"))  # gthread only
+# A waiting long-poll costs a greenlet under gevent: let far more wait than the thread default (4).
+if worker_class == "gevent":
+    os.environ.setdefault("PORTOLAN_LONG_POLLS", "1000")
 
-# A request thread may legitimately wait up to 30 s (long-poll); the worker heartbeat is not
-# blocked by it under gthread, so this only kills a worker that is really stuck.
+# A request may legitimately wait up to 30 s (long-poll) or stream for 10 minutes; the worker's
+# heartbeat is not blocked by either (a greenlet each), so this only kills a worker that is stuck.
 timeout = int(os.environ.get("PORTOLAN_TIMEOUT", "60"))
+# open event streams are cut at a restart; their clients resume with Last-Event-ID
 graceful_timeout = 30
 keepalive = 30
 backlog = 2048

@@ -20,6 +20,8 @@
                     the client address is read from ``X-Forwarded-For`` (werkzeug's ProxyFix)
 ``PORTOLAN_LONG_POLLS``   how many requests of one API process may wait at once on ``?wait=N`` (``4``);
                     beyond that a long-poll is answered at once, as ``wait=0`` would be
+``PORTOLAN_STREAMS``      how many event streams (``GET .../events``) one API process keeps open at once
+                    (``2000``); beyond that a new stream is 503 ``too-many-streams`` with ``Retry-After``
 ``PORTOLAN_INVITES_PER_CREATOR_HOUR``     invitation mails one creator key may cause per hour (``60``)
 ``PORTOLAN_INVITES_PER_RECIPIENT_DAY``    invitation mails one address may receive per day (``20``)
 ``PORTOLAN_MAIL_DOMAIN``  the domain of every Message-ID (default: the domain of ``MAIL_FROM``); with
@@ -71,6 +73,9 @@ class Settings:
     # A waiting long-poll holds a request thread for up to 30 s; without a bound, a handful of
     # anonymous `?wait=30` requests held every thread of a process (gunicorn.conf.py: 8).
     long_polls: int = 4
+    # An open event stream costs a greenlet and a socket under the gevent worker, not a thread;
+    # the bound keeps one process from running out of file descriptors.
+    streams: int = 2000
     invites_per_creator_hour: int = 60
     invites_per_recipient_day: int = 20
     mail_domain: str = ""
@@ -105,6 +110,7 @@ class Settings:
             rate_create_per_address=e.get("PORTOLAN_RATE_CREATE_PER_ADDRESS") or cls.rate_create_per_address,
             proxies=_int(e, "PORTOLAN_PROXIES", cls.proxies),
             long_polls=_int(e, "PORTOLAN_LONG_POLLS", cls.long_polls),
+            streams=_int(e, "PORTOLAN_STREAMS", cls.streams),
             invites_per_creator_hour=_int(e, "PORTOLAN_INVITES_PER_CREATOR_HOUR", cls.invites_per_creator_hour),
             invites_per_recipient_day=_int(e, "PORTOLAN_INVITES_PER_RECIPIENT_DAY", cls.invites_per_recipient_day),
             mail_domain=e.get("PORTOLAN_MAIL_DOMAIN", "").strip(),

@@ -18,11 +18,20 @@ from service.play.webhooks import Webhooks
 from service.proof import signing
 from service.storage.store import Store
 
+# Connections per process. A blocking pool: when all are busy a request waits (up to
+# POOL_TIMEOUT_S, then 503 storage-unavailable) instead of failing at once. Under the gevent worker
+# hundreds of streams may wake on one commit and read together; redis-py's default pool then
+# raised "Too many connections" past 100, ending streams (found by the 300-stream test).
+POOL_SIZE = 64
+POOL_TIMEOUT_S = 10
+
 
 @lru_cache(maxsize=8)
 def connect(url: str) -> redis.Redis:
     """One connection pool per URL and process."""
-    return redis.Redis.from_url(url, health_check_interval=30)
+    pool = redis.BlockingConnectionPool.from_url(url, max_connections=POOL_SIZE, timeout=POOL_TIMEOUT_S,
+                                                 health_check_interval=30)
+    return redis.Redis(connection_pool=pool)
 
 
 def build(settings: Settings) -> Matches:

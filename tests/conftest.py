@@ -90,6 +90,47 @@ def served(app: Any) -> Iterator[str]:
         thread.join(10)
 
 
+@pytest.fixture
+def gevent_served(settings: Settings, tmp_path: Path) -> Iterator[str]:
+    """The API as it ships: gunicorn with a gevent worker, started exactly as ``portolan dev``
+    starts it (``devserver.gunicorn_command``), in its own process on the test's Redis and
+    namespace (the fixture game loaded as a plugin); yields the base URL."""
+    import subprocess
+    import time
+
+    import requests
+
+    from service.tools.devserver import gunicorn_command
+
+    port = free_port()
+    env = {**os.environ, "REDIS_URL": settings.redis_url, "PORTOLAN_NS": settings.namespace,
+           "OUTBOX_DIR": settings.outbox_dir, "PUBLIC_URL": settings.public_url, "PORTOLAN_PLUGINS": "tests.fixture_game",
+           "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    log = open(tmp_path / "gunicorn.log", "wb")  # noqa: SIM115 - closed below
+    proc = subprocess.Popen(gunicorn_command("127.0.0.1", port), env=env, stdout=log, stderr=log, start_new_session=True)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            assert proc.poll() is None, (tmp_path / "gunicorn.log").read_text()[-3000:]
+            try:
+                if requests.get(f"{url}/healthz", timeout=2).status_code == 200:
+                    break
+            except requests.RequestException:  # the master listens before its worker is ready
+                pass
+            assert time.monotonic() < deadline, "gunicorn did not come up"
+            time.sleep(0.1)
+        yield url
+    finally:
+        os.killpg(proc.pid, 15)
+        try:
+            proc.wait(15)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, 9)
+            proc.wait()
+        log.close()
+
+
 @dataclass
 class SmtpSink:
     url: str

@@ -22,3 +22,15 @@ def test_the_api_bench_plays_signed_moves_without_a_client_error(redis_url: str)
     accepted = re.search(r"signed moves accepted\s+(\d+)", out)
     assert accepted and int(accepted.group(1)) > 0, out[-3000:]
     assert "client errors" not in out, out[-3000:]
+
+
+def test_the_streams_bench_delivers_every_event_in_order(redis_url: str) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"} | {"REDIS_URL": redis_url}
+    run = subprocess.run([sys.executable, "-m", "bench.streams", "--streams", "4", "--matches", "2", "--movers", "1",
+                          "--seconds", "1", "--procs", "1", "--workers", "1"], cwd=ROOT, env=env, capture_output=True,
+                         text=True, timeout=180, check=False)
+    out = run.stdout + run.stderr
+    assert run.returncode == 0, out[-3000:]
+    received = re.search(r"events received\s+(\d+)", out)
+    assert received and int(received.group(1)) > 0, out[-3000:]
+    assert "every stream in order: True" in out and "errors:" not in out, out[-3000:]

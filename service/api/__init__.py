@@ -9,10 +9,12 @@ from flask import Flask
 from flask_cors import CORS
 from werkzeug.middleware.proxy_fix import ProxyFix
 
-from service.api import errors, games, limits, matches, players, server, webhooks
+from service.api import errors, games, limits, matches, players, server, streams, webhooks
 from service.config import Settings
 from service.play.matches import Matches
+from service.play.streams import Feeds
 from service.runtime import build, build_webhooks
+from service.storage.streams import Wakeups
 
 
 def create_app(settings: Settings | None = None, service: Matches | None = None, **config: Any) -> Flask:
@@ -27,12 +29,18 @@ def create_app(settings: Settings | None = None, service: Matches | None = None,
     app.extensions["portolan.webhooks"] = build_webhooks(settings, service)
     # the waiting slots of ?wait=N long-polls in this process (see matches._poll)
     app.extensions["portolan.long_polls"] = threading.BoundedSemaphore(settings.long_polls) if settings.long_polls else None
+    # open event streams per process (service/api/streams.py), and the one pub/sub listener that
+    # wakes them and the long-polls
+    app.extensions["portolan.streams"] = threading.BoundedSemaphore(settings.streams) if settings.streams else None
+    app.extensions["portolan.feeds"] = Feeds()  # what the streams of one match share (play/streams.py)
+    app.extensions["portolan.wakeups"] = Wakeups(service.store.r, service.store.events_channel())
     app.json.sort_keys = False  # type: ignore[attr-defined]
     errors.register(app)
     app.register_blueprint(server.bp)
     app.register_blueprint(games.bp)
     app.register_blueprint(matches.bp)
     app.register_blueprint(players.bp)
+    app.register_blueprint(streams.bp)
     app.register_blueprint(webhooks.bp)
     # CORS (flask-cors): browsers on the allowed origins may call every route. Requests are
     # authenticated by their signature, never by cookies, so "*" is a safe default and no

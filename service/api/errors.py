@@ -12,7 +12,7 @@ from werkzeug.exceptions import HTTPException
 
 from service.api.auth import give_back_nonce
 from service.games.base import describe_field_errors, field_errors
-from service.play.errors import ServiceError, TooManyRequests
+from service.play.errors import ServiceError, TooManyRequests, Unavailable
 
 log = logging.getLogger("portolan.api")
 
@@ -31,8 +31,10 @@ def register(app: Flask) -> None:
     @app.errorhandler(ServiceError)
     def _service(exc: ServiceError) -> Response:
         resp = problem(exc.status, exc.code, exc.title, exc.message, **exc.extra)
-        if isinstance(exc, TooManyRequests):
+        if isinstance(exc, TooManyRequests | Unavailable):
             resp.headers["Retry-After"] = str(exc.retry_after)
+        if isinstance(exc, Unavailable):  # a 503 gives the nonce back, as for a store outage
+            give_back_nonce()
         return resp
 
     @app.errorhandler(ValidationError)

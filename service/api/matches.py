@@ -14,9 +14,11 @@ from service.api.auth import signed_key
 from service.play import listings
 from service.play.errors import BadRequest, Unauthorized
 from service.play.matches import Matches
+from service.storage.streams import Wakeups
 
 bp = Blueprint("matches", __name__, url_prefix="/v1/matches")
 MAX_WAIT_S = 30
+RECHECK_S = 5.0  # a long-poll re-reads this often even without a wake-up
 
 
 def service() -> Matches:
@@ -111,12 +113,19 @@ def _poll(match_id: str, meta: dict[str, Any], wait: int) -> tuple[dict[str, Any
         return meta, Response(status=304, headers={"ETag": _etag(meta)})
     try:
         m = service()
+        wakeups: Wakeups = current_app.extensions["portolan.wakeups"]
         deadline = time.monotonic() + wait
-        while request.if_none_match.contains(_etag(meta).strip('"')):
-            if time.monotonic() >= deadline:
-                return meta, Response(status=304, headers={"ETag": _etag(meta)})
-            time.sleep(0.2)
+        # Register for the match's wake-ups first, then re-read: a commit between the read and
+        # the wait still wakes us. The timeout re-read covers a wake-up lost with the listener's
+        # connection (the log is the truth, the wake-up only a hint).
+        with wakeups.watch(f"m:{match_id}") as waiter:
             meta = m.meta(match_id)
+            while request.if_none_match.contains(_etag(meta).strip('"')):
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return meta, Response(status=304, headers={"ETag": _etag(meta)})
+                waiter.wait(min(left, RECHECK_S))
+                meta = m.meta(match_id)
         return meta, None
     finally:
         slots.release()

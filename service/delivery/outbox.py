@@ -7,6 +7,7 @@ bucket's stream and hands each entry to its handler:
 ============  ==============================================================================
 ``jobs``      turn notices, bot turns, match-over mail and invitations, as RQ jobs
 ``webhooks``  one webhook delivery job per (hook, event) (service.delivery.webhooks)
+``inboxes``   each player key's event inbox (``GET /v1/me/events``, service/delivery/inboxes.py)
 (others)      registered with :func:`register` by the streams and webhooks
 ============  ==============================================================================
 
@@ -31,7 +32,7 @@ from collections.abc import Callable
 from typing import Any
 
 from service.config import Settings
-from service.delivery import webhooks
+from service.delivery import inboxes, webhooks
 from service.delivery.dispatch import RQDispatcher
 from service.play.matches import Matches
 from service.storage.store import OutboxRecord
@@ -174,3 +175,4 @@ def install_default_groups(settings: Settings) -> None:
     """Register the service's own consumer groups (idempotent)."""
     register("jobs", _jobs(settings))
     register(webhooks.GROUP, webhooks.outbox_handler(settings))
+    register(inboxes.GROUP, inboxes.handle)  # the per-key inboxes of GET /v1/me/events

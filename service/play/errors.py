@@ -53,3 +53,13 @@ class TooManyRequests(ServiceError):
     def __init__(self, code: str, message: str, retry_after: int, **extra: Any) -> None:
         super().__init__(code, message, **extra)
         self.retry_after = max(1, int(retry_after))
+
+
+class Unavailable(ServiceError):
+    """The server cannot take this request now (not the client's fault); ``retry_after`` seconds."""
+
+    status, title = 503, "Service unavailable"
+
+    def __init__(self, code: str, message: str, retry_after: int, **extra: Any) -> None:
+        super().__init__(code, message, **extra)
+        self.retry_after = max(1, int(retry_after))

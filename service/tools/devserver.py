@@ -1,9 +1,10 @@
 """``portolan dev``: the whole service on one machine, with nothing installed but Python.
 
 Starts a real Redis (embedded, data and append-only file under ``./var/redis``) unless
-``REDIS_URL`` is set, an RQ worker with the scheduler as a child process, and the API in this
-process. Mail goes to ``./var/outbox/*.eml`` unless ``SMTP_URL`` is set. Ctrl-C (or SIGTERM)
-stops everything it started.
+``REDIS_URL`` is set, an RQ worker with the scheduler as a child process, and the API as
+production serves it: gunicorn with one gevent worker (deploy/gunicorn.conf.py's server model),
+so the event streams and long-polls behave here as they ship. Mail goes to ``./var/outbox/*.eml``
+unless ``SMTP_URL`` is set. Ctrl-C (or SIGTERM) stops everything it started.
 """
 
 from __future__ import annotations
@@ -12,9 +13,9 @@ import os
 import signal
 import subprocess
 import sys
+import time
+import urllib.request
 from pathlib import Path
-
-from werkzeug.serving import make_server
 
 from service.storage.embedded import EmbeddedRedis
 
@@ -28,7 +29,9 @@ def run_dev(host: str = "127.0.0.1", port: int = 8000, data_dir: str = "var") ->
     env = dict(os.environ)
     redis_proc: EmbeddedRedis | None = None
     worker: subprocess.Popen[bytes] | None = None
+    api: subprocess.Popen[bytes] | None = None
     url = f"http://{host}:{port}"
+    code = 0
     previous = signal.signal(signal.SIGTERM, _stop)
     previous_int = signal.signal(signal.SIGINT, _stop)  # also when started in the background
     try:
@@ -38,15 +41,15 @@ def run_dev(host: str = "127.0.0.1", port: int = 8000, data_dir: str = "var") ->
         if not env.get("SMTP_URL"):
             env.setdefault("OUTBOX_DIR", str((data / "outbox").resolve()))
         env.setdefault("PUBLIC_URL", url)
+        env.setdefault("PORTOLAN_LONG_POLLS", "1000")  # a waiting long-poll is a greenlet here, as in production
         os.environ.update({k: env[k] for k in ("REDIS_URL", "PUBLIC_URL") if k in env})
         if "OUTBOX_DIR" in env:
             os.environ["OUTBOX_DIR"] = env["OUTBOX_DIR"]
         # its own session: a Ctrl-C in the terminal reaches only us, and we stop the worker
         # (and its scheduler) before Redis, so nothing complains about a vanished server
         worker = subprocess.Popen([sys.executable, "-m", "service.tools.cli", "worker"], env=env, start_new_session=True)
-        from service.api import create_app
-
-        server = make_server(host, port, create_app(), threaded=True)
+        api = subprocess.Popen(gunicorn_command(host, port), env=env, start_new_session=True)
+        _wait_until_up(api, host, port)
         mail = env.get("SMTP_URL") or env["OUTBOX_DIR"]
         print(f"""
 Portolan is running at {url}
@@ -59,11 +62,20 @@ Play your first match (in another terminal):
   portolan show MATCH && portolan move MATCH --pick 1
 
 Ctrl-C stops everything.""".replace("harbour-race", _first_game()), flush=True)
-        server.serve_forever()
+        api.wait()
+        print(f"the API server (gunicorn) stopped by itself with {api.returncode}", file=sys.stderr, flush=True)
+        code = 1
     except KeyboardInterrupt:
-        pass  # werkzeug's serve_forever swallows it too; either way we land in finally
+        pass
     finally:
         print("\nstopping the worker and Redis...", flush=True)
+        if api and api.poll() is None:
+            os.killpg(api.pid, signal.SIGTERM)  # gunicorn's graceful stop; open streams are cut
+            try:
+                api.wait(15)
+            except subprocess.TimeoutExpired:
+                os.killpg(api.pid, signal.SIGKILL)
+                api.wait()
         if worker and worker.poll() is None:
             os.killpg(worker.pid, signal.SIGINT)  # RQ's warm shutdown: finish the current job
             try:
@@ -75,7 +87,31 @@ Ctrl-C stops everything.""".replace("harbour-race", _first_game()), flush=True)
             redis_proc.stop()
         signal.signal(signal.SIGTERM, previous)
         signal.signal(signal.SIGINT, previous_int)
-    return 0
+    return code
+
+
+def gunicorn_command(host: str, port: int) -> list[str]:
+    """gunicorn serving the API with one gevent worker: the production server model on one port."""
+    return [sys.executable, "-m", "gunicorn", "--bind", f"{host}:{port}", "--workers", "1",
+            "--worker-class", "gevent", "--worker-connections", "2500", "--timeout", "60",
+            "--graceful-timeout", "3", "--log-level", "warning", "service.api:create_app()"]
+
+
+def _wait_until_up(api: subprocess.Popen[bytes], host: str, port: int, timeout: float = 60.0) -> None:
+    """Return once the API answers ``/healthz``; raise if gunicorn exits first. (gunicorn's
+    master listens before its worker has built the app, so an open port is not enough.)"""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if api.poll() is not None:
+            raise RuntimeError(f"the API server (gunicorn) exited with {api.returncode} at start")
+        try:
+            with urllib.request.urlopen(f"http://{host}:{port}/healthz", timeout=5) as answer:
+                if answer.status == 200:
+                    return
+        except OSError:  # refused, reset, timed out, or a 503 while Redis is not up yet
+            pass
+        time.sleep(0.1)
+    raise RuntimeError(f"the API server did not answer on {host}:{port} within {timeout:g} s")
 
 
 def _first_game() -> str:

@@ -24,6 +24,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis.errors import Unsatisfiable
 
+from service.play.streams import Timing
 from service.play.throttle import InviteLimits
 from tests.api.signing_wsgi import Signer
 from tests.conftest import CREATOR, Player, create_match
@@ -86,7 +87,11 @@ def fuzz_app(settings: Any, service: Any) -> Any:
     from service.api import create_app
 
     service.invite_limits = InviteLimits(per_creator_hour=0, per_recipient_day=0)
-    app = create_app(dataclasses.replace(settings, rate_limits=False), service, TESTING=True)
+    # the WSGI client reads a whole body, and an event stream of a live match ends only after
+    # its lifetime: keep that short here (the streams' own tests read them over real HTTP)
+    timing = Timing(heartbeat_s=0.1, recheck_s=0.05, max_s=0.2)
+    app = create_app(dataclasses.replace(settings, rate_limits=False), service, TESTING=True,
+                     PORTOLAN_STREAM_TIMING=timing)
     # every host a generated webhook URL names is "public" here: no DNS lookups in the fuzz
     app.extensions["portolan.webhooks"].resolve = lambda host, port: ["93.184.215.14"]
     return app

@@ -1,0 +1,114 @@
+"""Server-sent event streams: a match's events, and everything a key should hear of (``/v1/me``).
+
+``text/event-stream`` (the WHATWG HTML "server-sent events" format): each event is ``id:`` (a
+resume point), ``event:`` (the event's ``type``) and one ``data:`` line of JSON (the event object
+of service/play/events.py); a ``: keepalive`` comment goes out after 15 s without an event, and
+the first block is a ``retry:`` hint. ``Last-Event-ID`` (the header an ``EventSource`` sends when
+it reconnects; ``?last_event_id=`` for a first connect that cannot set headers, the header wins
+when both are there) resumes right after that event. Everything is read from the log or the inbox,
+so a reconnect misses nothing and repeats nothing. Refusals happen before the stream begins, as
+problem+json like everywhere else.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+from flask import Blueprint, Response, current_app, request
+
+from service.api.auth import signed_key
+from service.api.matches import _arg, _int_arg
+from service.play import streams
+from service.play.errors import Unavailable
+from service.play.matches import Matches
+from service.storage.streams import Inboxes, Wakeups
+
+bp = Blueprint("streams", __name__)
+log = logging.getLogger("portolan.api")
+RETRY_MS = 3000
+HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}  # no proxy may buffer a stream
+
+
+def _last_event_id() -> str | None:
+    header = request.headers.get("Last-Event-ID")
+    return header if header is not None else _arg("last_event_id")
+
+
+def frame(sid: str, event: dict[str, Any]) -> str:
+    """One SSE block; the JSON is one line (json.dumps escapes every newline inside strings)."""
+    return f"id: {sid}\nevent: {event['type']}\ndata: {json.dumps(event, separators=(',', ':'))}\n\n"
+
+
+def _stream(items: Iterator[streams.Item], slot: threading.BoundedSemaphore | None) -> Response:
+    def body() -> Iterator[str]:
+        try:
+            yield f"retry: {RETRY_MS}\n: connected\n\n"
+            for item in items:
+                yield ": keepalive\n\n" if item is None else frame(*item)
+        except Exception:  # the headers are gone: end the stream; the client resumes from its last id
+            log.warning("event stream ended by an error", exc_info=True)
+
+    released = threading.Event()
+
+    def done() -> None:
+        # on close, not in the generator's finally: a response closed before its first chunk
+        # (the client hung up at once) never runs the generator, and would keep its slot for ever
+        if released.is_set():
+            return
+        released.set()
+        items.close()  # type: ignore[attr-defined]
+        if slot is not None:
+            slot.release()
+
+    response = Response(body(), mimetype="text/event-stream", headers=HEADERS)
+    response.call_on_close(done)
+    return response
+
+
+def _slot() -> threading.BoundedSemaphore | None:
+    """One of the process's stream slots (``PORTOLAN_STREAMS``), or 503: a stream is held for
+    minutes, so a process bounds how many it keeps open rather than run out of sockets."""
+    slots: threading.BoundedSemaphore | None = current_app.extensions["portolan.streams"]
+    if slots is not None and not slots.acquire(blocking=False):
+        raise Unavailable("too-many-streams", "this server process holds as many open event streams as it may; "
+                          "try again shortly (or poll GET /v1/matches/{id}?wait=30)", retry_after=5)
+    return slots
+
+
+def _timing() -> streams.Timing:
+    timing: streams.Timing = current_app.config.get("PORTOLAN_STREAM_TIMING") or streams.Timing()
+    return timing
+
+
+@bp.get("/v1/matches/<match_id>/events")
+def match_events(match_id: str) -> Any:
+    """The match's events as they happen. Public by default; with ``?seat=N`` and a request
+    signed by that seat's key, the seat's hidden events too (and never another seat's)."""
+    m: Matches = current_app.extensions["portolan"]
+    wakeups: Wakeups = current_app.extensions["portolan.wakeups"]
+    seat = _int_arg("seat", -1, 0, 63) if _arg("seat") is not None else None
+    raw_last = _last_event_id()
+    meta = m.authenticate(match_id, seat, signed_key()) if seat is not None else m.meta(match_id)
+    after = streams.parse_match_event_id(raw_last, meta)
+    if after is not None and meta["status"] in streams.DONE and after >= meta["ply"]:
+        return Response(status=204, headers=HEADERS)  # all sent and nothing will follow: EventSource stops
+    slot = _slot()
+    return _stream(streams.follow_match(m, wakeups, current_app.extensions["portolan.feeds"], match_id, seat, after,
+                                         _timing()), slot)
+
+
+@bp.get("/v1/me/events")
+def my_events() -> Any:
+    """Everything the signing key should hear of, across its matches: its turns, the moves of its
+    matches (with its seats' hidden events), finished and aborted matches."""
+    m: Matches = current_app.extensions["portolan"]
+    wakeups: Wakeups = current_app.extensions["portolan.wakeups"]
+    key = signed_key()
+    inbox = Inboxes(m.store.r, m.store.ns)
+    after = streams.parse_inbox_event_id(_last_event_id(), inbox, key)
+    slot = _slot()
+    return _stream(streams.follow_inbox(inbox, wakeups, key, after, _timing()), slot)

@@ -1,0 +1,274 @@
+"""Live event streams: what a match stream and a key's ``me`` stream carry, read from the truth.
+
+A match stream is read from the match's meta and log, never from memory: each event's SSE id is
+the match's ply after it (``started`` 0, the move accepted at ply ``p`` is ``p + 1``; ``finished``
+repeats the last move's ply, which already says ``status: finished`` and the outcome, and
+``aborted`` is 0), so ``Last-Event-ID: n`` resumes with every event after ply ``n``, no gap and no
+duplicate. The ``me`` stream is a per-key inbox (written by the "inboxes" outbox consumer,
+:func:`inbox_events`) whose entry ids are the SSE ids.
+
+Nothing here knows Redis or HTTP: waiting goes through a :class:`Wakeups` port, the inbox
+through an :class:`Inbox` port (service/storage/streams.py is the adapter of both).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import AbstractContextManager, contextmanager
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
+
+from service.play import events
+from service.play.errors import BadRequest
+
+if TYPE_CHECKING:
+    from service.play.matches import Matches
+
+Item = tuple[str, dict[str, Any]] | None
+"""What a stream yields: (SSE id, event object), or None for a heartbeat."""
+
+
+class Waiter(Protocol):
+    def wait(self, timeout: float) -> bool: ...
+
+
+class Wakeups(Protocol):
+    """Wake-ups by topic (``m:<match>``, ``i:<key>``): a hint to re-read, never the data."""
+
+    def watch(self, topic: str) -> AbstractContextManager[Waiter]: ...
+
+
+class Inbox(Protocol):
+    def read(self, public_key: str, after: str | None, count: int = 100) -> list[tuple[str, dict[str, Any]]]: ...
+    def newest(self, public_key: str) -> str | None: ...
+    def later(self, a: str, b: str) -> bool: ...
+
+
+@dataclass(frozen=True)
+class Timing:
+    """``heartbeat_s``: a comment after this long without an event (proxies drop silent
+    connections); ``recheck_s``: re-read even without a wake-up (a lost one costs at most this);
+    ``max_s``: the stream ends after this long and the client resumes with Last-Event-ID (a
+    deploy or a recycled worker must not wait for streams that never end)."""
+
+    heartbeat_s: float = 15.0
+    recheck_s: float = 5.0
+    max_s: float = 600.0
+
+
+DONE = ("finished", "aborted")
+
+
+def parse_match_event_id(raw: str | None, meta: Mapping[str, Any]) -> int | None:
+    """A match stream's Last-Event-ID: a ply this match has reached, or 400."""
+    if raw is None:
+        return None
+    if not (raw.isascii() and raw.isdigit() and len(raw) <= 12):
+        raise BadRequest("bad-last-event-id", f"Last-Event-ID must be a ply of this match (ASCII digits, the id of "
+                                              f"an event this stream sent), not {raw[:40]!r}")
+    n = int(raw)
+    if n > meta["ply"] or (meta["status"] in ("waiting", "aborted") and n > 0):
+        raise BadRequest("bad-last-event-id", f"Last-Event-ID {n} is past this match (it is at ply {meta['ply']}, "
+                                              f"status {meta['status']}): it is not an id this stream sent")
+    if meta["status"] == "waiting":  # nothing was ever sent: there is no event 0 to resume after
+        raise BadRequest("bad-last-event-id", "this match has not started, so its stream has sent no event yet; "
+                                              "connect without Last-Event-ID")
+    return n
+
+
+class Feed:
+    """The events of one match for one viewer, read from the log once per process and shared by
+    every stream of that match and viewer in the process.
+
+    Why: one commit wakes every stream of its match at once; each reading the meta and the log
+    itself made a herd of identical reads (50 streams on a match: 100 Redis calls per move). A
+    feed re-reads only when its last read began before the caller's wake-up, so the herd costs
+    one read, and what was read is never stale for the caller: a read that started after the
+    caller learnt of a commit includes it. Log entries never change, so the events built from
+    them are kept (a match's whole history: a few hundred events at most)."""
+
+    def __init__(self, match_id: str, viewer: int | None) -> None:
+        self.match_id = match_id
+        self.viewer = viewer
+        self.events: list[tuple[int, dict[str, Any]]] = []
+        self.done = False
+        self.read_at = float("-inf")
+        self.users = 0
+        self._next = 0  # the next log entry to read
+        self._started = False
+        self.lock = threading.Lock()
+
+    def since(self, m: Matches, after: int | None, known_at: float,
+              clock: Callable[[], float] = time.monotonic) -> tuple[list[tuple[int, dict[str, Any]]], bool]:
+        """The events after ply ``after`` (None: all), as of a read begun no earlier than
+        ``known_at``, and whether the match is over."""
+        with self.lock:
+            if self.read_at < known_at and not self.done:
+                self.read_at = clock()
+                self._read(m)
+            found = [(p, e) for p, e in self.events if after is None or p > after]
+            return found, self.done
+
+    def _read(self, m: Matches) -> None:
+        meta = m.meta(self.match_id)
+        status, ply = meta["status"], int(meta["ply"])
+        if status == "aborted":
+            self.events.append((0, events.aborted(meta)))
+            self.done = True
+            return
+        if status == "waiting":
+            return
+        if not self._started:
+            self.events.append((0, events.started(meta, self.viewer)))
+            self._started = True
+        if self._next < ply:  # only up to the meta's ply: the log may already hold a later commit
+            for entry in m.store.log(self.match_id, self._next, ply - 1):
+                self.events.append((int(entry["ply"]) + 1, events.move(meta, entry, self.viewer)))
+            self._next = ply
+        if status == "finished":
+            self.events.append((ply, events.finished(meta)))
+            self.done = True
+
+
+class Feeds:
+    """The process's feeds, one per (match, viewer) while a stream uses it."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._feeds: dict[tuple[str, int | None], Feed] = {}
+
+    @contextmanager
+    def use(self, match_id: str, viewer: int | None) -> Iterator[Feed]:
+        with self._lock:
+            feed = self._feeds.get((match_id, viewer))
+            if feed is None:
+                feed = self._feeds[(match_id, viewer)] = Feed(match_id, viewer)
+            feed.users += 1
+        try:
+            yield feed
+        finally:
+            with self._lock:
+                feed.users -= 1
+                if feed.users == 0:
+                    del self._feeds[(match_id, viewer)]
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._feeds)
+
+
+def follow_match(m: Matches, wakeups: Wakeups, feeds: Feeds, match_id: str, viewer: int | None, after: int | None,
+                 timing: Timing, clock: Callable[[], float] = time.monotonic) -> Iterator[Item]:
+    """Every event of the match after ply ``after`` as it happens, heartbeats between; ends when
+    the match is over or after ``timing.max_s``."""
+    deadline = clock() + timing.max_s
+    quiet_since = clock()
+    with wakeups.watch(f"m:{match_id}") as waiter, feeds.use(match_id, viewer) as feed:
+        known_at = clock()  # registered before this: any commit from here on wakes us
+        while True:
+            found, done = feed.since(m, after, known_at, clock)
+            for ply, event in found:
+                yield str(ply), event
+                after, quiet_since = ply, clock()
+            if done:
+                return
+            yield from _pause(waiter, timing, deadline, quiet_since, clock)
+            known_at = clock()
+            if known_at >= deadline:
+                return
+            if known_at - quiet_since >= timing.heartbeat_s:
+                quiet_since = known_at
+
+
+def _pause(waiter: Waiter, timing: Timing, deadline: float, quiet_since: float,
+           clock: Callable[[], float]) -> Iterator[Item]:
+    """Wait for a wake-up, the re-check, the heartbeat or the end, whichever is first; yield a
+    heartbeat when it is due."""
+    now = clock()
+    beat = quiet_since + timing.heartbeat_s
+    waiter.wait(min(timing.recheck_s, deadline - now, beat - now))
+    if clock() >= beat and clock() < deadline:
+        yield None
+
+
+def parse_inbox_event_id(raw: str | None, inbox: Inbox, public_key: str) -> str | None:
+    """A me stream's Last-Event-ID: an inbox entry id this key's stream sent, or 400."""
+    if raw is None:
+        return None
+    ms, sep, seq = raw.partition("-")
+    if not (sep and raw.isascii() and ms.isdigit() and seq.isdigit() and len(ms) <= 20 and len(seq) <= 20):
+        raise BadRequest("bad-last-event-id", f"Last-Event-ID must be the id of an event this stream sent "
+                                              f"(<digits>-<digits>), not {raw[:40]!r}")
+    newest = inbox.newest(public_key)
+    if newest is None or inbox.later(raw, newest):
+        raise BadRequest("bad-last-event-id", f"Last-Event-ID {raw} is not an id this key's stream sent (its newest "
+                                              f"event is {newest or 'none yet'}); connect without it to read from the "
+                                              "oldest event kept")
+    return raw
+
+
+def follow_inbox(inbox: Inbox, wakeups: Wakeups, public_key: str, after: str | None, timing: Timing,
+                 clock: Callable[[], float] = time.monotonic) -> Iterator[Item]:
+    """The key's inbox after entry ``after`` (None: from the oldest kept), then as it grows."""
+    deadline = clock() + timing.max_s
+    quiet_since = clock()
+    with wakeups.watch(f"i:{public_key}") as waiter:
+        while True:
+            while True:
+                batch = inbox.read(public_key, after)
+                for sid, event in batch:
+                    yield sid, event
+                    after, quiet_since = sid, clock()
+                if len(batch) < 100:
+                    break
+            yield from _pause(waiter, timing, deadline, quiet_since, clock)
+            if clock() >= deadline:
+                return
+            if clock() - quiet_since >= timing.heartbeat_s:
+                quiet_since = clock()
+
+
+# -- what goes into the inboxes ------------------------------------------------------------------
+
+
+def inbox_events(m: Matches, kind: str, match_id: str, ply: int, data: Mapping[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    """(public key, event) for every inbox an outbox entry concerns: each human seat's key gets
+    the match's events with its own seat's hidden events, and a ``your-turn`` when its seat
+    becomes active; the creator's key hears of an abort. ``created`` goes to nobody: an invitee
+    has no key until it claims (the invitation goes by mail)."""
+    meta = m.store.meta(match_id)
+    if meta is None:
+        return []
+    holders = [(s["seat"], s["public_key"]) for s in meta["seats"] if s["kind"] == "human" and s.get("public_key")]
+    out: list[tuple[str, dict[str, Any]]] = []
+    if kind == "aborted":
+        keys = {key for _, key in holders} | ({meta["creator_key"]} if meta.get("creator_key") else set())
+        return [(key, events.aborted(meta)) for key in sorted(keys)]
+    if kind == "started":
+        # who acts first, as the start announced it (the meta may have moved on since)
+        first = list(data.get("after") or (meta["active"] if meta["ply"] == 0 else []))
+        then = {**meta, "ply": 0, "active": first, "updated_at": meta.get("started_at") or meta["updated_at"]}
+        for seat, key in holders:
+            out.append((key, events.started(meta, seat)))
+            if seat in first:
+                out.append((key, events.your_turn(then, seat)))
+        return out
+    if kind != "moved" or ply < 1:
+        return out
+    entries = m.store.log(match_id, ply - 1, ply - 1)
+    if not entries:
+        return out
+    entry = entries[0]
+    before = list(data.get("before") or [])
+    after = list(data.get("after") or [])
+    # the match as it stood right after this move, for the your-turn (the meta may have moved on)
+    then = {**meta, "ply": ply, "active": after, "updated_at": entry["accepted_at"]}
+    for seat, key in holders:
+        out.append((key, events.move(meta, entry, seat)))
+        if seat in after and seat not in before:
+            out.append((key, events.your_turn(then, seat)))
+    if data.get("status") == "finished" and meta["status"] == "finished":
+        out.extend((key, events.finished(meta)) for _, key in holders)
+    return out
