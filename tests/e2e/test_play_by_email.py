@@ -30,6 +30,10 @@ from tests.conftest import SmtpSink
 
 ROOT = Path(__file__).resolve().parents[2]
 GAME_IDS = sorted(games.registry())
+# Ophir's CLI game is three minutes of subprocesses (a CLI call per step of a long game): it runs
+# under the slow marker, so the default suite stays under ten minutes; its rules, record and
+# verifier are in the default suite through tests/games and tests/test_verify.py.
+SLOW_GAMES = {"ophir"}
 # who sits at the table: two people and a random bot, except Ophir, whose 2-player game brings
 # its own rival ship (moved by the seat whose turn it is) instead of a third seat
 BOT_SEATS = {"ophir": 0}
@@ -100,7 +104,7 @@ def wait_for(predicate: Any, timeout: float = 30.0, what: str = "") -> None:
     raise AssertionError(f"timed out waiting for {what}")
 
 
-@pytest.mark.parametrize("game", GAME_IDS)
+@pytest.mark.parametrize("game", [pytest.param(g, marks=pytest.mark.slow) if g in SLOW_GAMES else g for g in GAME_IDS])
 def test_two_cli_players_and_a_bot_play_to_the_end(game: str, stack: str, smtp_sink: SmtpSink, tmp_path: Path,
                                                    capsys: pytest.CaptureFixture[str]) -> None:
     ana = CliPlayer(tmp_path / "ana", stack, "ana@example.org")
