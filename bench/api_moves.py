@@ -19,8 +19,10 @@ the move response (``ply`` and ``view.legal_actions``), so a move is one request
 response only carries the mover's legal actions: when the turn passes to the other seat the
 client makes one signed GET of that seat's view (counted and timed apart, and included in the
 wall time, so it lowers moves/s). A finished match is replaced by a new one (also counted).
-Every turn change enqueues a turn notice to RQ inside the move request; no worker runs, so the
-jobs stay queued: the enqueue is part of the measured cost of a move.
+Every move appends its outbox entry inside the commit's Lua script (issue 10; before it, every
+turn change enqueued a turn notice to RQ inside the move request). No worker or dispatcher runs,
+so the outbox entries stay unread: the append is part of the measured cost of a move, the fan-out
+is not. Comparing with a build from before the outbox compares the enqueue with the append.
 
 Phase 2 (bare): the same clients POST a body of the same size to the bare app for as long.
 ``--rounds N`` alternates the two phases N times, which evens out a machine whose background
@@ -129,7 +131,7 @@ class Tally:
     view_lat: list[float] = field(default_factory=list)
     setups: int = 0  # matches created (and claimed) inside the window
     setup_requests: int = 0
-    notices: int = 0  # moves after which a different seat must act (one RQ enqueue each)
+    notices: int = 0  # moves after which a different seat must act (a turn notice each, once dispatched)
     finished: int = 0
     bare: int = 0
     bare_lat: list[float] = field(default_factory=list)
@@ -527,7 +529,7 @@ def report(args: argparse.Namespace, cfg: ServerConfig, moves: Tally, bare: Tall
         ("move POST p50 / p90 / p99", f"{ms(pct(moves.move_lat, 0.5))} / {ms(pct(moves.move_lat, 0.9))} / "
                                       f"{ms(pct(moves.move_lat, 0.99))}"),
         ("move POST max", ms(max(moves.move_lat, default=float("nan")))),
-        ("turn changes (RQ enqueue in the move)", f"{moves.notices} ({100 * moves.notices / max(moves.moves, 1):.0f}% of moves)"),
+        ("turn changes (a notice each, via the outbox)", f"{moves.notices} ({100 * moves.notices / max(moves.moves, 1):.0f}% of moves)"),
         ("view GETs on turn change", f"{moves.view_gets}, p50 {ms(pct(moves.view_lat, 0.5))}, p99 {ms(pct(moves.view_lat, 0.99))}"),
         ("matches finished / new in window", f"{moves.finished} / {moves.setups} ({moves.setup_requests} setup requests)"),
         ("all API requests/s", f"{api_s:,.0f}"),
