@@ -49,8 +49,12 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from email.utils import parseaddr
+from typing import TypeVar
+
+N = TypeVar("N", int, float)
 
 
 @dataclass(frozen=True)
@@ -149,30 +153,26 @@ class Settings:
 
 def _int(env: dict[str, str], name: str, default: int) -> int:
     """A non-negative integer setting; a typo stops the process at start, not at the first request."""
-    raw = env.get(name)
-    if not raw:
-        return default
-    try:
-        value = int(raw)
-    except ValueError as exc:
-        raise ValueError(f"{name} must be an integer, not {raw!r}") from exc
-    if value < 0:
-        raise ValueError(f"{name} must not be negative, not {value}")
-    return value
+    return _number(env, name, default, int, "an integer")
 
 
 def _float(env: dict[str, str], name: str, default: float) -> float:
     """A non-negative number of seconds; a typo stops the process at start."""
+    return _number(env, name, default, float, "a number of seconds")
+
+
+def _number(env: dict[str, str], name: str, default: N, parse: Callable[[str], N], what: str) -> N:
     raw = env.get(name)
     if not raw:
         return default
     try:
-        value = float(raw)
+        value = parse(raw)
     except ValueError as exc:
-        raise ValueError(f"{name} must be a number of seconds, not {raw!r}") from exc
+        raise ValueError(f"{name} must be {what}, not {raw!r}") from exc
     if not value >= 0:  # also refuses nan
         raise ValueError(f"{name} must not be negative, not {raw}")
     return value
+
 
 def _flag(env: dict[str, str], name: str, default: bool) -> bool:
     """An on/off setting (on, 1, true, yes / off, 0, false, no); anything else stops the process."""
