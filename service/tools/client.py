@@ -59,7 +59,7 @@ class Client:
               params: dict[str, Any] | None = None, ok: tuple[int, ...] = (200, 201), data: bytes | None = None) -> Any:
         resp = self.http.request(method, self.base + path, json=json, data=data, headers=headers, params=params,
                                  timeout=self.timeout)
-        if resp.status_code == 304:
+        if resp.status_code == 304 or (resp.status_code == 204 and 204 in ok):
             return None
         if resp.status_code not in ok:
             try:
@@ -76,16 +76,7 @@ class Client:
         headers = self._auth(method, path, body=data, private_key=private_key)
         if body is not None:
             headers["Content-Type"] = "application/json"
-        resp = self.http.request(method, self.base + path, data=data, headers=headers, timeout=self.timeout)
-        if resp.status_code == 204:
-            return None
-        if resp.status_code not in ok:
-            try:
-                problem = resp.json()
-            except ValueError:
-                problem = {"detail": resp.text[:500]}
-            raise ApiError(resp.status_code, problem)
-        return resp.json()
+        return self._call(method, path, data=data, headers=headers, ok=(*ok, 204))
 
     def _signed_get(self, path: str, private_key: str | None, params: dict[str, Any] | None = None) -> Any:
         # the query is built here, not by requests, so that the signed string is the sent one
