@@ -11,6 +11,7 @@ import os
 import threading
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -143,8 +144,6 @@ def smtp_sink() -> Iterator[SmtpSink]:
     from email import message_from_bytes
     from email.policy import default
 
-    from aiosmtpd.controller import Controller
-
     sink = SmtpSink(url="")
 
     class Handler:
@@ -152,12 +151,23 @@ def smtp_sink() -> Iterator[SmtpSink]:
             sink.messages.append(message_from_bytes(envelope.content, policy=default))
             return "250 OK"
 
+    with smtp_server(Handler()) as url:
+        sink.url = url
+        yield sink
+
+
+@contextmanager
+def smtp_server(handler: Any) -> Iterator[str]:
+    """A real SMTP server (aiosmtpd) on a free loopback port running ``handler``; yields its URL."""
+    from aiosmtpd.controller import Controller
+
     port = free_port()
-    controller = Controller(Handler(), hostname="127.0.0.1", port=port)
+    controller = Controller(handler, hostname="127.0.0.1", port=port)
     controller.start()
-    sink.url = f"smtp://127.0.0.1:{port}"
-    yield sink
-    controller.stop()
+    try:
+        yield f"smtp://127.0.0.1:{port}"
+    finally:
+        controller.stop()
 
 
 @dataclass

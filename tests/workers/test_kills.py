@@ -35,9 +35,8 @@ from service.config import Settings
 from service.delivery.mail import message_id
 from service.play.listings import stalled_bots, unsent_notices, unstarted_matches
 from service.play.matches import Matches
-from service.storage.embedded import free_port
 from service.tools.client import Client
-from tests.conftest import CREATOR, Player
+from tests.conftest import CREATOR, Player, smtp_server
 
 ROOT = Path(__file__).resolve().parents[2]
 TIMINGS = {"PORTOLAN_OUTBOX_CLAIM_S": "1", "PORTOLAN_JOB_DEADLINE_S": "1.5", "PORTOLAN_JOB_TIMEOUT_S": "2",
@@ -70,8 +69,6 @@ class HoldingSink:
 
 @pytest.fixture
 def holding_sink() -> Iterator[HoldingSink]:
-    from aiosmtpd.controller import Controller
-
     sink = HoldingSink()
 
     class Handler:
@@ -86,12 +83,9 @@ def holding_sink() -> Iterator[HoldingSink]:
                 sink.got.append(Received(str(msg["X-Portolan-Notice"]), str(msg["Message-ID"]), arrived, time.time()))
             return "250 OK"
 
-    port = free_port()
-    controller = Controller(Handler(), hostname="127.0.0.1", port=port)
-    controller.start()
-    sink.url = f"smtp://127.0.0.1:{port}"
-    yield sink
-    controller.stop()
+    with smtp_server(Handler()) as url:
+        sink.url = url
+        yield sink
 
 
 class Workers:
