@@ -207,3 +207,32 @@ def test_pings_are_rate_limited_per_key(app: Any, players: list[Player]) -> None
     assert signed_post(client, f"/v1/me/webhooks/{other['id']}/ping", None, private_key=players[1].private_key,
                        data=b"").status_code == 202
 
+
+
+def test_a_replayed_forged_or_malformed_registration_stores_nothing_and_no_key_sees_anothers_hooks(
+        app: Any, players: list[Player]) -> None:
+    """The hostile cases for POST /v1/me/webhooks: each a 4xx problem that changes nothing."""
+    client = app.test_client()
+    hooks = app.extensions["portolan.webhooks"]
+    hooks.resolve = lambda host, port: ["93.184.215.14"]  # a public address; no DNS in the test
+    ana, bea = players[0], players[1]
+    path = "/v1/me/webhooks"
+    body = json.dumps({"url": "https://hooks.example.org/ana"}).encode()
+    headers = {**signed_headers(ana.private_key, "POST", path, body), "Content-Type": "application/json"}
+    assert client.post(path, data=body, headers=headers).status_code == 201
+    again = client.post(path, data=body, headers=headers)  # the same signed request, replayed
+    assert again.status_code == 401 and again.get_json()["code"] == "replayed-request"
+    # forged: Bea signs, but the header names Ana's key
+    forged = signed_headers(bea.private_key, "POST", path, body)["Authorization"].replace(bea.public_key, ana.public_key)
+    r = client.post(path, data=body, headers={"Authorization": forged, "Content-Type": "application/json"})
+    assert r.status_code == 401 and r.get_json()["code"] == "bad-signature"
+    for bad in (b"{not json", b"[" * 1000 + b"]" * 1000, json.dumps({"url": {"nested": ["x"] * 3}}).encode(),
+                json.dumps({"url": "https://hooks.example.org/x", "extra": 1}).encode()):
+        r = client.post(path, data=bad, headers={**signed_headers(ana.private_key, "POST", path, bad),
+                                                  "Content-Type": "application/json"})
+        assert r.status_code == 400 and r.content_type == "application/problem+json", (bad[:20], r.status_code)
+    [only] = signed_get(client, path, ana.private_key).get_json()["webhooks"]
+    assert only["url"] == "https://hooks.example.org/ana"
+    assert signed_get(client, path, bea.private_key).get_json()["webhooks"] == []
+    r = signed_get(client, f"{path}/{only['id']}/deliveries", bea.private_key)
+    assert r.status_code == 404  # Bea cannot read Ana's delivery log, nor learn that the hook exists
