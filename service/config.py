@@ -83,6 +83,8 @@ class Settings:
     invites_per_creator_hour: int = 60
     invites_per_recipient_day: int = 20
     mail_domain: str = ""
+    # Issue 11: the base address replies go to, plus-addressed per mail (service.play.reply_address)
+    mail_reply_to: str = ""
     # The dispatcher's timings (issue 10). The tests that kill workers set them to a few seconds.
     outbox_claim_s: float = 30.0
     job_timeout_s: int = 60
@@ -118,6 +120,7 @@ class Settings:
             invites_per_creator_hour=_int(e, "PORTOLAN_INVITES_PER_CREATOR_HOUR", cls.invites_per_creator_hour),
             invites_per_recipient_day=_int(e, "PORTOLAN_INVITES_PER_RECIPIENT_DAY", cls.invites_per_recipient_day),
             mail_domain=e.get("PORTOLAN_MAIL_DOMAIN", "").strip(),
+            mail_reply_to=e.get("PORTOLAN_MAIL_REPLY_TO", "").strip(),
             outbox_claim_s=_float(e, "PORTOLAN_OUTBOX_CLAIM_S", cls.outbox_claim_s),
             job_timeout_s=max(1, _int(e, "PORTOLAN_JOB_TIMEOUT_S", cls.job_timeout_s)),
             job_deadline_s=_float(e, "PORTOLAN_JOB_DEADLINE_S", cls.job_deadline_s),
@@ -139,6 +142,14 @@ class Settings:
         _, address = parseaddr(self.mail_from)
         domain = address.rpartition("@")[2].strip()
         return domain or "portolan.invalid"
+
+    def reply_base(self) -> str:
+        """The address replies go to before plus-addressing: ``PORTOLAN_MAIL_REPLY_TO``, else the
+        sender's address (``MAIL_FROM``), else ``turns@<message domain>``."""
+        if self.mail_reply_to:
+            return parseaddr(self.mail_reply_to)[1] or self.mail_reply_to
+        _, address = parseaddr(self.mail_from)
+        return address if "@" in address else f"turns@{self.message_domain()}"
 
     def job_dead_after_s(self) -> int:
         """Seconds after its start when a job that is still "started" must be dead (a live
