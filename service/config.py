@@ -26,6 +26,10 @@
 ``PORTOLAN_INVITES_PER_RECIPIENT_DAY``    invitation mails one address may receive per day (``20``)
 ``PORTOLAN_MAIL_DOMAIN``  the domain of every Message-ID (default: the domain of ``MAIL_FROM``); with
                     the notice's key it makes the Message-ID, so a rare resend has the same one
+``PORTOLAN_MAIL_REQUIRE_DKIM``  ``off`` (default) or ``on``: a reply by mail is acted on only with a valid
+                    DKIM signature of the sender's domain (anything else gets a refusal)
+``PORTOLAN_MAIL_REFUSALS_PER_HOUR``  refusal answers one sender address gets per hour (``10``); past that
+                    refusals are only logged, so forged senders cannot make Portolan a mail cannon
 ``PORTOLAN_OUTBOX_CLAIM_S``  seconds an outbox entry may stay unacknowledged by a consumer before
                     another dispatcher claims it (``30``; a killed dispatcher's entries wait that long)
 ``PORTOLAN_JOB_TIMEOUT_S``   the RQ job timeout of every notice and bot turn, and the "sending" lease of
@@ -85,6 +89,9 @@ class Settings:
     mail_domain: str = ""
     # Issue 11: the base address replies go to, plus-addressed per mail (service.play.reply_address)
     mail_reply_to: str = ""
+    # Issue 11, the mail desk: DKIM required of mail moves; refusal answers one sender may get an hour
+    mail_require_dkim: bool = False
+    mail_refusals_per_hour: int = 10
     # The dispatcher's timings (issue 10). The tests that kill workers set them to a few seconds.
     outbox_claim_s: float = 30.0
     job_timeout_s: int = 60
@@ -121,6 +128,8 @@ class Settings:
             invites_per_recipient_day=_int(e, "PORTOLAN_INVITES_PER_RECIPIENT_DAY", cls.invites_per_recipient_day),
             mail_domain=e.get("PORTOLAN_MAIL_DOMAIN", "").strip(),
             mail_reply_to=e.get("PORTOLAN_MAIL_REPLY_TO", "").strip(),
+            mail_require_dkim=_flag(e, "PORTOLAN_MAIL_REQUIRE_DKIM", False),
+            mail_refusals_per_hour=_int(e, "PORTOLAN_MAIL_REFUSALS_PER_HOUR", cls.mail_refusals_per_hour),
             outbox_claim_s=_float(e, "PORTOLAN_OUTBOX_CLAIM_S", cls.outbox_claim_s),
             job_timeout_s=max(1, _int(e, "PORTOLAN_JOB_TIMEOUT_S", cls.job_timeout_s)),
             job_deadline_s=_float(e, "PORTOLAN_JOB_DEADLINE_S", cls.job_deadline_s),
