@@ -278,7 +278,7 @@ class Matches:
         a retry of the last claim (same token and key, see :meth:`claim`) runs the start again."""
         meta = self.meta(match_id)
         game = self.game_of(meta)
-        secret = fairness.match_secret(self.store.seed(match_id), match_id, meta["seats"])
+        secret = fairness.match_secret(self.store.seed(match_id), match_id, records.genesis_seats(meta["seats"]))
         try:
             state, events = game.setup(meta["players"], meta["options"], fairness.setup_rng(secret))
         except (GameError, ValueError) as exc:
@@ -365,7 +365,7 @@ class Matches:
     def _secret(self, match_id: str, meta: Mapping[str, Any]) -> bytes:
         secret = self._secrets.get(match_id)
         if secret is None:
-            secret = fairness.match_secret(self.store.seed(match_id), match_id, meta["seats"])
+            secret = fairness.match_secret(self.store.seed(match_id), match_id, records.genesis_seats(meta["seats"]))
             if len(self._secrets) >= 4096:  # a bound, not an LRU: recomputing costs one GET
                 self._secrets.clear()
             self._secrets[match_id] = secret

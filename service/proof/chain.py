@@ -12,12 +12,15 @@ from typing import Any
 
 from service.proof import signing
 
-RECORD_FORMAT = "portolan-record/2"
-"""The format new matches are recorded in (docs/record-format.md)."""
+RECORD_FORMAT = "portolan-record/3"
+"""The format new matches are recorded in (docs/record-format.md): format 2's digests, plus moves
+by mail (``mail``, ``delegation``), custodial seats, key changes and mail withdrawals."""
+RECORD_FORMAT_2 = "portolan-record/2"
+"""Matches created before moves by mail: the same chain and digests, without the mail fields."""
 RECORD_FORMAT_1 = "portolan-record/1"
 """Matches created before format 2: ``events_digest`` is the digest of the whole event list, so
 a live record (which withholds hidden events) cannot show its visible events are the logged ones."""
-RECORD_FORMATS = (RECORD_FORMAT_1, RECORD_FORMAT)
+RECORD_FORMATS = (RECORD_FORMAT_1, RECORD_FORMAT_2, RECORD_FORMAT)
 MAIL_FIELDS = ("mail", "delegation")
 """The fields a move by mail adds to its log entry (hashed when present)."""
 
