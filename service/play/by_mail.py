@@ -200,8 +200,12 @@ class Desk:
                                      "Nothing was done: your seat already signs with a key of your own.",
                                      "only a seat joined by mail, whose key the server holds, gets an attach "
                                      "token (rule: attaching a key)")
+        attach_token = getattr(self.matches, "attach_token", None)  # A's key attach (issue 11, part 5)
+        if attach_token is None:
+            return self._seat_answer(mail, identity, match_id, seat, "refused",
+                                     "Nothing was done: attaching a key is not available on this server yet.")
         try:
-            token = self.matches.attach_token(match_id, seat)
+            token = str(attach_token(match_id, seat))
         except (Unavailable, TooManyRequests):
             raise
         except ServiceError as exc:

@@ -157,10 +157,13 @@ def resolve(picks: Sequence[int | str], items: Sequence[Item]) -> Resolved:
 def _by_word(word: str, items: Sequence[Item]) -> Item | str:
     """The one item ``word`` names, or the sentence saying why it names none (or several)."""
     want = _normal(word)
-    for test in (lambda i: _normal(str(i.action.get("type", ""))) == want,
-                 lambda i: _normal(str(i.action.get("type", ""))).startswith(want),
-                 lambda i: _normal(i.text).startswith(want)):
-        fits = [i for i in items if test(i)]
+    types = [_normal(str(i.action.get("type", ""))) for i in items]
+    texts = [_normal(i.text) for i in items]
+    for fits in ([i for i, t in zip(items, types, strict=True) if t == want],
+                 [i for i, t in zip(items, types, strict=True) if t.startswith(want)],
+                 [i for i, t in zip(items, texts, strict=True) if t.startswith(want)],
+                 # a word inside the text ("deliver" for "choose the action Deliver goods")
+                 [i for i, t in zip(items, texts, strict=True) if f"-{want}" in f"-{t}"]):
         if len(fits) == 1:
             return fits[0]
         if len(fits) > 1:
