@@ -226,6 +226,10 @@ class Desk:
                        else reading.problem or "a reply to an invitation can only say `join Your Name`")
             return self._invite_answer(mail, identity, meta, "refused", f"Nothing was done: {problem}.",
                                        RULE_ATTACHMENTS if mail.attachments else RULE_GRAMMAR)
+        row = meta["seats"][reply.seat]
+        if row["claimed"]:  # the sender's own seat (the sender is the seat's address, checked above)
+            return self._seat_answer(mail, identity, reply.match, reply.seat, "info",
+                                     f"Nothing was done: you hold seat {reply.seat} already, as {row['name']}.")
         try:
             self.matches.join_by_mail(reply.match, reply.seat, reading.argument, mail.sender)
         except (Unavailable, TooManyRequests):
