@@ -145,10 +145,11 @@ def show(match_id: str) -> Any:
 
 @bp.post("/<match_id>/seats/<int:seat>/claim")
 def claim(match_id: str, seat: int) -> Any:
-    """Take an invited seat with its token and register the player's public key."""
+    """Take an invited seat with its token and register the player's public key (and, with
+    ``mail_delegation``, let replies by mail move for it)."""
     data = schemas.body(schemas.Claim)
     return service().claim(match_id, seat, data["token"], data["public_key"], data["name"], data["email"],
-                           data["nonce"])
+                           data["nonce"], data["mail_delegation"])
 
 
 @bp.post("/<match_id>/abort")

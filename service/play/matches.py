@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from service import games
 from service.bots import POLICIES
 from service.games.base import Action, Game, GameError, IllegalAction, InvalidAction, Rng
-from service.play import records, seat_keys
+from service.play import key_attach, records, seat_keys
 from service.play.envelopes import check_envelope
 from service.play.errors import BadRequest, Conflict, Forbidden, NotFound, ServiceError, Unauthorized, Unprocessable
 from service.play.people import check_name, normal_email
@@ -119,6 +119,10 @@ class Matches:
     def join_by_mail(self, match_id: str, seat: int, name: str, email: str) -> dict[str, Any]:
         """Claim an invited seat for a keyless player who replied ``join`` (custodial seat)."""
         return seat_keys.join_by_mail(self, match_id, seat, name, email)
+
+    def attach_token(self, match_id: str, seat: int) -> str:
+        """A one-time token (a day) to attach a key to a custodial seat (mailed on ``key``)."""
+        return key_attach.attach_token(self, match_id, seat)
 
     # -- lookup ------------------------------------------------------------------------------
 

@@ -21,13 +21,14 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from service.play.envelopes import check_envelope
-from service.play.errors import BadRequest, Forbidden
+from service.play.errors import BadRequest, Conflict, Forbidden, NotFound, Unauthorized
 from service.proof import signing
 from service.proof.delegation import (
     custodial_private_key,
     delegation_body,
     mail_nonce,
     mail_private_key,
+    withdrawal_body,
 )
 
 if TYPE_CHECKING:
@@ -132,3 +133,86 @@ def join_by_mail(m: Matches, match_id: str, seat: int, name: str, email: str) ->
     address). The seat's key is a custodial key the server holds; the record marks it so."""
     public_key = signing.public_key_of(custodial_private_key(m.server_key, match_id, seat))
     return m.claim_seat(match_id, seat, public_key, name, email, token=None, custody="server")
+
+
+def _row(meta: Mapping[str, Any], seat: int) -> dict[str, Any]:
+    """The seat's row, or 404 ``unknown-seat``."""
+    if not 0 <= seat < len(meta["seats"]):
+        raise NotFound("unknown-seat", f"match {meta['id']} has no seat {seat}")
+    row: dict[str, Any] = meta["seats"][seat]
+    return row
+
+
+def mail_key_info(m: Matches, match_id: str, seat: int) -> dict[str, Any]:
+    """What a player's key signs to delegate moves by mail (public: the mail key is the
+    server's, and signing its delegation body is the player's own decision)."""
+    meta = m.meta(match_id)
+    if _row(meta, seat)["kind"] != "human":
+        raise Conflict("bot-seat", f"seat {seat} of match {match_id} is a bot's: it does not move by mail")
+    return mail_key_info_of(m, meta, seat)
+
+
+def _may_change(meta: Mapping[str, Any], seat: int, signer_key: str) -> dict[str, Any]:
+    """The seat row a signed request by ``signer_key`` may change the mail delegation of."""
+    row = _row(meta, seat)
+    if not row["claimed"] or row["public_key"] != signer_key:
+        raise Forbidden("not-your-seat", f"that key does not hold seat {seat} of match {meta['id']}: only the seat's "
+                        "key may grant or withdraw its mail delegation")
+    if meta["status"] not in ("waiting", "active"):
+        raise Conflict("match-over", f"match {meta['id']} is {meta['status']}: its mail delegations no longer change")
+    return row
+
+
+def grant_mail_delegation(m: Matches, match_id: str, seat: int, signer_key: str, signature: str) -> dict[str, Any]:
+    """Let replies by mail move for the seat: ``signature`` is the seat key's over the delegation
+    body of the seat's current mail key. Granting what is already granted changes nothing."""
+    m.meta(match_id)
+
+    def change(meta: dict[str, Any]) -> dict[str, Any]:
+        row = _may_change(meta, seat, signer_key)
+        mail_key = mail_key_of(m, match_id, seat, int(row.get("mail_generation") or 0))
+        if not signing.verify(signer_key, delegation_body(match_id, seat, mail_key), signature):
+            raise Unauthorized("bad-mail-delegation", f"the signature does not verify under seat {seat}'s key over the "
+                               f"delegation body of its mail key {mail_key} (see GET "
+                               f"/v1/matches/{match_id}/seats/{seat}/mail-key)")
+        if row.get("mail_key") == mail_key and row.get("mail_delegation"):
+            return {"updated_at": meta["updated_at"]}  # granted already (a retry): keep the first signature
+        row.update({"mail_key": mail_key, "mail_delegation": signature})
+        return {"seats": meta["seats"], "updated_at": m.now()}
+
+    meta = m.store.update_meta(match_id, change)
+    return mail_key_info_of(m, meta, seat)
+
+
+def withdraw_mail_delegation(m: Matches, match_id: str, seat: int, signer_key: str, withdrawal: str) -> dict[str, Any]:
+    """Take back the seat's mail delegation: ``withdrawal`` is the seat key's signature over the
+    withdrawal body of the delegated mail key. That key never signs again (the generation goes
+    up, so a new grant delegates to a new key) and the record lists the withdrawal."""
+    m.meta(match_id)
+
+    def change(meta: dict[str, Any]) -> dict[str, Any]:
+        row = _may_change(meta, seat, signer_key)
+        mail_key = str(row.get("mail_key") or "")
+        if not mail_key or not row.get("mail_delegation"):
+            raise Conflict("no-mail-delegation", f"seat {seat} of match {match_id} has no mail delegation to withdraw")
+        if not signing.verify(signer_key, withdrawal_body(match_id, seat, mail_key), withdrawal):
+            raise Unauthorized("bad-withdrawal", f"the withdrawal does not verify under seat {seat}'s key over the "
+                               f"withdrawal body of its mail key {mail_key}")
+        row.setdefault("mail_withdrawals", []).append(
+            {"seat": seat, "ply": meta["ply"], "mail_key": mail_key, "signature": withdrawal})
+        row.update({"mail_key": "", "mail_delegation": "", "mail_generation": int(row.get("mail_generation") or 0) + 1})
+        return {"seats": meta["seats"], "updated_at": m.now()}
+
+    meta = m.store.update_meta(match_id, change)
+    return mail_key_info_of(m, meta, seat)
+
+
+def mail_key_info_of(m: Matches, meta: Mapping[str, Any], seat: int) -> dict[str, Any]:
+    """:func:`mail_key_info` from a meta already read."""
+    row = meta["seats"][seat]
+    generation = int(row.get("mail_generation") or 0)
+    mail_key = mail_key_of(m, meta["id"], seat, generation)
+    return {"match": meta["id"], "seat": seat, "mail_key": mail_key, "generation": generation,
+            "delegation_body": delegation_body(meta["id"], seat, mail_key),
+            "delegated": bool(row.get("mail_delegation")) and row.get("mail_key") == mail_key,
+            "custody": row.get("custody") or "player"}

@@ -117,7 +117,9 @@ class Signers:
         if not signing.verify(self.keys[seat], dict(body), str(delegation.get("signature"))):
             return f"the mail delegation is not signed by seat {seat}'s key"
         mail_key = str(body["mail_key"])
-        if mail_key in self.withdrawn:
+        # a withdrawal at ply P stops the key from ply P + 1 on: a move by mail for ply P may have
+        # been on its way when the player withdrew, but none after it
+        if mail_key in self.withdrawn and ply > self.withdrawn[mail_key]:
             return f"seat {seat} withdrew that mail key at ply {self.withdrawn[mail_key]}, before this move"
         if not signing.verify(mail_key, entry["envelope"], entry["signature"]):
             return f"the signature does not verify under seat {seat}'s mail key"
