@@ -88,7 +88,8 @@ def create() -> Any:
     quotas count against)."""
     key = _signer("creating a match")
     data = schemas.body(schemas.CreateMatch)
-    result = service().create(data["game"], data["options"], data["seats"], creator_key=key)
+    result = service().create(data["game"], data["options"], data["seats"], creator_key=key,
+                              creator_name=data["creator_name"])
     return result, 201, {"Location": f"/v1/matches/{result['id']}"}
 
 

@@ -45,6 +45,7 @@ class CreateMatch(Schema):
     game = fields.String(required=True, validate=validate.Length(min=1, max=40))
     options = fields.Dict(keys=fields.String(), load_default=dict)
     seats = fields.List(fields.Nested(SeatSpec), required=True, validate=validate.Length(min=1, max=8))
+    creator_name = fields.String(load_default="", validate=validate.Length(max=80))
 
 
 class Claim(Schema):

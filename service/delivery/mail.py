@@ -18,6 +18,7 @@ import smtplib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from email.message import EmailMessage
+from email.policy import default as default_policy
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
@@ -55,6 +56,13 @@ MAX_LINE = 998
 AUTO_SUBMITTED = ("Auto-Submitted", "auto-generated")
 """RFC 3834: every mail Portolan sends is machine-made, so a bounce or an auto-reply coming back
 is recognisable as such, and mail desks (ours included) never answer it: no mail loops."""
+
+
+HEADER_POLICY = default_policy.clone(max_line_length=MAX_LINE)
+"""How a message is written out: the stdlib default, but headers fold only past RFC 5322's hard
+limit. At the default 78, a header with one long word (a ``List-Unsubscribe`` mailto: URL, a
+plus-addressed ``Reply-To``) is turned into RFC 2047 encoded words, which mail clients do not
+decode in those headers: the unsubscribe link would be dead."""
 
 
 @dataclass(frozen=True)
@@ -137,6 +145,8 @@ def to_message(mail: Mail, sender: str, domain: str = "portolan.invalid", *, eig
         msg[name] = value
     msg.set_content(mail.text, cte=body_cte(mail.text, eight_bit))
     msg.add_alternative(mail.html, subtype="html", cte=body_cte(mail.html, eight_bit))
+    # only now: the bodies were encoded under the default policy (quoted-printable wraps at 76)
+    msg.policy = HEADER_POLICY
     return msg
 
 

@@ -141,11 +141,12 @@ class Matches:
     # -- create, claim, abort -----------------------------------------------------------------
 
     def create(self, game_id: str, options: Mapping[str, Any] | None, seats: list[dict[str, Any]], *,
-               creator_key: str) -> dict[str, Any]:
+               creator_key: str, creator_name: str = "") -> dict[str, Any]:
         """Create a match for the creator whose (verified) public key is ``creator_key``: that
         key alone may abort it, and the invitation quotas are counted against it. ``seats`` lists
         each seat as ``{"invite": email}`` or ``{"bot": "random"}``. Returns the id, the invite
-        tokens and the seed commitment. Starts the match at once when every seat is a bot."""
+        tokens and the seed commitment. Starts the match at once when every seat is a bot.
+        ``creator_name`` (optional, checked like a player's name) is who the mails say invited."""
         if not signing.valid_public_key(creator_key):
             raise BadRequest("bad-public-key", "the creator key must be a base64url Ed25519 public key (32 bytes)")
         game = games.get(game_id)
@@ -157,6 +158,7 @@ class Matches:
                 f"{game.title} is for {game.players.start} to {game.players.stop - 1} players, not {len(seats)}",
             )
         opts = checked_options(game, options, len(seats))
+        creator_name = check_name(creator_name) if creator_name else ""
         seats = [{"invite": normal_email(s["invite"], f"seat {i}: invite")} if "invite" in s else s
                  for i, s in enumerate(seats)]
         match_id = new_match_id()
@@ -182,7 +184,7 @@ class Matches:
         meta = {
             "id": match_id, "game": game.id, "options": opts, "players": len(seats), "status": "waiting",
             "ply": 0, "created_at": created, "updated_at": created, "commitment": fairness.commitment(seed),
-            "creator_key": creator_key, "seats": seat_rows, "active": [], "head": "",
+            "creator_key": creator_key, "creator_name": creator_name, "seats": seat_rows, "active": [], "head": "",
             "outcome": None, "setup_events": [], "format": RECORD_FORMAT,
         }
         # the invitations go out from the outbox entry written with the match: both or neither

@@ -99,10 +99,14 @@ class Client:
 
     # -- matches -----------------------------------------------------------------------------
     def create(self, game: str, seats: list[dict[str, str]], options: dict[str, Any] | None = None,
-               private_key: str | None = None) -> dict[str, Any]:
+               private_key: str | None = None, creator_name: str = "") -> dict[str, Any]:
         """Create a match, signed with ``private_key`` (else the client's key): that key is the
-        creator, the only one that may abort the match."""
-        body = json_bytes({"game": game, "seats": seats, "options": options or {}})
+        creator, the only one that may abort the match. ``creator_name`` is who the invitations
+        say invited."""
+        fields: dict[str, Any] = {"game": game, "seats": seats, "options": options or {}}
+        if creator_name:
+            fields["creator_name"] = creator_name
+        body = json_bytes(fields)
         headers = {"Content-Type": "application/json",
                    **self._auth("POST", "/v1/matches", body=body, private_key=private_key)}
         return dict(self._call("POST", "/v1/matches", data=body, headers=headers))

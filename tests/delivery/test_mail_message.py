@@ -35,6 +35,12 @@ def test_reply_headers_and_auto_submitted_are_written() -> None:
     assert msg["List-Unsubscribe"] == "<mailto:turns+o@example.org?subject=stop%20notices>"
 
 
+def test_a_long_one_word_header_is_written_as_is_not_encoded() -> None:
+    long = "<mailto:turns+o-ea6xbfc299cp-1-0-8xsfeqqswzvxjp6y@mail.portolan.example.org?subject=stop%20notices>"
+    raw = bytes(to_message(mail(headers=(("List-Unsubscribe", long),)), "turns@example.org"))
+    assert f"List-Unsubscribe: {long}\n".encode() in raw
+
+
 def test_a_plain_mail_has_no_reply_headers_but_is_still_auto_submitted() -> None:
     msg = to_message(mail(), "turns@example.org")
     assert msg["Reply-To"] is None and msg["In-Reply-To"] is None and msg["References"] is None
