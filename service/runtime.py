@@ -12,6 +12,7 @@ import redis
 
 from service.config import Settings
 from service.delivery.webhooks import webhooks_of
+from service.play.mail_in import MailDesk
 from service.play.matches import Matches
 from service.play.throttle import InviteLimits
 from service.play.webhooks import Webhooks
@@ -46,3 +47,12 @@ def build(settings: Settings) -> Matches:
 def build_webhooks(settings: Settings, matches: Matches) -> Webhooks:
     """The webhook use cases beside ``matches`` (same store), queuing deliveries to RQ."""
     return webhooks_of(matches, settings)
+
+
+def build_desk(settings: Settings, matches: Matches) -> MailDesk:
+    """The mail desk (service.play.by_mail) beside ``matches``: what ``portolan mail-in`` and the
+    SMTP/LMTP receiver hand every received message to."""
+    from service.play.by_mail import desk_of
+
+    desk: MailDesk = desk_of(matches, settings)
+    return desk
