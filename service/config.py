@@ -51,6 +51,11 @@
 ``PORTOLAN_WEBHOOK_RETRIES``  seconds before each retry of a failed delivery, ``,``-separated
                     (``10,60,300,1800,7200``: five retries over about 2.5 hours)
 ``PORTOLAN_WEBHOOK_DISABLE_AFTER``  consecutive failed attempts that switch a webhook off (``15``)
+``PORTOLAN_MAIL_MAX_BYTES``  the largest message mail-in and the receiver take (``10485760``, 10 MB):
+                    bigger ones are refused (SMTP 552, ``mail-in`` exit 65) before they are parsed
+``PORTOLAN_MAIL_REQUIRE_DKIM``  ``off`` (default) or ``on``: a reply counts only with a passing DKIM
+                    signature of the sender's domain (deploy/README.md "Mail in")
+``PORTOLAN_MAIL_RECEIVER``  ``host:port`` the SMTP receiver of ``portolan dev`` listens on (``127.0.0.1:8025``)
 ==================  ==========================================================================
 """
 
@@ -114,6 +119,10 @@ class Settings:
     webhook_timeout: float = 5.0
     webhook_retries: tuple[int, ...] = (10, 60, 300, 1800, 7200)
     webhook_disable_after: int = 15
+    # Mail coming in (issue 11): service.delivery.inbound and the receiver
+    mail_max_bytes: int = 10 * 1024 * 1024
+    mail_require_dkim: bool = False
+    mail_receiver: str = "127.0.0.1:8025"
 
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None) -> Settings:
@@ -154,6 +163,9 @@ class Settings:
             webhook_timeout=float(_int(e, "PORTOLAN_WEBHOOK_TIMEOUT", int(cls.webhook_timeout))),
             webhook_retries=_ints(e, "PORTOLAN_WEBHOOK_RETRIES", cls.webhook_retries),
             webhook_disable_after=max(1, _int(e, "PORTOLAN_WEBHOOK_DISABLE_AFTER", cls.webhook_disable_after)),
+            mail_max_bytes=_int(e, "PORTOLAN_MAIL_MAX_BYTES", cls.mail_max_bytes),
+            mail_require_dkim=_flag(e, "PORTOLAN_MAIL_REQUIRE_DKIM", False),
+            mail_receiver=e.get("PORTOLAN_MAIL_RECEIVER", "").strip() or cls.mail_receiver,
         )
 
     def message_domain(self) -> str:

@@ -372,6 +372,63 @@ def cmd_dev(args: argparse.Namespace) -> int:
     return run_dev(host=args.host, port=args.port, data_dir=args.data)
 
 
+EX_DATAERR = 65
+"""sysexits.h: the input was bad; an MTA bounces the message with what we wrote on stderr."""
+EX_TEMPFAIL = 75
+"""sysexits.h: try again later; Postfix's pipe, procmail and .forward keep the message queued."""
+
+
+def cmd_mail_in(args: argparse.Namespace) -> int:
+    """One message on stdin to the mail desk: exit 0 when dealt with, 65 over the size cap, 75 to
+    have the MTA retry (deploy/README.md "Mail in")."""
+    import logging
+
+    from service.config import Settings
+    from service.delivery.inbound import MailTooBig, deliver_raw
+    from service.runtime import build, build_desk
+
+    logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="portolan mail-in: %(message)s")
+    settings = Settings.from_env()
+    raw = _read_capped(sys.stdin.buffer, settings.mail_max_bytes)
+    recipients = args.recipient or [r for r in (os.environ.get("ORIGINAL_RECIPIENT"), os.environ.get("RECIPIENT")) if r]
+    sender = args.sender if args.sender is not None else os.environ.get("SENDER")
+    try:
+        desk = build_desk(settings, build(settings))
+        say(deliver_raw(desk, raw, recipients, envelope_sender=sender, check_dkim=settings.mail_require_dkim,
+                        max_bytes=settings.mail_max_bytes))
+    except MailTooBig as exc:
+        say(f"refused: {exc}", file=sys.stderr)
+        return EX_DATAERR
+    except Exception as exc:  # Redis down, a bug: the message stays with the MTA, which retries
+        logging.getLogger("portolan.mail").exception("temporary failure, the mail server will try again: %s", exc)
+        return EX_TEMPFAIL
+    return 0
+
+
+def _read_capped(stream: Any, limit: int) -> bytes:
+    """At most ``limit + 1`` bytes of ``stream`` (enough to know it is too big), the rest read and
+    dropped, so the MTA writing into the pipe never sees it broken."""
+    data = stream.read(limit + 1) if limit else stream.read()
+    if limit and len(data) > limit:
+        while stream.read(1 << 20):
+            pass
+    return bytes(data)
+
+
+def cmd_mail_receiver(args: argparse.Namespace) -> int:
+    """Run the SMTP (or LMTP) receiver that hands each message to the mail desk."""
+    import logging
+
+    from service.config import Settings
+    from service.delivery.receiver import serve
+    from service.runtime import build, build_desk
+
+    logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(asctime)s portolan mail: %(message)s")
+    settings = Settings.from_env()
+    serve(build_desk(settings, build(settings)), settings, args.listen or settings.mail_receiver, lmtp=args.lmtp)
+    return 0
+
+
 # -- parser ----------------------------------------------------------------------------------
 
 
@@ -398,6 +455,14 @@ def parser() -> argparse.ArgumentParser:
     sp.add_argument("--fork", action="store_true", help="run each job in a forked process")
     sp.add_argument("--queues", default="bots,notices,webhooks",
                     help="queues to work, in priority order (production: webhook workers of their own)")
+    sp = cmd("mail-in", cmd_mail_in, "deliver one received mail on stdin to the mail desk (for an MTA pipe, "
+             "procmail or .forward): exit 0 dealt with, 65 too big, 75 try again later")
+    sp.add_argument("--recipient", action="append", default=[], metavar="ADDRESS",
+                    help="the envelope recipient (repeatable; default $ORIGINAL_RECIPIENT, $RECIPIENT)")
+    sp.add_argument("--sender", help="the envelope sender (default $SENDER; empty: a bounce)")
+    sp = cmd("mail-receiver", cmd_mail_receiver, "run the SMTP receiver of replies (LMTP with --lmtp)")
+    sp.add_argument("--listen", help="host:port (default PORTOLAN_MAIL_RECEIVER, 127.0.0.1:8025)")
+    sp.add_argument("--lmtp", action="store_true", help="speak LMTP (Postfix lmtp:inet:HOST:PORT) instead of SMTP")
     sp = cmd("rebuild", cmd_rebuild, "replay matches from their logs and report any that no longer replay")
     sp.add_argument("matches", nargs="*")
     sp.add_argument("--all", action="store_true")

@@ -4,7 +4,8 @@ Starts a real Redis (embedded, data and append-only file under ``./var/redis``) 
 ``REDIS_URL`` is set, an RQ worker with the scheduler as a child process, and the API as
 production serves it: gunicorn with one gevent worker (deploy/gunicorn.conf.py's server model),
 so the event streams and long-polls behave here as they ship. Mail goes to ``./var/outbox/*.eml``
-unless ``SMTP_URL`` is set. Ctrl-C (or SIGTERM) stops everything it started.
+unless ``SMTP_URL`` is set; replies come in through the SMTP receiver it starts on
+``PORTOLAN_MAIL_RECEIVER`` (``127.0.0.1:8025``). Ctrl-C (or SIGTERM) stops everything it started.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import time
 import urllib.request
 from pathlib import Path
 
+from service.config import Settings
 from service.storage.embedded import EmbeddedRedis
 
 
@@ -30,6 +32,7 @@ def run_dev(host: str = "127.0.0.1", port: int = 8000, data_dir: str = "var") ->
     redis_proc: EmbeddedRedis | None = None
     worker: subprocess.Popen[bytes] | None = None
     api: subprocess.Popen[bytes] | None = None
+    receiver: subprocess.Popen[bytes] | None = None
     url = f"http://{host}:{port}"
     code = 0
     previous = signal.signal(signal.SIGTERM, _stop)
@@ -49,12 +52,16 @@ def run_dev(host: str = "127.0.0.1", port: int = 8000, data_dir: str = "var") ->
         # (and its scheduler) before Redis, so nothing complains about a vanished server
         worker = subprocess.Popen([sys.executable, "-m", "service.tools.cli", "worker"], env=env, start_new_session=True)
         api = subprocess.Popen(gunicorn_command(host, port), env=env, start_new_session=True)
+        listen = env.get("PORTOLAN_MAIL_RECEIVER") or Settings.mail_receiver
+        receiver = subprocess.Popen(receiver_command(listen), env=env, start_new_session=True)
         _wait_until_up(api, host, port)
         mail = env.get("SMTP_URL") or env["OUTBOX_DIR"]
+        replies = Settings.from_env(env).reply_base()
         print(f"""
 Portolan is running at {url}
   Redis: {env['REDIS_URL']}{' (embedded, data in ' + str(data / 'redis') + ')' if redis_proc else ''}
   worker: pid {worker.pid} (outbox dispatcher, RQ worker, watchdog); mail: {mail}
+  mail in: smtp://{listen} (pid {receiver.pid}) takes replies to {replies.replace('@', '+...@')}
 
 Play your first match (in another terminal):
   portolan keygen && portolan create harbour-race --invite you@example.org --bot random
@@ -76,6 +83,13 @@ Ctrl-C stops everything.""".replace("harbour-race", _first_game()), flush=True)
             except subprocess.TimeoutExpired:
                 os.killpg(api.pid, signal.SIGKILL)
                 api.wait()
+        if receiver and receiver.poll() is None:
+            os.killpg(receiver.pid, signal.SIGTERM)  # the receiver finishes the message it is taking
+            try:
+                receiver.wait(15)
+            except subprocess.TimeoutExpired:
+                os.killpg(receiver.pid, signal.SIGKILL)
+                receiver.wait()
         if worker and worker.poll() is None:
             os.killpg(worker.pid, signal.SIGINT)  # RQ's warm shutdown: finish the current job
             try:
@@ -95,6 +109,11 @@ def gunicorn_command(host: str, port: int) -> list[str]:
     return [sys.executable, "-m", "gunicorn", "--bind", f"{host}:{port}", "--workers", "1",
             "--worker-class", "gevent", "--worker-connections", "2500", "--timeout", "60",
             "--graceful-timeout", "3", "--log-level", "warning", "service.api:create_app()"]
+
+
+def receiver_command(listen: str) -> list[str]:
+    """The SMTP receiver of replies (``portolan mail-receiver``) on ``listen`` (host:port)."""
+    return [sys.executable, "-m", "service.tools.cli", "mail-receiver", "--listen", listen]
 
 
 def _wait_until_up(api: subprocess.Popen[bytes], host: str, port: int, timeout: float = 60.0) -> None:

@@ -1,0 +1,43 @@
+"""One received message, from raw bytes to the desk: what both entry points call."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterable
+
+from service.delivery.inbound.parsing import parse
+from service.play.mail_in import MailDesk
+
+log = logging.getLogger("portolan.mail")
+
+DEFAULT_MAX_BYTES = 10 * 1024 * 1024
+"""``PORTOLAN_MAIL_MAX_BYTES``' default: a reply is a few lines, and a 5 MB photo still fits,
+so the desk can answer it with a refusal instead of the sender seeing a bounce."""
+
+
+class MailTooBig(ValueError):
+    """The message is over ``PORTOLAN_MAIL_MAX_BYTES``: refused before it is parsed (SMTP 552,
+    ``mail-in`` exit 65), so a huge message never costs its size in memory twice."""
+
+    def __init__(self, size: int, limit: int) -> None:
+        super().__init__(f"the message is {size} bytes, over the limit of {limit} bytes (PORTOLAN_MAIL_MAX_BYTES)")
+        self.size = size
+        self.limit = limit
+
+
+def deliver_raw(desk: MailDesk, raw: bytes, envelope_recipients: Iterable[str] = (), *,
+                envelope_sender: str | None = None, check_dkim: bool = False,
+                max_bytes: int = DEFAULT_MAX_BYTES, dnsfunc: Callable[..., bytes | None] | None = None) -> str:
+    """Parse ``raw`` and hand it to ``desk``; returns the desk's one-line account.
+
+    Raises :class:`MailTooBig` over ``max_bytes`` (a permanent refusal, the desk never sees it);
+    whatever ``desk.receive`` raises goes up unchanged: the transport answers it as a temporary
+    failure, so the MTA keeps the message and delivers it again."""
+    if max_bytes and len(raw) > max_bytes:
+        raise MailTooBig(len(raw), max_bytes)
+    mail = parse(raw, envelope_recipients=tuple(envelope_recipients), envelope_sender=envelope_sender,
+                 check_dkim=check_dkim, dnsfunc=dnsfunc)
+    account = desk.receive(mail)
+    log.info("mail %s from %s (%d bytes%s): %s", mail.message_id or mail.digest[:16], mail.sender or "?",
+             mail.size, ", automatic" if mail.automatic else "", account)
+    return account

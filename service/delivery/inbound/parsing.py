@@ -1,0 +1,182 @@
+"""Raw RFC 5322 bytes to an :class:`InboundMail`, with the stdlib ``email`` package (``policy.default``).
+
+Hostile mail must not stop the receiver, so parsing is bounded everywhere a message could make
+it slow or deep:
+
+- every header value is cut to :data:`MAX_HEADER_CHARS` before it is parsed (``policy.default``'s
+  header parser needed 28 s for a 1 MB Subject of short words; 8 KB take milliseconds);
+- the MIME tree is walked without recursion and no deeper than :data:`MAX_DEPTH`; a message nested
+  so deep that the stdlib parser itself runs out of stack (``RecursionError``, about 1,000 levels)
+  is read for its headers only, with no text;
+- a part whose charset is unknown or whose bytes do not decode is decoded with replacement
+  characters, never an exception;
+- NULs and other control characters are dropped from what the desk reads.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import unicodedata
+from collections.abc import Callable, Iterator
+from email import message_from_bytes
+from email.message import EmailMessage, Message
+from email.parser import BytesParser
+from email.policy import EmailPolicy
+from email.utils import getaddresses, parseaddr
+from typing import Any
+
+from service.delivery.inbound.automatic import is_automatic
+from service.delivery.inbound.dkim_check import dkim_of_sender
+from service.delivery.inbound.reply_text import reply_words
+from service.play.mail_in import InboundMail
+
+MAX_HEADER_CHARS = 8192
+"""A header value longer than this is cut before parsing (RFC 5322 lines are 998 characters;
+even a long folded To of a hundred addresses fits)."""
+MAX_DEPTH = 32
+"""MIME nesting beyond this is not walked: no client nests a reply deeper than a handful."""
+MAX_PARTS = 500
+
+
+class _CappedPolicy(EmailPolicy):
+    """``policy.default``, but every header value is cut to :data:`MAX_HEADER_CHARS` before the
+    (slow on long input) structured header parser sees it."""
+
+    def header_fetch_parse(self, name: str, value: Any) -> Any:
+        """The header as ``policy.default`` parses it, from at most MAX_HEADER_CHARS characters."""
+        if isinstance(value, str) and len(value) > MAX_HEADER_CHARS:
+            value = value[:MAX_HEADER_CHARS]
+        return super().header_fetch_parse(name, value)
+
+
+POLICY = _CappedPolicy()
+
+
+def parse(raw: bytes, *, envelope_recipients: tuple[str, ...] = (), envelope_sender: str | None = None,
+          check_dkim: bool = False, dnsfunc: Callable[..., bytes | None] | None = None) -> InboundMail:
+    """The :class:`InboundMail` of one raw message; never raises on malformed input.
+
+    ``envelope_recipients`` are the SMTP RCPT TO addresses (or the MTA's ``$RECIPIENT``), listed
+    first; ``envelope_sender`` is MAIL FROM when known ("" or "<>" is the null sender of a bounce).
+    With ``check_dkim`` the message's DKIM signatures are verified (``dnsfunc`` looks up the keys;
+    dkimpy's DNS lookup when None) and ``dkim`` says whether one of the sender's domain passed."""
+    try:
+        msg: Message = message_from_bytes(raw, policy=POLICY)
+        readable = True
+    except RecursionError:  # nested past the stdlib parser's stack: the headers still tell who and what
+        msg = BytesParser(policy=POLICY).parsebytes(raw, headersonly=True)
+        readable = False
+    sender = _address(_header(msg, "From"))
+    plain, html, attachments = _body(msg) if readable else (None, None, 0)
+    return InboundMail(
+        sender=sender,
+        recipients=_recipients(msg, envelope_recipients),
+        message_id=_clean(_header(msg, "Message-ID")).strip(),
+        digest=hashlib.sha256(raw).hexdigest(),
+        subject=_clean(_header(msg, "Subject")).strip(),
+        text=_clean(reply_words(plain, html), keep_newlines=True),
+        automatic=is_automatic(msg, sender, envelope_sender),
+        attachments=attachments,
+        size=len(raw),
+        dkim=dkim_of_sender(raw, sender, dnsfunc) if check_dkim else None,
+        in_reply_to=_clean(_header(msg, "In-Reply-To")).strip(),
+    )
+
+
+def _header(msg: Message, name: str) -> str:
+    """The first ``name`` header as text ("" when absent or unparseable)."""
+    try:
+        value = msg.get(name)
+    except Exception:  # the header parser on broken input: a header we cannot read is no header
+        return ""
+    return "" if value is None else str(value)
+
+
+def _headers(msg: Message, name: str) -> list[str]:
+    """Every ``name`` header as text."""
+    try:
+        return [str(v) for v in msg.get_all(name) or []]
+    except Exception:
+        return []
+
+
+def _address(value: str) -> str:
+    """The bare address of a From-like header value, lower-cased ("" when there is none)."""
+    address = parseaddr(_clean(value))[1].strip().lower()
+    return address if "@" in address else ""
+
+
+def _recipients(msg: Message, envelope: tuple[str, ...]) -> tuple[str, ...]:
+    """The envelope's recipients, then Delivered-To, X-Original-To, To and Cc: each once, lower-cased."""
+    found: list[str] = []
+    seen: set[str] = set()
+
+    def add(address: str) -> None:
+        address = _clean(address).strip().strip("<>").strip().lower()
+        if "@" in address and address not in seen:
+            seen.add(address)
+            found.append(address)
+
+    for address in envelope:
+        add(address)
+    for name in ("Delivered-To", "X-Original-To", "To", "Cc"):
+        for _, address in getaddresses(_headers(msg, name)):
+            add(address)
+    return tuple(found)
+
+
+def _walk(msg: Message) -> Iterator[tuple[Message, bool]]:
+    """Every leaf part, depth first in order, with whether it is an attachment; no recursion, and
+    no deeper than MAX_DEPTH. A part of another message (message/rfc822, a bounce's copy) is one
+    attachment: a forwarded mail's words are not the reply's."""
+    stack: list[tuple[Message, int]] = [(msg, 0)]
+    count = 0
+    while stack and count < MAX_PARTS:
+        part, depth = stack.pop()
+        count += 1
+        if part.get_content_maintype() == "multipart":
+            children = part.get_payload()
+            if isinstance(children, list) and depth < MAX_DEPTH:
+                stack.extend((child, depth + 1) for child in reversed(children) if isinstance(child, Message))
+            continue
+        attachment = part.get_content_maintype() not in ("text",) or part.get_content_disposition() == "attachment"
+        yield part, attachment
+
+
+def _body(msg: Message) -> tuple[str | None, str | None, int]:
+    """The first text/plain and text/html parts that are not attachments, and how many attachments
+    there are (their content is never decoded)."""
+    plain: str | None = None
+    html: str | None = None
+    attachments = 0
+    for part, attachment in _walk(msg):
+        if attachment:
+            attachments += 1
+        elif part.get_content_subtype() == "plain" and plain is None:
+            plain = _text_of(part)
+        elif part.get_content_subtype() == "html" and html is None:
+            html = _text_of(part)
+    return plain, html, attachments
+
+
+def _text_of(part: Message) -> str:
+    """A text part decoded (transfer encoding and charset); undecodable bytes become U+FFFD."""
+    if isinstance(part, EmailMessage):
+        try:
+            content = part.get_content()
+            if isinstance(content, str):
+                return content
+        except (LookupError, ValueError):  # an unknown charset name, a broken encoding
+            pass
+    payload = part.get_payload(decode=True)
+    data = payload if isinstance(payload, bytes) else b""
+    try:
+        return data.decode(part.get_content_charset() or "utf-8", errors="replace")
+    except LookupError:
+        return data.decode("utf-8", errors="replace")
+
+
+def _clean(text: str, *, keep_newlines: bool = False) -> str:
+    """``text`` without NULs and other control characters (tabs and, if asked, newlines stay)."""
+    keep = "\t\n" if keep_newlines else "\t"
+    return "".join(c for c in text if c in keep or unicodedata.category(c) != "Cc")
