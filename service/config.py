@@ -26,8 +26,6 @@
 ``PORTOLAN_INVITES_PER_RECIPIENT_DAY``    invitation mails one address may receive per day (``20``)
 ``PORTOLAN_MAIL_DOMAIN``  the domain of every Message-ID (default: the domain of ``MAIL_FROM``); with
                     the notice's key it makes the Message-ID, so a rare resend has the same one
-``PORTOLAN_MAIL_REQUIRE_DKIM``  ``off`` (default) or ``on``: a reply by mail is acted on only with a valid
-                    DKIM signature of the sender's domain (anything else gets a refusal)
 ``PORTOLAN_MAIL_REFUSALS_PER_HOUR``  refusal answers one sender address gets per hour (``10``); past that
                     refusals are only logged, so forged senders cannot make Portolan a mail cannon
 ``PORTOLAN_DIGEST_HOUR``  the hour (UTC, ``0``-``23``) from which the daily digest goes out to the
@@ -102,8 +100,7 @@ class Settings:
     mail_domain: str = ""
     # Issue 11: the base address replies go to, plus-addressed per mail (service.play.reply_address)
     mail_reply_to: str = ""
-    # Issue 11, the mail desk: DKIM required of mail moves; refusal answers one sender may get an hour
-    mail_require_dkim: bool = False
+    # Issue 11, the mail desk: refusal answers one sender may get an hour (DKIM: mail_require_dkim below)
     mail_refusals_per_hour: int = 10
     digest_hour: int = 7
     install: str = INSTALL
@@ -147,7 +144,6 @@ class Settings:
             invites_per_recipient_day=_int(e, "PORTOLAN_INVITES_PER_RECIPIENT_DAY", cls.invites_per_recipient_day),
             mail_domain=e.get("PORTOLAN_MAIL_DOMAIN", "").strip(),
             mail_reply_to=e.get("PORTOLAN_MAIL_REPLY_TO", "").strip(),
-            mail_require_dkim=_flag(e, "PORTOLAN_MAIL_REQUIRE_DKIM", False),
             mail_refusals_per_hour=_int(e, "PORTOLAN_MAIL_REFUSALS_PER_HOUR", cls.mail_refusals_per_hour),
             digest_hour=_hour(e, "PORTOLAN_DIGEST_HOUR", cls.digest_hour),
             install=(e.get("PORTOLAN_INSTALL") or "").strip() or cls.install,
