@@ -11,7 +11,7 @@ from service.play.by_mail import message_identity
 from service.runtime import build_desk, connect
 from service.storage.preferences import NoticePreferences
 from tests.conftest import SmtpSink
-from tests.play.mail_desk import ANA, BASE, BEA, Table, body, mail_settings, open_table, reply
+from tests.play.mail_desk import ANA, BASE, BEA, Table, body, mail_settings, open_table, reply, words
 
 __all__ = ["mail_settings"]
 
@@ -28,7 +28,7 @@ def refused_once(t: Table, mail_text: str, *, sender: str | None = None, to: str
     assert str(answer["To"]).lower() == (sender or email).lower()
     assert answer["In-Reply-To"] == mail.message_id
     assert answer["Auto-Submitted"] == "auto-replied"
-    return body(answer)
+    return words(answer)
 
 
 def test_a_pick_moves_and_the_answer_says_what_happened(mail_settings: Settings, smtp_sink: SmtpSink) -> None:
@@ -42,13 +42,13 @@ def test_a_pick_moves_and_the_answer_says_what_happened(mail_settings: Settings,
     assert entry["by"] == "email" and entry["envelope"]["actions"] == [view["legal_actions"][1]["action"]]
     assert entry["mail"]["digest"] == mail.digest
     [answer] = t.answers()
-    text = body(answer)
+    text = words(answer)
     assert f"accepted: {view['legal_actions'][1]['text']}." in text
     assert answer["Subject"] == "Re: [Portolan] Your turn"
     assert answer["References"] == mail.message_id
     # still this seat's turn (a Nauticus turn is several plies): a fresh token for the new ply
     assert answer["Reply-To"] == t.address("t", seat, ply + 1)
-    assert "It is your turn (ply" in text and "\n  1. " in text
+    assert "It is your turn (ply" in text and "\n    1. " in body(answer)
 
 
 def test_several_picks_are_one_all_or_nothing_move(mail_settings: Settings, smtp_sink: SmtpSink) -> None:
@@ -72,16 +72,16 @@ def test_commands_show_log_help_and_notices(mail_settings: Settings, smtp_sink: 
         t.desk.receive(reply(address, email, command))
     assert t.snapshot() == before
     show, log, help_, notices = t.answers()
-    assert "The board:" in body(show) and "The board:" not in body(log)
-    assert "1. " in body(show)
-    assert "No move has been made yet." in body(log)
-    assert "3, 1, end" in body(help_)
-    assert "one daily digest" in body(notices)
+    assert "The board:" in words(show) and "The board:" not in words(log)
+    assert "    1. " in body(show)
+    assert "No move has been made yet." in words(log)
+    assert "3, 1, end" in words(help_)
+    assert "one daily digest" in words(notices)
     assert NoticePreferences(connect(t.settings.redis_url), t.settings.namespace).get(email) == "digest"
     t.desk.receive(reply(address, email, "stop notices"))
     assert NoticePreferences(connect(t.settings.redis_url), t.settings.namespace).get(email) == "off"
     [stopped] = t.answers()
-    assert "no turn notices" in body(stopped)
+    assert "no turn notices" in words(stopped)
 
 
 def test_resign_is_not_there_yet(mail_settings: Settings, smtp_sink: SmtpSink) -> None:
@@ -135,7 +135,7 @@ def test_stale_ply_answer_has_a_fresh_reply_to(mail_settings: Settings, smtp_sin
     [answer] = t.answers()
     now_ply = before[0]["ply"]
     fresh = t.address("t", seat, now_ply) if seat in before[0]["active"] else t.address("o", seat)
-    assert answer["Reply-To"] == fresh and f"now at ply {now_ply}" in body(answer)
+    assert answer["Reply-To"] == fresh and f"now at ply {now_ply}" in words(answer)
 
 
 def test_garbage_an_unknown_word_and_a_number_off_the_menu(mail_settings: Settings, smtp_sink: SmtpSink) -> None:
@@ -222,13 +222,13 @@ def test_joining_by_mail_needs_the_invited_address(mail_settings: Settings, smtp
     t.desk.receive(reply(t.address("i", 1), BEA, "join"))
     assert m.meta(t.match) == before
     wrong, not_join, no_name = t.answers()
-    assert "may not answer" in body(wrong) and t.match not in body(wrong)
-    assert "join Your Name" in body(not_join)
-    assert "needs your name" in body(no_name)
+    assert "may not answer" in words(wrong) and t.match not in words(wrong)
+    assert "join Your Name" in words(not_join)
+    assert "needs your name" in words(no_name)
     assert t.desk.receive(reply(t.address("i", 1), BEA, "join Bea")).startswith("joined")
     row = m.meta(t.match)["seats"][1]
     assert row["claimed"] and row["name"] == "Bea" and row["custody"] == "server"
-    assert "Welcome aboard, Bea" in body(t.answers()[0])
+    assert "Welcome aboard, Bea" in words(t.answers()[0])
     t.desk.receive(reply(t.address("i", 1), BEA, "join Bea again"))
-    assert "you hold seat 1 already, as Bea." in body(t.answers()[0])
+    assert "you hold seat 1 already, as Bea." in words(t.answers()[0])
     assert m.meta(t.match)["seats"][1]["name"] == "Bea"
