@@ -221,6 +221,8 @@ class Desk:
     def _invitation(self, mail: InboundMail, identity: str, reply: ReplyTo, meta: dict[str, Any]) -> str:
         """A reply to an invitation: ``join <name>`` takes the seat with a key the server holds."""
         reading = read(mail.text)
+        if reading.command == "help" and not mail.attachments:
+            return self._invite_answer(mail, identity, meta, "info", "How to take your seat by mail.", "")
         if mail.attachments or reading.command != "join":
             problem = (f"your reply has {mail.attachments} attachment(s)" if mail.attachments
                        else reading.problem or "a reply to an invitation can only say `join Your Name`")
@@ -326,7 +328,7 @@ class Desk:
         context = {"match": meta["id"], "game_title": game.title, "public_url": self.matches.public_url}
         answer = Answer(to=mail.sender, subject=reply_subject(mail.subject), in_reply_to=mail.message_id,
                         verdict=verdict, headline=headline, rule=rule, context=context, help=INVITE_HELP)
-        return self._send(answer, identity, refusal=True)
+        return self._send(answer, identity, refusal=verdict == "refused")
 
     def _plain(self, mail: InboundMail, identity: str, headline: str, rule: str) -> str:
         """A refusal to someone who proved no seat: it says nothing of any match."""

@@ -232,3 +232,58 @@ def test_joining_by_mail_needs_the_invited_address(mail_settings: Settings, smtp
     t.desk.receive(reply(t.address("i", 1), BEA, "join Bea again"))
     assert "you hold seat 1 already, as Bea." in words(t.answers()[0])
     assert m.meta(t.match)["seats"][1]["name"] == "Bea"
+
+
+def test_help_on_an_invitation(mail_settings: Settings, smtp_sink: SmtpSink) -> None:
+    from service.runtime import build
+    from tests.conftest import CREATOR_KEY
+
+    m = build(mail_settings)
+    t = Table(mail_settings, m, build_desk(mail_settings, m), smtp_sink)
+    t.match = m.create("nauticus", {}, [{"invite": ANA}, {"invite": BEA}], creator_key=CREATOR_KEY)["id"]
+    t.desk.receive(reply(t.address("i", 0), ANA, "help"))
+    [answer] = t.answers()
+    assert "join Your Name" in words(answer) and "Why:" not in words(answer)
+
+
+class FailingPost:
+    """An answer queue that fails once (Redis gone at the worst moment: after the move)."""
+
+    def __init__(self, real: object) -> None:
+        self.real, self.failed = real, False
+
+    def answer(self, key: str, answer: dict[str, object]) -> None:
+        if not self.failed:
+            self.failed = True
+            raise ConnectionError("redis went away")
+        self.real.answer(key, answer)  # type: ignore[attr-defined]
+
+
+def test_a_failure_after_the_move_is_redelivered_without_a_second_move(mail_settings: Settings,
+                                                                       smtp_sink: SmtpSink) -> None:
+    import pytest
+
+    from service.play.by_mail import Desk, MailBusy
+
+    t = open_table(mail_settings, smtp_sink)
+    desk = t.desk
+    assert isinstance(desk, Desk)
+    seat, email = t.mover()
+    ply = t.m.meta(t.match)["ply"]
+    mail = reply(t.address("t", seat, ply), email, "1")
+    failing = dataclasses.replace(desk, post=FailingPost(desk.post))
+    with pytest.raises(ConnectionError):  # the transport answers 451: the MTA delivers it again
+        failing.receive(mail)
+    assert len(t.m.log(t.match)) == ply + 1  # the move itself was committed
+    assert t.answers() == []
+    assert failing.receive(mail).startswith("moved")  # the redelivery: a replay, answered
+    assert len(t.m.log(t.match)) == ply + 1
+    [answer] = t.answers()
+    assert "accepted:" in words(answer)
+    # while one process holds a message's lease, another delivery of it is "try again later"
+    other = reply(t.address("t", seat, ply + 1), email, "1")
+    assert desk.mailbox.begin(message_identity(other), 60) == "new"
+    before = t.snapshot()
+    with pytest.raises(MailBusy):
+        desk.receive(other)
+    assert t.snapshot() == before and t.answers() == []
