@@ -78,6 +78,14 @@ def message_identity(mail: InboundMail) -> str:
     return hashlib.sha256(seed.encode()).hexdigest()[:40]
 
 
+def thread_id(message_id: str) -> str:
+    """The Message-ID an answer threads under (``In-Reply-To``): one ``<...>`` token, or "" for
+    anything else, so a hostile header can neither break the answer's headers nor stall its job."""
+    mid = "".join(message_id.split())
+    ok = mid.startswith("<") and mid.endswith(">") and 3 <= len(mid) <= 250 and mid.isascii() and mid.isprintable()
+    return mid if ok and ">" not in mid[:-1] and "<" not in mid[1:] else ""
+
+
 def same_address(a: str, b: str) -> bool:
     """Two addresses of one mailbox (case-folded; mail systems fold the case of local parts)."""
     return bool(a.strip()) and a.strip().casefold() == b.strip().casefold()
@@ -316,7 +324,7 @@ class Desk:
         """An answer to the seat's own holder: with the position, whose turn, and the menu."""
         context, reply_to = seat_context(self.matches, match_id, seat, self.reply_base, full_menu=full_menu,
                                          board=board)
-        answer = Answer(to=mail.sender, subject=reply_subject(mail.subject), in_reply_to=mail.message_id,
+        answer = Answer(to=mail.sender, subject=reply_subject(mail.subject), in_reply_to=thread_id(mail.message_id),
                         verdict=verdict, headline=headline, rule=rule, details=details or [], reply_to=reply_to,
                         context=context, help=help_text)
         return self._send(answer, identity, refusal=verdict in ("refused", "changed"))
@@ -326,13 +334,13 @@ class Desk:
         """An answer to an invited address: the invitation's help, nothing of anyone's hand."""
         game = self.matches.game_of(meta)
         context = {"match": meta["id"], "game_title": game.title, "public_url": self.matches.public_url}
-        answer = Answer(to=mail.sender, subject=reply_subject(mail.subject), in_reply_to=mail.message_id,
+        answer = Answer(to=mail.sender, subject=reply_subject(mail.subject), in_reply_to=thread_id(mail.message_id),
                         verdict=verdict, headline=headline, rule=rule, context=context, help=INVITE_HELP)
         return self._send(answer, identity, refusal=verdict == "refused")
 
     def _plain(self, mail: InboundMail, identity: str, headline: str, rule: str) -> str:
         """A refusal to someone who proved no seat: it says nothing of any match."""
-        answer = Answer(to=mail.sender, subject=reply_subject(mail.subject), in_reply_to=mail.message_id,
+        answer = Answer(to=mail.sender, subject=reply_subject(mail.subject), in_reply_to=thread_id(mail.message_id),
                         verdict="refused", headline=headline, rule=rule)
         return self._send(answer, identity, refusal=True)
 

@@ -91,3 +91,13 @@ def test_a_number_outside_the_menu_is_refused() -> None:
 def test_too_many_picks_are_garbage() -> None:
     assert read(", ".join(["1"] * 51)).problem
     assert read(", ".join(["1"] * 50)).picks == (1,) * 50
+
+
+@pytest.mark.parametrize(("raw", "kept"), [
+    ("<abc@example.org>", "<abc@example.org>"), (" <abc@example.org>\n", "<abc@example.org>"),
+    ("abc@example.org", ""), ("<a>\r\nBcc: x@example.org <b>", ""), ("", ""), ("<" + "a" * 300 + ">", ""),
+])
+def test_an_answer_threads_only_under_a_well_formed_message_id(raw: str, kept: str) -> None:
+    from service.play.by_mail import thread_id
+
+    assert thread_id(raw) == kept
