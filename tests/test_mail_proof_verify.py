@@ -125,3 +125,20 @@ def test_tampering_a_custodial_mail_move_fails_and_names_it(finished: dict[str, 
     del record["header"]["seats"][1]["custody"]
     report = verify_record(record)
     assert not report.ok and report.failure is not None and report.failure.startswith("ply 0: prev is not the hash")
+
+
+def test_the_published_vectors_are_the_bodies_the_code_signs() -> None:
+    """docs/signing.md's mail vectors are exactly what service.proof.delegation builds, so
+    another implementation can sign a delegation from the documentation alone."""
+    import json
+    from pathlib import Path
+
+    from service.proof.delegation import delegation_body, seat_key_body, withdrawal_body
+
+    vectors = {v["name"]: v for v in json.loads((Path(__file__).parent.parent / "docs" / "signing-vectors.json")
+                                                .read_text(encoding="utf-8"))["vectors"]}
+    d, w, k = vectors["mail-delegation"]["object"], vectors["mail-withdrawal"]["object"], vectors["seat-key"]["object"]
+    assert d == delegation_body(d["match"], d["seat"], d["mail_key"])
+    assert w == withdrawal_body(w["match"], w["seat"], w["mail_key"])
+    assert k == seat_key_body(k["match"], k["seat"], k["public_key"], k["from_ply"])
+    assert signing.verify(vectors["mail-delegation"]["public_key"], d, vectors["mail-delegation"]["signature"])
