@@ -125,3 +125,62 @@ def test_tampering_a_custodial_mail_move_fails_and_names_it(finished: dict[str, 
     del record["header"]["seats"][1]["custody"]
     report = verify_record(record)
     assert not report.ok and report.failure is not None and report.failure.startswith("ply 0: prev is not the hash")
+
+
+def test_the_published_vectors_are_the_bodies_the_code_signs() -> None:
+    """docs/signing.md's mail vectors are exactly what service.proof.delegation builds, so
+    another implementation can sign a delegation from the documentation alone."""
+    import json
+    from pathlib import Path
+
+    from service.proof.delegation import delegation_body, seat_key_body, withdrawal_body
+
+    vectors = {v["name"]: v for v in json.loads((Path(__file__).parent.parent / "docs" / "signing-vectors.json")
+                                                .read_text(encoding="utf-8"))["vectors"]}
+    d, w, k = vectors["mail-delegation"]["object"], vectors["mail-withdrawal"]["object"], vectors["seat-key"]["object"]
+    assert d == delegation_body(d["match"], d["seat"], d["mail_key"])
+    assert w == withdrawal_body(w["match"], w["seat"], w["mail_key"])
+    assert k == seat_key_body(k["match"], k["seat"], k["public_key"], k["from_ply"])
+    assert signing.verify(vectors["mail-delegation"]["public_key"], d, vectors["mail-delegation"]["signature"])
+
+
+def test_a_finished_match_with_a_key_change_verifies_offline(service: Matches, players: list[Player],
+                                                             tmp_path: Any) -> None:
+    """Cid joined by mail (custodial), moved by mail, then attached his own key and finished the
+    match with signed envelopes; Ana moved by mail throughout. ``portolan verify`` (a real
+    subprocess, no server) accepts the record and says what the custodial plies are worth."""
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from service.play.key_attach import attach_key
+    from service.proof.delegation import seat_key_body
+
+    cid = players[2]
+    mid = two_player_match(service, players)
+    play_by_mail(service, mid, moves=4)
+    ply = service.meta(mid)["ply"]
+    attach_key(service, mid, 1, service.attach_token(mid, 1), cid.public_key, ply,
+               signing.sign(cid.private_key, seat_key_body(mid, 1, cid.public_key, ply)))
+    for n in range(10_000):
+        meta = service.meta(mid)
+        if meta["status"] != "active":
+            break
+        seat = meta["active"][0]
+        action = service.view(mid, seat)["legal_actions"][-1]["action"]
+        if seat == 1:
+            service.submit(mid, **cid.envelope(mid, 1, meta["ply"], [action], nonce=f"c{n}"))
+        else:
+            service.submit_by_mail(mid, 0, meta["ply"], [action],
+                                   message_digest=hashlib.sha256(f"ana {n}".encode()).hexdigest())
+    record = service.record(mid)
+    assert record["status"] == "finished" and record["key_changes"][0]["from_ply"] == ply
+    assert {e["by"] for e in record["entries"] if e["seat"] == 1 and e["ply"] >= ply} <= {"human"}
+    path = Path(tmp_path) / "record.json"
+    path.write_text(json.dumps(record))
+    run = subprocess.run([sys.executable, "-m", "service.tools.cli", "verify", str(path)], capture_output=True, text=True,
+                         env={"PORTOLAN_PLUGINS": "tests.fixture_game", "PATH": ""}, cwd=Path(__file__).parent.parent)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert f"seat 1 is custodial: its moves are signed by a key the server holds until ply {ply}" in run.stdout
+    assert "record verified" in run.stdout and "outcome reproduced" in run.stdout

@@ -20,10 +20,10 @@ from typing import TYPE_CHECKING, Any
 from service import games
 from service.bots import POLICIES
 from service.games.base import Action, Game, GameError, IllegalAction, InvalidAction, Rng
-from service.play import key_attach, records, seat_keys
+from service.play import claims, key_attach, records, seat_keys
 from service.play.envelopes import check_envelope
 from service.play.errors import BadRequest, Conflict, Forbidden, NotFound, ServiceError, Unauthorized, Unprocessable
-from service.play.people import check_name, normal_email
+from service.play.people import normal_email
 from service.play.setup_check import checked_options
 from service.play.state_cache import MISSING, StateCache
 from service.play.throttle import InviteLimits
@@ -66,7 +66,7 @@ def new_match_id() -> str:
 
 
 def _token_hash(token: str) -> str:
-    return hashlib.sha256(token.encode()).hexdigest()
+    return claims.token_hash(token)
 
 
 @dataclass
@@ -198,70 +198,14 @@ class Matches:
 
     def claim(self, match_id: str, seat: int, token: str, public_key: str, name: str, email: str,
               nonce: str = "", mail_delegation: str = "") -> dict[str, Any]:
-        """Claim an invited seat with its invite token, registering the player's public key.
-
-        The name is refused (400 ``bad-name``) if it has control or format characters and the email
-        is normalised by email-validator (400 ``bad-email``). Repeating a claim that succeeded (same
-        token and key) is not a conflict: it answers as the first did and, if the match is still
-        waiting with every seat claimed (the start failed after the claim was stored), starts it.
-        ``mail_delegation``, when given, is the key's signature over :meth:`delegation_body` of the
-        seat's first mail key (lets replies to mail move for the seat; 401 ``bad-mail-delegation``
-        when it does not verify)."""
-        if not signing.valid_public_key(public_key):
-            raise BadRequest("bad-public-key", "public_key must be a base64url Ed25519 public key: 32 bytes encoding a canonical "
-                             "curve point that is not of small order (such a key would accept forged signatures)")
-        mail: dict[str, Any] = {}
-        if mail_delegation:
-            mail_key = self.mail_public_key(match_id, seat, 0)
-            if not signing.verify(public_key, self.delegation_body(match_id, seat, mail_key), mail_delegation):
-                raise Unauthorized("bad-mail-delegation", f"the mail delegation does not verify under the claiming key: it "
-                                   f"must sign the delegation body of seat {seat}'s mail key {mail_key} (see GET "
-                                   f"/v1/matches/{match_id}/seats/{seat}/mail-key)")
-            mail = {"mail_key": mail_key, "mail_delegation": mail_delegation}
-        return self.claim_seat(match_id, seat, public_key, name, email, token=token, nonce=nonce, mail=mail)
+        """Claim an invited seat with its invite token (see :func:`service.play.claims.claim`)."""
+        return claims.claim(self, match_id, seat, token, public_key, name, email, nonce, mail_delegation)
 
     def claim_seat(self, match_id: str, seat: int, public_key: str, name: str, email: str, *, token: str | None,
                    nonce: str = "", custody: str = "player", mail: Mapping[str, Any] | None = None) -> dict[str, Any]:
-        """The claim itself, for :meth:`claim` (``token`` checked against the invitation) and
-        :func:`service.play.seat_keys.join_by_mail` (``token=None``: the caller checked the
-        invitation's reply address; ``custody="server"``)."""
-        name = check_name(name)
-        email = normal_email(email) if email else ""
-
-        def change(meta: dict[str, Any]) -> dict[str, Any]:
-            rows = meta["seats"]
-            if not 0 <= seat < len(rows):
-                raise NotFound("unknown-seat", f"match {match_id} has no seat {seat}")
-            row = rows[seat]
-            same_token = token is None or secrets.compare_digest(row.get("invite_hash", ""), _token_hash(token))
-            if row["kind"] == "human" and row["claimed"] and row["public_key"] == public_key and same_token:
-                # The same claim again (same token, same key): a client retrying after a lost
-                # answer or a failure between the claim and the start. Idempotent, and it finishes
-                # the start below if that never happened, so no match stays waiting with no open seat.
-                return {"updated_at": meta["updated_at"]}  # nothing new (an empty HSET is an error)
-            if row["kind"] != "human" or row["claimed"]:
-                raise Conflict("seat-taken", f"seat {seat} of match {match_id} is already taken")
-            if meta["status"] != "waiting":
-                raise Conflict("match-not-waiting", f"match {match_id} is {meta['status']}")
-            if not same_token:
-                raise Unauthorized("bad-invite-token", f"that is not the invite token of seat {seat}")
-            row.update({"claimed": True, "public_key": public_key, "name": name, "nonce": nonce})
-            if custody == "server":
-                row["custody"] = "server"
-            row.update(mail or {})
-            if email:
-                row["email"] = email
-            return {"seats": rows, "updated_at": self.now()}
-
-        self.meta(match_id)
-        meta = self.store.update_meta(match_id, change)
-        self.store.index_seat(public_key, match_id, seat)  # a set add: a retry repeats it harmlessly
-        if meta["status"] == "waiting" and all(r["claimed"] for r in meta["seats"]):
-            try:
-                meta = self._start(match_id)
-            except Conflict:  # a concurrent retry of a claim started it first: the claim stands
-                meta = self.meta(match_id)
-        return {"id": match_id, "seat": seat, "status": meta["status"], "ply": meta["ply"]}
+        """The claim itself (see :func:`service.play.claims.claim_seat`)."""
+        return claims.claim_seat(self, match_id, seat, public_key, name, email, token=token, nonce=nonce,
+                                 custody=custody, mail=mail)
 
     def finish_start(self, match_id: str) -> bool:
         """Start a waiting match whose seats are all claimed (the worker's sweep, after a start

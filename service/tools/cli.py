@@ -2,7 +2,7 @@
 
 Operator commands: ``dev`` (everything on one machine), ``serve`` (the API), ``worker``,
 ``rebuild``. Player commands: ``keygen``, ``create``, ``abort``, ``claim``, ``show``, ``actions``, ``move``,
-``log``, ``my-turns``, ``webhook``, ``record``, ``verify``. Keys live in the user's config directory
+``log``, ``my-turns``, ``webhook``, ``record``, ``verify``, ``mail-delegation``, ``attach-key``. Keys live in the user's config directory
 (``$PORTOLAN_HOME``, else ``$XDG_CONFIG_HOME/portolan``, else ``~/.config/portolan``), mode 0600.
 """
 
@@ -17,6 +17,8 @@ from shlex import join as shell_line
 from typing import Any
 
 from service.proof import signing
+from service.tools.mail_commands import add_commands as add_mail_commands
+from service.tools.mail_commands import delegation_line
 from service.tools.terminal import say
 
 DEFAULT_URL = "http://127.0.0.1:8000"
@@ -154,9 +156,12 @@ def cmd_abort(args: argparse.Namespace) -> int:
 def cmd_claim(args: argparse.Namespace) -> int:
     if not key_path(args.key).exists():
         cmd_keygen(argparse.Namespace(key=args.key, force=False))
-    result = _client(args).claim(args.match, args.seat, args.token, load_key(args.key), args.name, args.email or "")
+    result = _client(args).claim(args.match, args.seat, args.token, load_key(args.key), args.name, args.email or "",
+                                 mail=not args.no_mail)
     remember_seat(args.match, args.seat, args.key)
     out(result if args.json else f"seat {args.seat} of match {args.match} is yours; match is {result['status']}", args.json)
+    if not args.json:
+        say(delegation_line(args.match, args.seat, not args.no_mail))
     return 0
 
 
@@ -487,6 +492,9 @@ def parser() -> argparse.ArgumentParser:
     sp.add_argument("--name", required=True)
     sp.add_argument("--email", default="")
     sp.add_argument("--key", default="default")
+    sp.add_argument("--no-mail", action="store_true",
+                    help="do not sign a mail delegation: replies to turn notices will not move for this seat")
+    add_mail_commands(cmd)
     for name, fn, help_ in (("show", cmd_show, "show a match (your seat's view if you hold one)"),
                             ("actions", cmd_actions, "list your legal actions, numbered"),
                             ("move", cmd_move, "sign and submit a move")):
