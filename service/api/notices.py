@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from flask import Blueprint, current_app, request
+
 from service.api import schemas
 from service.api.auth import signed_key
 from service.config import Settings
