@@ -68,7 +68,7 @@ def test_claim_without_an_email_says_there_will_be_no_notices(served: str, home:
                                                               capsys: pytest.CaptureFixture[str]) -> None:
     assert cli.main(["--server", served, "create", "harbour-race", "--invite", "zoe@example.org", "--bot", "random"]) == 0
     [claim] = lines_with(capsys.readouterr().out, "portolan claim")
-    words = claim[1:claim.index("--email")] + ["--server", served]
+    words = [*claim[1:claim.index("--email")], "--server", served]
     words[words.index("Their name")] = "Zoë"
     assert cli.main(words) == 0
     printed = capsys.readouterr().out
