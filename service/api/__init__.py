@@ -9,7 +9,7 @@ from flask import Flask
 from flask_cors import CORS
 from werkzeug.middleware.proxy_fix import ProxyFix
 
-from service.api import errors, games, limits, matches, players, seat_keys, server, streams, webhooks
+from service.api import errors, games, limits, matches, notices, players, seat_keys, server, streams, webhooks
 from service.config import Settings
 from service.play.matches import Matches
 from service.play.streams import Feeds
@@ -41,6 +41,7 @@ def create_app(settings: Settings | None = None, service: Matches | None = None,
     app.register_blueprint(matches.bp)
     app.register_blueprint(players.bp)
     app.register_blueprint(seat_keys.bp)
+    app.register_blueprint(notices.bp)
     app.register_blueprint(streams.bp)
     app.register_blueprint(webhooks.bp)
     # CORS (flask-cors): browsers on the allowed origins may call every route. Requests are

@@ -73,6 +73,13 @@ class AttachKey(Schema):
     signature = fields.String(required=True, validate=validate.Length(min=1, max=200))
 
 
+class SetNotices(Schema):
+    email = fields.String(required=True, validate=validate.Length(min=1, max=MAX_EMAIL))
+    # the values of service.storage.preferences.PREFERENCES (the API does not import storage here)
+    notices = fields.String(required=True, validate=validate.OneOf(("every", "digest", "off"),
+                                                                   error="notices is one of every, digest, off"))
+
+
 class Move(Schema):
     envelope = fields.Dict(required=True)
     signature = fields.String(required=True, validate=validate.Length(min=1, max=200))

@@ -167,6 +167,14 @@ class Client:
     def view(self, match: str, seat: int, private_key: str | None = None) -> dict[str, Any]:
         return dict(self._signed_get(f"/v1/matches/{match}/seats/{seat}/view", private_key))
 
+    def notices(self, email: str, private_key: str | None = None) -> dict[str, Any]:
+        """The notice preference of ``email`` (a seat of the signing key must have it)."""
+        return dict(self._signed_get("/v1/me/notices", private_key, {"email": email}))
+
+    def set_notices(self, email: str, notices: str, private_key: str | None = None) -> dict[str, Any]:
+        """Set it: ``every`` turn, a daily ``digest``, or ``off``."""
+        return dict(self._signed("PUT", "/v1/me/notices", private_key, {"email": email, "notices": notices}))
+
     def my_turns(self, private_key: str | None = None) -> list[dict[str, Any]]:
         return list(self._signed_get("/v1/me/turns", private_key)["turns"])
 

@@ -6,7 +6,6 @@ by replying, a working link and CLI line, an authentic Reply-To and List-Unsubsc
 from __future__ import annotations
 
 import shlex
-from collections.abc import Iterator
 from email import message_from_bytes
 from email.message import EmailMessage
 from email.policy import default
@@ -26,22 +25,6 @@ from tests.conftest import CREATOR_KEY, Player
 from workers import jobs
 
 ZOE = "Zoë Ångström"
-
-
-@pytest.fixture
-def outbox_settings(settings: Settings, monkeypatch: pytest.MonkeyPatch) -> Iterator[Settings]:
-    """The jobs as a worker process runs them, delivering to the outbox folder."""
-    for name, value in {"REDIS_URL": settings.redis_url, "PORTOLAN_NS": settings.namespace,
-                        "PUBLIC_URL": settings.public_url, "OUTBOX_DIR": settings.outbox_dir,
-                        "MAIL_FROM": settings.mail_from}.items():
-        monkeypatch.setenv(name, str(value))
-    monkeypatch.delenv("SMTP_URL", raising=False)
-    monkeypatch.delenv("PORTOLAN_MAIL_REPLY_TO", raising=False)
-    jobs.settings.cache_clear()
-    jobs.service.cache_clear()
-    yield settings
-    jobs.settings.cache_clear()
-    jobs.service.cache_clear()
 
 
 def raw_mail(settings: Settings, key: str) -> bytes:
