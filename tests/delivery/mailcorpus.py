@@ -112,3 +112,8 @@ CLIENTS = {
     "utf8_base64": utf8_base64, "mixed_with_attachment": mixed_with_attachment,
 }
 REPLIES = ["3, 1, end", "join Zoë Ångström", "show"]
+
+
+def wire(msg: EmailMessage) -> bytes:
+    """The message as it travels over SMTP: CRLF line ends (smtplib sends bytes as they are)."""
+    return msg.as_bytes(policy=msg.policy.clone(linesep="\r\n"))
