@@ -23,7 +23,7 @@ from service.games.base import Action, Game, GameError, IllegalAction, InvalidAc
 from service.play import claims, key_attach, records, seat_keys
 from service.play.envelopes import check_envelope
 from service.play.errors import BadRequest, Conflict, Forbidden, NotFound, ServiceError, Unauthorized, Unprocessable
-from service.play.people import normal_email
+from service.play.people import check_name, normal_email
 from service.play.setup_check import checked_options
 from service.play.state_cache import MISSING, StateCache
 from service.play.throttle import InviteLimits
