@@ -321,9 +321,10 @@ class Desk:
     def _seat_answer(self, mail: InboundMail, identity: str, match_id: str, seat: int, verdict: Verdict,
                      headline: str, rule: str = "", *, details: list[str] | None = None, help_text: tuple[str, ...] = (),
                      full_menu: bool = False, board: bool = False) -> str:
-        """An answer to the seat's own holder: with the position, whose turn, and the menu."""
+        """An answer to the seat's own holder: with the position, whose turn, and the menu (not
+        after a join: the match's start sends the turn notices, one prompt per turn is enough)."""
         context, reply_to = seat_context(self.matches, match_id, seat, self.reply_base, full_menu=full_menu,
-                                         board=board)
+                                         board=board, prompt=verdict != "joined")
         answer = Answer(to=mail.sender, subject=reply_subject(mail.subject), in_reply_to=thread_id(mail.message_id),
                         verdict=verdict, headline=headline, rule=rule, details=details or [], reply_to=reply_to,
                         context=context, help=help_text)

@@ -106,16 +106,17 @@ def whose_turn(m: Matches, meta: Mapping[str, Any], seat: int) -> str:
 
 
 def seat_context(m: Matches, match_id: str, seat: int, base: str, *, full_menu: bool = False,
-                 board: bool = False) -> tuple[dict[str, Any], str]:
+                 board: bool = False, prompt: bool = True) -> tuple[dict[str, Any], str]:
     """The seat's position now, for its own holder: the template context and the Reply-To
-    (a fresh turn token when the seat must act, else the seat's ``o`` address)."""
+    (a fresh turn token when the seat must act, else the seat's ``o`` address). ``prompt=False``
+    leaves out the menu and the turn token: a turn notice of its own is on its way."""
     view = m.view(match_id, seat)
     # the view's own public fields, so the menu, the turn and the token all describe one ply
     meta = {"game": view["game"], "players": view["players"], "seats": view["seats"], "status": view["status"],
             "ply": view["ply"], "active": view["active_seats"], "outcome": view.get("outcome")}
     game = m.game_of(meta)
     items = menu(view.get("legal_actions") or [])
-    must_act = view["status"] == "active" and seat in view["active_seats"] and bool(items)
+    must_act = prompt and view["status"] == "active" and seat in view["active_seats"] and bool(items)
     kind: Literal["t", "o"] = "t" if must_act else "o"
     reply_to = reply_address(m.server_key, base, kind, match_id, seat, view["ply"] if must_act else 0)
     shown = items if full_menu else items[:SHOWN]

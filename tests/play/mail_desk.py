@@ -109,4 +109,6 @@ def open_table(s: Settings, sink: SmtpSink) -> Table:
     assert m.meta(t.match)["status"] == "active"
     [welcome] = t.answers()
     assert "Welcome aboard, Bea Lima" in words(welcome)
+    # the start sends the turn notices: the welcome is no second prompt for the same turn
+    assert welcome["Reply-To"] == t.address("o", 1) and "What you can do now" not in words(welcome)
     return t
