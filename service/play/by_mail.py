@@ -208,23 +208,23 @@ class Desk:
                                      "Nothing was done: your seat already signs with a key of your own.",
                                      "only a seat joined by mail, whose key the server holds, gets an attach "
                                      "token (rule: attaching a key)")
-        attach_token = getattr(self.matches, "attach_token", None)  # A's key attach (issue 11, part 5)
-        if attach_token is None:
-            return self._seat_answer(mail, identity, match_id, seat, "refused",
-                                     "Nothing was done: attaching a key is not available on this server yet.")
         try:
-            token = str(attach_token(match_id, seat))
+            token = self.matches.attach_token(match_id, seat)
         except (Unavailable, TooManyRequests):
             raise
         except ServiceError as exc:
-            return self._seat_answer(mail, identity, match_id, seat, "refused", f"Nothing was done: {exc.message}.")
+            return self._seat_answer(mail, identity, match_id, seat, "refused", f"Nothing was done: {exc.message}.",
+                                     f"(rule: {exc.code})")
+        server = self.matches.public_url
         return self._seat_answer(
             mail, identity, match_id, seat, "info",
-            "Here is a one-time token to attach a key of your own to your seat (it expires in a day):",
-            details=[f"  {token}", "With the CLI:",
-                     f"  portolan attach-key {match_id} --seat {seat} --token {token}",
-                     "From then on you sign your own moves; moves by mail need the mail delegation your "
-                     "key signs (portolan attach-key grants it)."])
+            "Here is a one-time token to attach a key of your own to your seat (it expires in a day; "
+            "asking again makes a new one and the old one stops working):",
+            details=[token, "With the portolan command (it makes your key if you have none):",
+                     f"  portolan attach-key {match_id} --seat {seat} --token {token} --server {server}",
+                     "From then on you sign your own moves. To keep moving by replying to mail, let your key "
+                     "delegate that:",
+                     f"  portolan mail-delegation {match_id} --seat {seat} grant --server {server}"])
 
     def _invitation(self, mail: InboundMail, identity: str, reply: ReplyTo, meta: dict[str, Any]) -> str:
         """A reply to an invitation: ``join <name>`` takes the seat with a key the server holds."""

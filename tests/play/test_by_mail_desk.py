@@ -287,3 +287,18 @@ def test_a_failure_after_the_move_is_redelivered_without_a_second_move(mail_sett
     with pytest.raises(MailBusy):
         desk.receive(other)
     assert t.snapshot() == before and t.answers() == []
+
+
+def test_key_mails_an_attach_token_to_a_custodial_seat_only(mail_settings: Settings, smtp_sink: SmtpSink) -> None:
+    t = open_table(mail_settings, smtp_sink)
+    ana_seat_meta = t.snapshot()
+    t.desk.receive(reply(t.address("o", 0), ANA, "key"))
+    assert t.snapshot() == ana_seat_meta
+    [refused] = t.answers()
+    assert "already signs with a key of your own" in words(refused)
+    t.desk.receive(reply(t.address("o", 1), BEA, "key"))
+    [answer] = t.answers()
+    [line] = [ln.strip() for ln in body(answer).splitlines() if ln.strip().startswith("portolan attach-key")]
+    token = line.split("--token ")[1].split()[0]
+    assert line == f"portolan attach-key {t.match} --seat 1 --token {token} --server {t.m.public_url}"
+    assert t.m.meta(t.match)["seats"][1].get("attach_hash")
