@@ -40,7 +40,7 @@ from service.play.by_mail_answers import (
     reply_subject,
     seat_context,
 )
-from service.play.by_mail_commands import Reading, read, resolve
+from service.play.by_mail_commands import Reading, read_reply, resolve
 from service.play.by_mail_ports import AnswerPost, MailboxPort, PreferencesPort
 from service.play.errors import Conflict, NotFound, ServiceError, TooManyRequests, Unavailable
 from service.play.mail_in import InboundMail, MailDesk
@@ -158,7 +158,7 @@ class Desk:
             return self._seat_answer(mail, identity, reply.match, reply.seat, "refused",
                                      f"Nothing was done: your reply has {mail.attachments} attachment(s).",
                                      RULE_ATTACHMENTS)
-        reading = read(mail.text)
+        reading = read_reply(mail.text, mail.subject)
         if reading.problem:
             return self._seat_answer(mail, identity, reply.match, reply.seat, "refused",
                                      f"Nothing was done: {reading.problem}.", RULE_GRAMMAR, help_text=HELP)
@@ -228,7 +228,7 @@ class Desk:
 
     def _invitation(self, mail: InboundMail, identity: str, reply: ReplyTo, meta: dict[str, Any]) -> str:
         """A reply to an invitation: ``join <name>`` takes the seat with a key the server holds."""
-        reading = read(mail.text)
+        reading = read_reply(mail.text, mail.subject)
         if reading.command == "help" and not mail.attachments:
             return self._invite_answer(mail, identity, meta, "info", "How to take your seat by mail.", "")
         if mail.attachments or reading.command != "join":

@@ -13,7 +13,8 @@ only the last guard. Case does not matter, except in the name of ``join``.
 - a **command**: ``show``, ``log``, ``help``, ``key``, ``resign``, ``stop notices`` (also
   ``stop``, ``unsubscribe``), ``notices every|digest|off``, ``join <your name>``.
 
-:func:`read` says which one a reply is; :func:`resolve` turns a move's picks into actions of a
+:func:`read` says which one a reply is (:func:`read_reply` also reads a command in the subject
+of a reply without words, as a ``List-Unsubscribe`` mail is); :func:`resolve` turns a move's picks into actions of a
 menu (:mod:`service.play.menu`), or says exactly which pick did not fit.
 """
 
@@ -95,6 +96,20 @@ def read(text: str) -> Reading:
             return Reading(problem="`join` needs your name after it, as in `join Ana Lima`")
         return Reading(command="join", argument=name)
     return _picks(lines)
+
+
+def read_reply(text: str, subject: str) -> Reading:
+    """What a reply says: its body (:func:`read`), or, when the body has no words of its own,
+    a command in its subject. That is how a ``List-Unsubscribe`` mailto (RFC 2369) arrives: the
+    subject ``stop notices`` and an empty body. A subject never makes a move."""
+    reading = read(text)
+    if not reading.problem or first_paragraph(text):
+        return reading
+    words = subject.split()
+    while words and words[0].lower() in ("re:", "fwd:", "fw:", "aw:", "sv:"):
+        words = words[1:]
+    by_subject = read(" ".join(words))
+    return by_subject if by_subject.command else reading
 
 
 def _picks(lines: Sequence[str]) -> Reading:

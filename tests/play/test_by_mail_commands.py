@@ -101,3 +101,13 @@ def test_an_answer_threads_only_under_a_well_formed_message_id(raw: str, kept: s
     from service.play.by_mail import thread_id
 
     assert thread_id(raw) == kept
+
+
+def test_a_reply_without_words_may_say_a_command_in_its_subject() -> None:
+    from service.play.by_mail_commands import read_reply
+
+    # what a List-Unsubscribe mailto sends: the subject "stop notices", nothing in the body
+    assert read_reply("", "stop notices").command == "notices"
+    assert read_reply("\n> quoted\n", "Re: notices digest").argument == "digest"
+    assert read_reply("2", "stop notices").picks == (2,)  # the body wins
+    assert read_reply("", "Re: [Portolan] Your turn 3").problem  # a subject never moves

@@ -302,3 +302,11 @@ def test_key_mails_an_attach_token_to_a_custodial_seat_only(mail_settings: Setti
     token = line.split("--token ")[1].split()[0]
     assert line == f"portolan attach-key {t.match} --seat 1 --token {token} --server {t.m.public_url}"
     assert t.m.meta(t.match)["seats"][1].get("attach_hash")
+
+
+def test_the_list_unsubscribe_mailto_stops_notices(mail_settings: Settings, smtp_sink: SmtpSink) -> None:
+    t = open_table(mail_settings, smtp_sink)
+    t.desk.receive(reply(t.address("o", 0), ANA, "", subject="stop notices"))
+    assert NoticePreferences(connect(t.settings.redis_url), t.settings.namespace).get(ANA) == "off"
+    [answer] = t.answers()
+    assert "no turn notices" in words(answer)
