@@ -310,3 +310,25 @@ def test_the_list_unsubscribe_mailto_stops_notices(mail_settings: Settings, smtp
     assert NoticePreferences(connect(t.settings.redis_url), t.settings.namespace).get(ANA) == "off"
     [answer] = t.answers()
     assert "no turn notices" in words(answer)
+
+
+def test_an_answer_job_run_again_sends_nothing(mail_settings: Settings, smtp_sink: SmtpSink) -> None:
+    from service.play.by_mail import Desk
+    from workers.answers import send_answer
+
+    t = open_table(mail_settings, smtp_sink)
+    seat, email = t.mover()
+    queued: list[tuple[str, dict[str, object]]] = []
+
+    class Recording:
+        def answer(self, key: str, answer: dict[str, object]) -> None:
+            queued.append((key, answer))
+
+    assert isinstance(t.desk, Desk)
+    desk = dataclasses.replace(t.desk, post=Recording())
+    desk.receive(reply(t.address("t", seat, t.m.meta(t.match)["ply"]), email, "1"))
+    [(key, payload)] = queued
+    assert send_answer(key, payload).startswith("sent")  # type: ignore[arg-type]
+    assert send_answer(key, payload) == "skipped: already sent"  # type: ignore[arg-type]
+    [answer] = t.answers()
+    assert "accepted:" in words(answer)
