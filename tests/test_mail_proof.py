@@ -27,10 +27,10 @@ def delegate(m: Matches, mid: str, seat: int, player: Player, generation: int = 
     return signing.sign(player.private_key, m.delegation_body(mid, seat, m.mail_public_key(mid, seat, generation)))
 
 
-def two_player_match(m: Matches, players: list[Player], *, delegated: bool = True) -> str:
-    """Harbour race: seat 0 claimed by Ana (with a mail delegation unless told not to), seat 1
-    joined by mail by a player with no key (custodial)."""
-    made = m.create("harbour-race", {}, [{"invite": "ana@example.org"}, {"invite": "cid@example.org"}],
+def two_player_match(m: Matches, players: list[Player], *, delegated: bool = True, target: int = 12) -> str:
+    """Harbour race to ``target``: seat 0 claimed by Ana (with a mail delegation unless told not
+    to), seat 1 joined by mail by a player with no key (custodial)."""
+    made = m.create("harbour-race", {"target": target}, [{"invite": "ana@example.org"}, {"invite": "cid@example.org"}],
                     creator_key=CREATOR_KEY)
     mid = str(made["id"])
     ana = players[0]
