@@ -27,10 +27,10 @@ def delegate(m: Matches, mid: str, seat: int, player: Player, generation: int = 
     return signing.sign(player.private_key, m.delegation_body(mid, seat, m.mail_public_key(mid, seat, generation)))
 
 
-def two_player_match(m: Matches, players: list[Player], *, delegated: bool = True) -> str:
-    """Harbour race: seat 0 claimed by Ana (with a mail delegation unless told not to), seat 1
-    joined by mail by a player with no key (custodial)."""
-    made = m.create("harbour-race", {}, [{"invite": "ana@example.org"}, {"invite": "cid@example.org"}],
+def two_player_match(m: Matches, players: list[Player], *, delegated: bool = True, target: int = 12) -> str:
+    """Harbour race to ``target``: seat 0 claimed by Ana (with a mail delegation unless told not
+    to), seat 1 joined by mail by a player with no key (custodial)."""
+    made = m.create("harbour-race", {"target": target}, [{"invite": "ana@example.org"}, {"invite": "cid@example.org"}],
                     creator_key=CREATOR_KEY)
     mid = str(made["id"])
     ana = players[0]
@@ -169,3 +169,33 @@ def test_submit_refuses_to_log_a_move_as_by_email(service: Matches, players: lis
         service.submit(mid, env, sig, by="email")
     assert refused.value.code == "bad-origin"
     assert service.store.log_length(mid) == 0
+
+
+def test_a_withdrawal_made_elsewhere_while_a_mail_move_is_on_its_way_stops_it(
+        service: Matches, players: list[Player], monkeypatch: pytest.MonkeyPatch) -> None:
+    """This process made the current ply and holds the meta it left (the fast path of a move);
+    another process withdraws the delegation after the mail move passed its first check. The move
+    is judged against the stored meta, not the held one, so it is refused and nothing changes."""
+    from service.play.seat_keys import withdraw_mail_delegation
+    from service.proof.delegation import withdrawal_body
+
+    mid = two_player_match(service, players)
+    while service.meta(mid)["active"] != [0]:
+        m = service.meta(mid)
+        service.submit_by_mail(mid, 1, m["ply"], [{"type": "roll"}], message_digest=digest_of(f"cid {m['ply']}"))
+    ply = service.meta(mid)["ply"]
+    assert service._states.held_meta(mid, ply) is not None  # what the fast path would judge by
+    other = Matches(service.store, service.server_key)  # another process on the same store
+    mail_key = other.meta(mid)["seats"][0]["mail_key"]
+    checked = service.submit_checked
+
+    def withdrawn_meanwhile(*args: Any, **kwargs: Any) -> dict[str, Any]:
+        withdraw_mail_delegation(other, mid, 0, players[0].public_key,
+                                 signing.sign(players[0].private_key, withdrawal_body(mid, 0, mail_key)))
+        return checked(*args, **kwargs)
+
+    monkeypatch.setattr(service, "submit_checked", withdrawn_meanwhile)
+    with pytest.raises(Forbidden) as refused:
+        service.submit_by_mail(mid, 0, ply, [{"type": "roll"}], message_digest=digest_of("on its way"))
+    assert refused.value.code == "no-mail-delegation"
+    assert service.store.log_length(mid) == ply

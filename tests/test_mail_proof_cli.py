@@ -4,6 +4,7 @@ says so (``--no-mail`` does not), ``portolan mail-delegation`` withdraws and gra
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -64,6 +65,8 @@ def test_attach_key_hands_a_custodial_seat_to_the_users_key(served: str, service
     mid, _ = invited(service)
     service.join_by_mail(mid, 0, "Ana", "ana@example.org")
     token = service.attach_token(mid, 0)
+    # hex, so it never starts with a dash (argparse took a token_urlsafe one for an option)
+    assert re.fullmatch(r"[0-9a-f]{32}", token)
     assert cli.main(["--server", served, "attach-key", mid, "--seat", "0", "--token", "not-it"]) == 2
     assert "bad-attach-token" in capsys.readouterr().err
     assert service.meta(mid)["seats"][0]["custody"] == "server"

@@ -49,7 +49,7 @@ def _custodial_row(meta: dict[str, Any], seat: int) -> dict[str, Any]:
 def attach_token(m: Matches, match_id: str, seat: int) -> str:
     """A fresh one-time token (valid a day) that lets the holder attach a key to a custodial
     seat; the previous one stops working. The caller mails it to the seat's address."""
-    token = secrets.token_urlsafe(18)
+    token = secrets.token_hex(16)  # hex: never starts with a dash, which the CLI would take for an option
     m.meta(match_id)
 
     def change(meta: dict[str, Any]) -> dict[str, Any]:

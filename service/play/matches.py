@@ -420,7 +420,9 @@ class Matches:
         """:meth:`submit` of an envelope already checked (``raw`` is its canonical JSON). With
         ``mail`` (a move by mail) the signature must verify under the seat's mail key, or its
         custodial key, and the entry records the message digest and the delegation."""
-        held = self._states.held_meta(match_id, env["ply"])
+        # A mail move is judged against a fresh meta, never the one this process left at its last
+        # move: a grant, withdrawal or key change since (from any process) is in the meta only.
+        held = None if mail is not None else self._states.held_meta(match_id, env["ply"])
         if held is None:
             return self._submit(match_id, env, raw, signature, by, self.meta(match_id), caller_key, mail)
         try:

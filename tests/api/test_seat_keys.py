@@ -190,7 +190,16 @@ def test_a_custodial_seat_attaches_a_key_of_its_own(client: Any, service: Matche
     own = service.meta(mid)["ply"]
     r = client.post(f"/v1/matches/{mid}/moves", json=cid.envelope(mid, 0, own, [{"type": "roll"}]))
     assert r.status_code == 201, r.get_json()
+    # Cid delegates moves by mail from his own key: replies move for him again, under that delegation
+    delegation = client.get(f"/v1/matches/{mid}/seats/0/mail-key").get_json()["delegation_body"]
+    r = signed(client, "PUT", f"/v1/matches/{mid}/seats/0/mail-delegation",
+               {"signature": signing.sign(cid.private_key, delegation)}, cid.private_key)
+    assert r.status_code == 200, r.get_json()
+    to_seat(service, mid, 0)
+    by_mail = service.meta(mid)["ply"]
+    service.submit_by_mail(mid, 0, by_mail, [{"type": "roll"}], message_digest=digest_of("cid, own key"))
     record = service.record(mid)
+    assert record["entries"][by_mail]["delegation"]["body"] == delegation
     assert record["header"]["seats"][0]["custody"] == "server"
     assert record["header"]["seats"][0]["public_key"] != cid.public_key
     assert [c["from_ply"] for c in record["key_changes"]] == [ply]

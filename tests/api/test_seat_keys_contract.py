@@ -43,9 +43,12 @@ def test_moves_by_mail_answer_as_documented(client: Any, openapi: OpenAPI, servi
     service.join_by_mail(mid, 1, "Cid", "cid@example.org")
     assert api("GET", f"{seats}/1/mail-key", 200).get_json()["custody"] == "server"
 
-    # a few mail moves, then Ana withdraws and grants again
-    for n in range(4):
+    # mail moves until both Ana and Cid have made some, then Ana withdraws and grants again
+    for n in range(500):
         meta = service.meta(mid)
+        done = {e["seat"] for e in service.store.log(mid) if e["by"] == "email"}
+        if n >= 4 and done == {0, 1}:
+            break
         seat = meta["active"][0]
         if seat == 2:
             ply, action = service.bot_move(mid, 2) or (0, {})
