@@ -17,6 +17,7 @@ from shlex import join as shell_line
 from typing import Any
 
 from service.proof import signing
+from service.tools.friend_lines import claimed_text, invitations_text
 from service.tools.mail_commands import add_commands as add_mail_commands
 from service.tools.mail_commands import delegation_line
 from service.tools.terminal import say
@@ -148,22 +149,6 @@ def cmd_create(args: argparse.Namespace) -> int:
     return 0
 
 
-def invitations_text(match: str, invites: dict[str, str], emails: list[str], server: str) -> str:
-    """What ``create`` prints per invited seat: the invitation mail goes out by itself, and this
-    is what to forward to the friend if it does not arrive (the token takes the seat, so send
-    it to that friend only). The command carries ``--server``, so it works on their machine."""
-    if not invites:
-        return "no invited seats: the match started with its bots"
-    lines = ["", "Each invited friend gets a mail with how to join: by replying \"join Their Name\" (nothing to",
-             "install) or with the portolan command. If it does not arrive, forward them their seat's lines:"]
-    for seat, token in invites.items():
-        email = emails[int(seat)] if int(seat) < len(emails) else ""
-        claim = ["portolan", "claim", match, seat, token, "--name", "Their name", *(["--email", email] if email else []),
-                 "--server", server]
-        lines += ["", f"  seat {seat}{f' ({email})' if email else ''}: invite token {token}", f"    {shell_line(claim)}"]
-    return "\n".join(lines)
-
-
 def cmd_abort(args: argparse.Namespace) -> int:
     result = _client(args).abort(args.match, private_key=load_key(args.key))
     out(result if args.json else f"match {args.match} is {result['status']}", args.json)
@@ -183,21 +168,6 @@ def cmd_claim(args: argparse.Namespace) -> int:
     say(delegation_line(args.match, args.seat, not args.no_mail))
     say(claimed_text(args.match, args.seat, args.email or "", args.server))
     return 0
-
-
-def claimed_text(match: str, seat: int, email: str, server: str) -> str:
-    """What ``claim`` prints: where the turn notices will come and the two ways to answer them."""
-    if not email:
-        return ("No email given, so no turn notices: ask for your turns with "
-                + shell_line(["portolan", "my-turns", "--server", server]))
-    return "\n".join([
-        f"Turn notices go to {email}. Answer one by replying to it: a number from its menu",
-        "(\"3\"), several in order (\"3, 1, end\"), or show, log, help, stop notices.",
-        "Or from here: " + shell_line(["portolan", "actions", match, "--server", server]) + ", then "
-        + shell_line(["portolan", "move", match, "--pick", "N", "--server", server]),
-        "A daily digest instead, or no mail: " + shell_line(["portolan", "notices", "digest", "--email", email,
-                                                             "--server", server]),
-    ])
 
 
 def cmd_show(args: argparse.Namespace) -> int:
