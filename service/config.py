@@ -26,6 +26,12 @@
 ``PORTOLAN_INVITES_PER_RECIPIENT_DAY``    invitation mails one address may receive per day (``20``)
 ``PORTOLAN_MAIL_DOMAIN``  the domain of every Message-ID (default: the domain of ``MAIL_FROM``); with
                     the notice's key it makes the Message-ID, so a rare resend has the same one
+``PORTOLAN_MAIL_REFUSALS_PER_HOUR``  refusal answers one sender address gets per hour (``10``); past that
+                    refusals are only logged, so forged senders cannot make Portolan a mail cannon
+``PORTOLAN_DIGEST_HOUR``  the hour (UTC, ``0``-``23``) from which the daily digest goes out to the
+                    addresses that chose ``digest`` (``7``); the worker's sweep sends it
+``PORTOLAN_INSTALL``  what an invited CLI user runs to install the ``portolan`` command, printed in
+                    invitations (default: a ``pip install git+https://...`` placeholder, :data:`INSTALL`)
 ``PORTOLAN_OUTBOX_CLAIM_S``  seconds an outbox entry may stay unacknowledged by a consumer before
                     another dispatcher claims it (``30``; a killed dispatcher's entries wait that long)
 ``PORTOLAN_JOB_TIMEOUT_S``   the RQ job timeout of every notice and bot turn, and the "sending" lease of
@@ -61,6 +67,10 @@ from typing import TypeVar
 
 N = TypeVar("N", int, float)
 
+INSTALL = "python3 -m pip install 'git+https://github.com/OWNER/portolan'"
+"""The default install line of invitations: a placeholder the operator replaces with where this
+installation's code really comes from (``PORTOLAN_INSTALL``); Portolan is not on PyPI."""
+
 
 @dataclass(frozen=True)
 class Settings:
@@ -90,6 +100,10 @@ class Settings:
     mail_domain: str = ""
     # Issue 11: the base address replies go to, plus-addressed per mail (service.play.reply_address)
     mail_reply_to: str = ""
+    # Issue 11, the mail desk: refusal answers one sender may get an hour (DKIM: mail_require_dkim below)
+    mail_refusals_per_hour: int = 10
+    digest_hour: int = 7
+    install: str = INSTALL
     # The dispatcher's timings (issue 10). The tests that kill workers set them to a few seconds.
     outbox_claim_s: float = 30.0
     job_timeout_s: int = 60
@@ -130,6 +144,9 @@ class Settings:
             invites_per_recipient_day=_int(e, "PORTOLAN_INVITES_PER_RECIPIENT_DAY", cls.invites_per_recipient_day),
             mail_domain=e.get("PORTOLAN_MAIL_DOMAIN", "").strip(),
             mail_reply_to=e.get("PORTOLAN_MAIL_REPLY_TO", "").strip(),
+            mail_refusals_per_hour=_int(e, "PORTOLAN_MAIL_REFUSALS_PER_HOUR", cls.mail_refusals_per_hour),
+            digest_hour=_hour(e, "PORTOLAN_DIGEST_HOUR", cls.digest_hour),
+            install=(e.get("PORTOLAN_INSTALL") or "").strip() or cls.install,
             outbox_claim_s=_float(e, "PORTOLAN_OUTBOX_CLAIM_S", cls.outbox_claim_s),
             job_timeout_s=max(1, _int(e, "PORTOLAN_JOB_TIMEOUT_S", cls.job_timeout_s)),
             job_deadline_s=_float(e, "PORTOLAN_JOB_DEADLINE_S", cls.job_deadline_s),
@@ -177,6 +194,14 @@ class Settings:
 def _int(env: dict[str, str], name: str, default: int) -> int:
     """A non-negative integer setting; a typo stops the process at start, not at the first request."""
     return _number(env, name, default, int, "an integer")
+
+
+def _hour(env: dict[str, str], name: str, default: int) -> int:
+    """An hour of the day, 0 to 23; anything else stops the process at start."""
+    value = _int(env, name, default)
+    if value > 23:
+        raise ValueError(f"{name} is an hour of the day, 0 to 23, not {value}")
+    return value
 
 
 def _float(env: dict[str, str], name: str, default: float) -> float:

@@ -11,12 +11,16 @@ from functools import lru_cache
 import redis
 
 from service.config import Settings
+from service.delivery.dispatch import RQDispatcher
 from service.delivery.webhooks import webhooks_of
+from service.play.by_mail import desk_of
 from service.play.mail_in import MailDesk
 from service.play.matches import Matches
 from service.play.throttle import InviteLimits
 from service.play.webhooks import Webhooks
 from service.proof import signing
+from service.storage.mailbox import Mailbox
+from service.storage.preferences import NoticePreferences
 from service.storage.store import Store
 
 # Connections per process. A blocking pool: when all are busy a request waits (up to
@@ -50,9 +54,9 @@ def build_webhooks(settings: Settings, matches: Matches) -> Webhooks:
 
 
 def build_desk(settings: Settings, matches: Matches) -> MailDesk:
-    """The mail desk (service.play.by_mail) beside ``matches``: what ``portolan mail-in`` and the
-    SMTP/LMTP receiver hand every received message to."""
-    from service.play.by_mail import desk_of
-
-    desk: MailDesk = desk_of(matches, settings)
-    return desk
+    """The mail desk beside ``matches`` (same Redis and namespace): what both ways in (the SMTP/LMTP
+    receiver and ``portolan mail-in``) hand each received message to; its answers go out as RQ jobs."""
+    client = connect(settings.redis_url)
+    return desk_of(matches, settings, mailbox=Mailbox(client, settings.namespace),
+                   preferences=NoticePreferences(client, settings.namespace),
+                   post=RQDispatcher(client, settings, matches.store))

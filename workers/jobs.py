@@ -17,21 +17,22 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Callable
+from datetime import UTC, datetime
 from functools import lru_cache
-from typing import Any
 
 from service.config import Settings
-from service.delivery.dispatch import job_id
-from service.delivery.mail import Mail, deliver, render, shell_line
+from service.delivery import letters
+from service.delivery.dispatch import digest_job_id, job_id
+from service.delivery.letters import cli_line, happened_since
+from service.delivery.mail import Mail, deliver
 from service.play.errors import Conflict
 from service.play.matches import Matches
-from service.proof.chain import visible_events
-from service.runtime import build
+from service.runtime import build, connect
+from service.storage.preferences import DigestBook, NoticePreferences
 
 log = logging.getLogger("portolan.jobs")
-NOTICE_ACTIONS = 12
 BUSY = "busy"
-HISTORY_SCAN = 200
+__all__ = ["cli_line", "happened_since", "play_bot", "send_digest", "send_invite", "send_match_over", "send_turn_notice"]
 
 
 @lru_cache(maxsize=1)
@@ -44,22 +45,16 @@ def service() -> Matches:
     return build(settings())
 
 
-def cli_line(match_id: str, seat: int, action: dict[str, Any]) -> str:
-    """The exact command that submits ``action`` for this seat, every word shell-quoted (an
-    action's JSON may hold a quote; see :func:`service.delivery.mail.shell_line`)."""
-    return shell_line(["portolan", "move", match_id, "--seat", seat, json.dumps(action, separators=(",", ":"))])
+def preferences() -> NoticePreferences:
+    """The per-address notice preferences, in the service's Redis and namespace."""
+    s = settings()
+    return NoticePreferences(connect(s.redis_url), s.namespace)
 
 
-def happened_since(m: Matches, match_id: str, seat: int, ply: int) -> list[str]:
-    """Event texts since the seat's own last move (at most the last HISTORY_SCAN moves)."""
-    start = max(0, ply - HISTORY_SCAN)
-    entries = m.store.log(match_id, start, ply - 1) if ply > 0 else []
-    lines: list[str] = []
-    for entry in reversed(entries):
-        if entry["seat"] == seat:
-            break
-        lines[:0] = [e.get("text", e["type"]) for e in visible_events(entry["events"], seat)]
-    return lines
+def digest_book() -> DigestBook:
+    """The seats waiting for a digest, in the service's Redis and namespace."""
+    s = settings()
+    return DigestBook(connect(s.redis_url), s.namespace)
 
 
 def _send_once(m: Matches, mark: str, compose: Callable[[], Mail | None]) -> str | None:
@@ -97,7 +92,9 @@ def _outcome(m: Matches, jid: str, where: str | None, skipped: str = "skipped: a
 
 
 def send_turn_notice(match_id: str, seat: int, ply: int) -> str:
-    """Email the seat's player that it is their turn (once per match, seat and ply)."""
+    """Email the seat's player that it is their turn (once per match, seat and ply), as their
+    notice preference says: ``every`` sends it, ``digest`` notes the seat for the day's digest
+    instead, ``off`` sends nothing. Either way the promise is kept and the log says why."""
     m = service()
     jid = job_id("notice", match_id, seat, ply)
     meta = m.meta(match_id)
@@ -105,27 +102,31 @@ def send_turn_notice(match_id: str, seat: int, ply: int) -> str:
         m.store.job_done(jid)
         return "skipped: the seat need not act any more"
     mark = f"notice:{match_id}:{seat}:{ply}"
-
-    def compose() -> Mail | None:
-        row = meta["seats"][seat]
-        if not row["email"]:
-            return None
-        game = m.game_of(meta)
-        view = m.view(match_id, seat)
-        legal = view["legal_actions"]
-        ctx = {
-            "name": row["name"], "match": match_id, "seat": seat, "seat_name": game.seat_names(meta["players"])[seat],
-            "game_title": game.title, "ply": meta["ply"], "board": view.get("text", ""),
-            "happened": happened_since(m, match_id, seat, meta["ply"]),
-            "actions": legal[:NOTICE_ACTIONS], "more_actions": max(0, len(legal) - NOTICE_ACTIONS),
-            "cli_line": cli_line(match_id, seat, legal[0]["action"]) if legal else shell_line(["portolan", "show", match_id]),
-            "head": meta["head"], "commitment": meta["commitment"], "public_url": m.public_url,
-        }
-        return render("turn_notice", row["email"], f"[Portolan] Your turn in {game.title} ({match_id})", mark, ctx)
-
-    where = _send_once(m, mark, compose)
+    email = meta["seats"][seat]["email"]
+    choice = preferences().get(email) if email else "every"
+    if choice != "every":
+        if choice == "digest":
+            since = (meta.get("active_since") or {}).get(str(seat))
+            digest_book().remember(email, match_id, seat, meta["updated_at"] if since is None else _since(m, match_id, since))
+        m.store.claim_once(mark)  # dealt with: the sweep's look for unsent notices must not send it after all
+        m.store.job_done(jid)
+        why = "kept for the daily digest" if choice == "digest" else "the player turned notices off"
+        log.info("turn notice %s not sent: %s", mark, why)
+        return f"skipped: {why}"
+    where = _send_once(m, mark, lambda: letters.turn_notice(m, settings(), match_id, seat, mark))
     log.info("turn notice %s -> %s", mark, where)
     return _outcome(m, jid, where)
+
+
+def _since(m: Matches, match_id: str, ply: int) -> str:
+    """When the match reached ``ply`` (the seat's turn began): the acceptance time of the move
+    before it, or the start of the match."""
+    if ply > 0:
+        entries = m.store.log(match_id, ply - 1, ply - 1)
+        if entries:
+            return str(entries[0]["accepted_at"])
+    meta = m.meta(match_id)
+    return str(meta.get("started_at") or meta["updated_at"])
 
 
 def send_match_over(match_id: str, seat: int) -> str:
@@ -138,23 +139,15 @@ def send_match_over(match_id: str, seat: int) -> str:
     if not row["email"]:
         m.store.job_done(jid)
         return "skipped"
-
-    def compose() -> Mail:
-        game = m.game_of(meta)
-        outcome = meta.get("outcome") or {"scores": [], "ranks": []}
-        names = game.seat_names(meta["players"])
-        standings = sorted(
-            ({"seat": s, "name": names[s], "score": outcome["scores"][s], "rank": outcome["ranks"][s]}
-             for s in range(len(outcome["scores"]))), key=lambda r: (r["rank"], r["seat"]))
-        ctx = {"name": row["name"], "match": match_id, "game_title": game.title, "ply": meta["ply"],
-               "standings": standings, "head": meta["head"], "public_url": m.public_url}
-        return render("match_over", row["email"], f"[Portolan] {game.title} {match_id} is over", mark, ctx)
-
-    return _outcome(m, jid, _send_once(m, mark, compose), "skipped")
+    if preferences().get(row["email"]) == "off":  # "stop notices" means every mail of a match
+        m.store.job_done(jid)
+        return "skipped: the player turned notices off"
+    return _outcome(m, jid, _send_once(m, mark, lambda: letters.match_over(m, settings(), match_id, seat, mark)), "skipped")
 
 
 def send_invite(match_id: str, seat: int, email: str, token: str) -> str:
-    """Email an invitation with the seat's invite token (once)."""
+    """Email an invitation with the seat's invite token (once). Sent whatever the address's
+    preference: an invitation is not a turn notice, and without it the seat cannot be taken."""
     m = service()
     jid = job_id("invite", match_id, seat)
     meta = m.meta(match_id)
@@ -164,12 +157,34 @@ def send_invite(match_id: str, seat: int, email: str, token: str) -> str:
     mark = f"invite:{match_id}:{seat}"
 
     def compose() -> Mail:
-        game = m.game_of(meta)
-        ctx = {"match": match_id, "seat": seat, "token": token, "to": email, "game_title": game.title,
-               "commitment": meta["commitment"], "public_url": m.public_url}
-        return render("invite", email, f"[Portolan] You are invited to {game.title}", mark, ctx)
+        return letters.invitation(m, settings(), match_id, seat, email, token, mark)
 
     return _outcome(m, jid, _send_once(m, mark, compose), "skipped")
+
+
+def send_digest(address: str, day: str) -> str:
+    """The daily digest to the address kept under the digest ``address`` for the UTC date ``day``
+    (``YYYY-MM-DD``): one mail listing every match still waiting for it, once per address and day
+    (the mark ``digest:<address digest>:<day>``). Seats that no longer wait are forgotten; with
+    none left nothing is sent."""
+    m = service()
+    jid = digest_job_id(address, day)
+    book = digest_book()
+    email, seats = book.seats(address)
+    mark = f"digest:{address}:{day}"
+    lines, gone = letters.waiting_lines(m, settings(), email, seats) if email else ([], [(s[0], s[1]) for s in seats])
+    if email and preferences().get(email) != "digest":  # changed its mind since: nothing to keep either
+        book.forget(address, [(s[0], s[1]) for s in seats])
+        m.store.job_done(jid)
+        return "skipped: the address no longer wants a digest"
+    book.forget(address, gone)
+    if not lines:
+        m.store.job_done(jid)
+        return "skipped: nothing waits"
+    when = datetime.fromisoformat(day).replace(tzinfo=UTC)
+    where = _send_once(m, mark, lambda: letters.digest(m, settings(), email, lines, when, mark))
+    log.info("digest %s (%d matches) -> %s", mark, len(lines), where)
+    return _outcome(m, jid, where)
 
 
 def play_bot(match_id: str, seat: int, ply: int) -> str:

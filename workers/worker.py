@@ -37,13 +37,17 @@ log = logging.getLogger("portolan.worker")
 
 
 def sweep_forever(settings: Settings, every_s: float, stop: threading.Event) -> None:
-    """Every ``every_s`` seconds, start matches whose start failed after their last claim, and
-    re-enqueue turn notices and bot turns that never went out. Idempotent: a notice that did go
-    out has its mark, and a bot job for a ply already played does nothing."""
+    """Every ``every_s`` seconds, start matches whose start failed after their last claim,
+    re-enqueue turn notices and bot turns that never went out, and enqueue the daily digests
+    that are due (service.delivery.digests). Idempotent: a notice or digest that did go out has
+    its mark, and a bot job for a ply already played does nothing."""
+    from service.delivery.digests import enqueue_due_digests
     from service.play.listings import resend_unsent_notices, resume_stalled_bots, start_unstarted_matches
+    from service.storage.preferences import DigestBook
 
     service = build(settings)
     rq = RQDispatcher(connect(settings.redis_url), settings, service.store)
+    book = DigestBook(connect(settings.redis_url), settings.namespace)
     while not stop.wait(every_s):
         try:
             n = start_unstarted_matches(service)
@@ -55,6 +59,9 @@ def sweep_forever(settings: Settings, every_s: float, stop: threading.Event) -> 
             n = resume_stalled_bots(service, rq)
             if n:
                 log.warning("sweep: re-enqueued %d bot turn(s) that nobody was going to play", n)
+            n = enqueue_due_digests(service.store, book, rq, settings.digest_hour)
+            if n:
+                log.info("sweep: enqueued %d daily digest(s)", n)
         except Exception:  # keep sweeping: a Redis hiccup now is no reason to stop for good
             log.exception("sweep failed")
 

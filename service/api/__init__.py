@@ -9,7 +9,7 @@ from flask import Flask
 from flask_cors import CORS
 from werkzeug.middleware.proxy_fix import ProxyFix
 
-from service.api import errors, games, limits, matches, players, server, streams, webhooks
+from service.api import errors, games, limits, matches, notices, players, seat_keys, server, streams, webhooks
 from service.config import Settings
 from service.play.matches import Matches
 from service.play.streams import Feeds
@@ -40,6 +40,8 @@ def create_app(settings: Settings | None = None, service: Matches | None = None,
     app.register_blueprint(games.bp)
     app.register_blueprint(matches.bp)
     app.register_blueprint(players.bp)
+    app.register_blueprint(seat_keys.bp)
+    app.register_blueprint(notices.bp)
     app.register_blueprint(streams.bp)
     app.register_blueprint(webhooks.bp)
     # CORS (flask-cors): browsers on the allowed origins may call every route. Requests are
@@ -51,7 +53,7 @@ def create_app(settings: Settings | None = None, service: Matches | None = None,
          allow_headers=["Authorization", "Content-Type", "If-None-Match"],
          expose_headers=["ETag", "Location", "Retry-After", "RateLimit-Limit", "RateLimit-Remaining",
                          "RateLimit-Reset", "RateLimit-Policy", "RateLimit"],
-         methods=["GET", "POST", "DELETE", "OPTIONS"], max_age=86400)
+         methods=["GET", "POST", "PUT", "DELETE", "OPTIONS"], max_age=86400)
     limits.install(app, settings, service.store.r.connection_pool)
     if settings.proxies:  # only then is X-Forwarded-For the client's word, set by a proxy we trust
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=settings.proxies)  # type: ignore[method-assign]

@@ -88,7 +88,8 @@ def create() -> Any:
     quotas count against)."""
     key = _signer("creating a match")
     data = schemas.body(schemas.CreateMatch)
-    result = service().create(data["game"], data["options"], data["seats"], creator_key=key)
+    result = service().create(data["game"], data["options"], data["seats"], creator_key=key,
+                              creator_name=data["creator_name"])
     return result, 201, {"Location": f"/v1/matches/{result['id']}"}
 
 
@@ -145,10 +146,11 @@ def show(match_id: str) -> Any:
 
 @bp.post("/<match_id>/seats/<int:seat>/claim")
 def claim(match_id: str, seat: int) -> Any:
-    """Take an invited seat with its token and register the player's public key."""
+    """Take an invited seat with its token and register the player's public key (and, with
+    ``mail_delegation``, let replies by mail move for it)."""
     data = schemas.body(schemas.Claim)
     return service().claim(match_id, seat, data["token"], data["public_key"], data["name"], data["email"],
-                           data["nonce"])
+                           data["nonce"], data["mail_delegation"])
 
 
 @bp.post("/<match_id>/abort")

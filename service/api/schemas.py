@@ -45,6 +45,7 @@ class CreateMatch(Schema):
     game = fields.String(required=True, validate=validate.Length(min=1, max=40))
     options = fields.Dict(keys=fields.String(), load_default=dict)
     seats = fields.List(fields.Nested(SeatSpec), required=True, validate=validate.Length(min=1, max=8))
+    creator_name = fields.String(load_default="", validate=validate.Length(max=80))
 
 
 class Claim(Schema):
@@ -53,6 +54,30 @@ class Claim(Schema):
     name = fields.String(required=True, validate=validate.Length(min=1, max=80))
     email = fields.String(load_default="", validate=[validate.Length(max=MAX_EMAIL), _optional_email])
     nonce = fields.String(load_default="", validate=validate.Length(max=128))
+    mail_delegation = fields.String(load_default="", validate=validate.Length(max=200),
+                                    metadata={"description": "the key's signature over the seat's mail delegation body"})
+
+
+class MailDelegation(Schema):
+    signature = fields.String(required=True, validate=validate.Length(min=1, max=200))
+
+
+class MailWithdrawal(Schema):
+    withdrawal = fields.String(required=True, validate=validate.Length(min=1, max=200))
+
+
+class AttachKey(Schema):
+    token = fields.String(required=True, validate=validate.Length(min=1, max=200))
+    public_key = fields.String(required=True, validate=validate.Length(min=40, max=60))
+    from_ply = fields.Integer(required=True, strict=True, validate=validate.Range(min=0, max=10**9))
+    signature = fields.String(required=True, validate=validate.Length(min=1, max=200))
+
+
+class SetNotices(Schema):
+    email = fields.String(required=True, validate=validate.Length(min=1, max=MAX_EMAIL))
+    # the values of service.storage.preferences.PREFERENCES (the API does not import storage here)
+    notices = fields.String(required=True, validate=validate.OneOf(("every", "digest", "off"),
+                                                                   error="notices is one of every, digest, off"))
 
 
 class Move(Schema):

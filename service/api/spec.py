@@ -125,6 +125,10 @@ def _game_schemas(game: Game[Any]) -> dict[str, Any]:
             "options": _ref(f"{prefix}Options"),
             "seats": {"type": "array", "minItems": low, "maxItems": high,
                       "description": "One entry per seat, in seat order.", "items": _ref("SeatSpec")},
+            "creator_name": {"type": "string", "maxLength": 80,
+                             "description": "Who invites: the name the invitations and turn notices give as "
+                                            "the match's creator (optional; without it they say the creator "
+                                            "gave no name)."},
         },
     }
     return out

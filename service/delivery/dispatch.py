@@ -38,6 +38,8 @@ NOTICE_JOB = "workers.jobs.send_turn_notice"
 FINISHED_JOB = "workers.jobs.send_match_over"
 BOT_JOB = "workers.jobs.play_bot"
 INVITE_JOB = "workers.jobs.send_invite"
+ANSWER_JOB = "workers.answers.send_answer"
+DIGEST_JOB = "workers.jobs.send_digest"
 
 _MAIL_RETRY = [1, 5, 30, 120, 600]
 KINDS: dict[str, tuple[str, str, list[int]]] = {
@@ -45,13 +47,25 @@ KINDS: dict[str, tuple[str, str, list[int]]] = {
     "notice": (NOTICE_JOB, "notices", _MAIL_RETRY),
     "over": (FINISHED_JOB, "notices", _MAIL_RETRY),
     "invite": (INVITE_JOB, "notices", _MAIL_RETRY),
+    "digest": (DIGEST_JOB, "notices", _MAIL_RETRY),
     "bot": (BOT_JOB, "bots", [1, 5, 30]),
+    "answer": (ANSWER_JOB, "notices", _MAIL_RETRY),  # the mail desk's answers (service.play.by_mail)
 }
 
 
 def job_id(kind: str, match_id: str, seat: int, ply: int | None = None) -> str:
     """The deterministic RQ job id (and promise name) of one piece of work."""
     return f"{kind}-{match_id}-{seat}" + ("" if ply is None else f"-{ply}")
+
+
+def answer_job_id(key: str) -> str:
+    """The RQ job id (and promise name) of the answer to the received message ``key``."""
+    return f"answer-{key}"
+
+
+def digest_job_id(address: str, day: str) -> str:
+    """The job id of one address's digest of one day (``address`` is the address's digest)."""
+    return f"digest-{address[:32]}-{day}"
 
 
 Call = tuple[str, tuple[object, ...], str]
@@ -96,6 +110,15 @@ class RQDispatcher:
 
     def invite(self, match_id: str, seat: int, email: str, token: str) -> None:
         self._enqueue([("invite", (match_id, seat, email, token), job_id("invite", match_id, seat))])
+
+    def answer(self, key: str, answer: dict[str, Any]) -> None:
+        """Enqueue the answer mail to one received message (``key``: the message's identity, so
+        a redelivered message's answer is the same job and the same "sent" mark)."""
+        self._enqueue([("answer", (key, answer), answer_job_id(key))])
+
+    def digest(self, address: str, day: str) -> None:
+        """The daily digest of the address kept under the digest ``address``, for the UTC date ``day``."""
+        self._enqueue([("digest", (address, day), digest_job_id(address, day))])
 
     def again(self, jid: str, spec: str) -> None:
         """Enqueue a promised job again, under its own id (the watchdog, for a job that is lost)."""

@@ -1,7 +1,13 @@
-"""Turn notices: rendering (Jinja2 templates beside this module) and delivery.
+"""Mail: rendering (Jinja2 templates beside this module) and delivery.
 
 Delivery speaks SMTP when ``SMTP_URL`` is set and otherwise writes each message as an ``.eml``
 file into the outbox folder, which is what ``portolan dev`` uses on a laptop.
+
+Bodies go out as 8-bit UTF-8, not quoted-printable or base64: a player copies commands and
+tokens out of the mail (or out of the ``.eml`` file), and a quoted-printable soft line break
+or ``=3D`` in the middle of a command breaks it. RFC 5322 still limits a line to 998 octets,
+so the templates wrap at ~76 characters, and a body that would break the limit anyway falls
+back to quoted-printable rather than go out malformed.
 """
 
 from __future__ import annotations
@@ -12,6 +18,7 @@ import smtplib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from email.message import EmailMessage
+from email.policy import default as default_policy
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
@@ -43,8 +50,25 @@ def shell_line(words: Iterable[object]) -> str:
 _env.filters["shell"] = shell_line
 
 
+MAX_LINE = 998
+"""RFC 5322 section 2.1.1: a line is at most 998 octets, not counting CRLF."""
+
+AUTO_SUBMITTED = ("Auto-Submitted", "auto-generated")
+"""RFC 3834: every mail Portolan sends is machine-made, so a bounce or an auto-reply coming back
+is recognisable as such, and mail desks (ours included) never answer it: no mail loops."""
+
+
+HEADER_POLICY = default_policy.clone(max_line_length=MAX_LINE)
+"""How a message is written out: the stdlib default, but headers fold only past RFC 5322's hard
+limit. At the default 78, a header with one long word (a ``List-Unsubscribe`` mailto: URL, a
+plus-addressed ``Reply-To``) is turned into RFC 2047 encoded words, which mail clients do not
+decode in those headers: the unsubscribe link would be dead."""
+
+
 @dataclass(frozen=True)
 class Mail:
+    """One message to send: its recipient, subject, bodies, identity and reply headers."""
+
     to: str
     subject: str
     text: str
@@ -52,13 +76,32 @@ class Mail:
     key: str
     """A stable identity (match, seat, ply): the Message-ID is derived from it, so a resend of
     the same notice is recognisable as such by any mail system."""
+    reply_to: str = ""
+    """Where a reply goes (``Reply-To``): a reply address of service.play.reply_address, so the
+    reply itself says which match, seat and ply it answers. Empty: no ``Reply-To``."""
+    in_reply_to: str = ""
+    """The Message-ID this mail answers (``In-Reply-To``, and ``References`` unless ``headers``
+    gives one), so mail clients thread an answer under the player's reply."""
+    headers: tuple[tuple[str, str], ...] = ()
+    """Extra headers in order (``List-Unsubscribe`` ...). One named like a default header
+    (``Auto-Submitted``, ``References``) replaces the default."""
 
 
-def render(template: str, to: str, subject: str, key: str, context: dict[str, Any]) -> Mail:
+def render(
+    template: str,
+    to: str,
+    subject: str,
+    key: str,
+    context: dict[str, Any],
+    *,
+    reply_to: str = "",
+    in_reply_to: str = "",
+    headers: tuple[tuple[str, str], ...] = (),
+) -> Mail:
     """Render ``<template>.txt`` and ``<template>.html`` with ``context``."""
     text = _env.get_template(f"{template}.txt").render(**context)
     html = _env.get_template(f"{template}.html").render(**context)
-    return Mail(to=to, subject=subject, text=text, html=html, key=key)
+    return Mail(to=to, subject=subject, text=text, html=html, key=key, reply_to=reply_to, in_reply_to=in_reply_to, headers=headers)
 
 
 def message_id(key: str, domain: str) -> str:
@@ -70,22 +113,49 @@ def message_id(key: str, domain: str) -> str:
     return f"<{key.replace(':', '.')}@{domain}>"
 
 
-def to_message(mail: Mail, sender: str, domain: str = "portolan.invalid") -> EmailMessage:
-    """The MIME message of ``mail`` (text and HTML alternatives) from ``sender``."""
+def body_cte(body: str, eight_bit: bool = True) -> str:
+    """The Content-Transfer-Encoding for ``body``: ``8bit`` (plain UTF-8, copies cleanly) when
+    every line fits RFC 5322's 998 octets and the receiving side takes 8-bit mail, else
+    ``quoted-printable`` (which wraps long lines and keeps 7-bit servers working)."""
+    fits = all(len(line.encode("utf-8")) <= MAX_LINE for line in body.splitlines())
+    return "8bit" if eight_bit and fits else "quoted-printable"
+
+
+def to_message(mail: Mail, sender: str, domain: str = "portolan.invalid", *, eight_bit: bool = True) -> EmailMessage:
+    """The MIME message of ``mail`` (text and HTML alternatives) from ``sender``.
+
+    ``eight_bit=False`` is for an SMTP server that does not offer 8BITMIME: the bodies then go
+    quoted-printable, which every server carries."""
     msg = EmailMessage()
     msg["From"] = sender
     msg["To"] = mail.to
     msg["Subject"] = mail.subject
     msg["Message-ID"] = message_id(mail.key, domain)
     msg["X-Portolan-Notice"] = mail.key
-    msg.set_content(mail.text)
-    msg.add_alternative(mail.html, subtype="html")
+    extra = {name.lower() for name, _ in mail.headers}
+    if mail.reply_to:
+        msg["Reply-To"] = mail.reply_to
+    if mail.in_reply_to:
+        msg["In-Reply-To"] = mail.in_reply_to
+        if "references" not in extra:
+            msg["References"] = mail.in_reply_to
+    if AUTO_SUBMITTED[0].lower() not in extra:
+        msg[AUTO_SUBMITTED[0]] = AUTO_SUBMITTED[1]
+    for name, value in mail.headers:
+        msg[name] = value
+    msg.set_content(mail.text, cte=body_cte(mail.text, eight_bit))
+    msg.add_alternative(mail.html, subtype="html", cte=body_cte(mail.html, eight_bit))
+    # only now: the bodies were encoded under the default policy (quoted-printable wraps at 76)
+    msg.policy = HEADER_POLICY
     return msg
 
 
 def deliver(settings: Settings, mail: Mail) -> str:
-    """Send one message; returns where it went (``smtp://...`` or the outbox file path)."""
-    msg = to_message(mail, settings.mail_from, settings.message_domain())
+    """Send one message; returns where it went (``smtp://...`` or the outbox file path).
+
+    Over SMTP the bodies go 8-bit with ``BODY=8BITMIME`` when the server offers 8BITMIME, and
+    quoted-printable when it does not; ``send_message`` itself asks for SMTPUTF8 when an address
+    is not ASCII (and refuses if the server cannot take it)."""
     if settings.smtp_url:
         url = urlparse(settings.smtp_url)
         # never wait on the server longer than the job may run: the "sending" lease ends then
@@ -94,8 +164,14 @@ def deliver(settings: Settings, mail: Mail) -> str:
             if url.username:
                 smtp.starttls()
                 smtp.login(url.username, url.password or "")
-            smtp.send_message(msg)
+            smtp.ehlo_or_helo_if_needed()
+            eight_bit = smtp.has_extn("8bitmime")
+            msg = to_message(mail, settings.mail_from, settings.message_domain(), eight_bit=eight_bit)
+            # send_message adds SMTPUTF8 and BODY=8BITMIME itself for a non-ASCII address
+            international = not (settings.mail_from + mail.to).isascii()
+            smtp.send_message(msg, mail_options=["BODY=8BITMIME"] if eight_bit and not international else [])
         return settings.smtp_url
+    msg = to_message(mail, settings.mail_from, settings.message_domain())
     return str(write_outbox(Path(settings.outbox_dir), f"{mail.key.replace(':', '-')}.eml", bytes(msg)))
 
 

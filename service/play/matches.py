@@ -20,14 +20,14 @@ from typing import TYPE_CHECKING, Any
 from service import games
 from service.bots import POLICIES
 from service.games.base import Action, Game, GameError, IllegalAction, InvalidAction, Rng
-from service.play import records
+from service.play import claims, key_attach, records, seat_keys
 from service.play.envelopes import check_envelope
 from service.play.errors import BadRequest, Conflict, Forbidden, NotFound, ServiceError, Unauthorized, Unprocessable
 from service.play.people import check_name, normal_email
 from service.play.setup_check import checked_options
 from service.play.state_cache import MISSING, StateCache
 from service.play.throttle import InviteLimits
-from service.proof import fairness, signing
+from service.proof import delegation, fairness, signing
 from service.proof.chain import (
     RECORD_FORMAT,
     chain_genesis,
@@ -66,7 +66,7 @@ def new_match_id() -> str:
 
 
 def _token_hash(token: str) -> str:
-    return hashlib.sha256(token.encode()).hexdigest()
+    return claims.token_hash(token)
 
 
 @dataclass
@@ -94,6 +94,36 @@ class Matches:
     def bot_rng_key(self, match_id: str) -> bytes:
         return hashlib.sha256(signing.b64d(self.server_key) + f"bot-choices:{match_id}".encode()).digest()
 
+    def mail_private_key(self, match_id: str, seat: int, generation: int) -> str:
+        """The server-held key that signs a delegated seat's mail moves (derived, never stored)."""
+        return delegation.mail_private_key(self.server_key, match_id, seat, generation)
+
+    def mail_public_key(self, match_id: str, seat: int, generation: int) -> str:
+        """The public half of :meth:`mail_private_key`: what a seat's key delegates to."""
+        return seat_keys.mail_key_of(self, match_id, seat, generation)
+
+    def delegation_body(self, match_id: str, seat: int, mail_key: str) -> dict[str, Any]:
+        """What the seat's key signs to let replies by mail move for it with ``mail_key``."""
+        return delegation.delegation_body(match_id, seat, mail_key)
+
+    def mail_ready(self, meta: Mapping[str, Any], seat: int) -> str | None:
+        """None when the seat may move by mail now, else the sentence saying why not."""
+        return seat_keys.mail_ready(meta, seat)
+
+    def submit_by_mail(self, match_id: str, seat: int, ply: int, actions: list[dict[str, Any]], *,
+                       message_digest: str) -> dict[str, Any]:
+        """A move from an authenticated reply, signed with the seat's mail (or custodial) key
+        and logged ``by: "email"`` (see :func:`service.play.seat_keys.submit_by_mail`)."""
+        return seat_keys.submit_by_mail(self, match_id, seat, ply, actions, message_digest=message_digest)
+
+    def join_by_mail(self, match_id: str, seat: int, name: str, email: str) -> dict[str, Any]:
+        """Claim an invited seat for a keyless player who replied ``join`` (custodial seat)."""
+        return seat_keys.join_by_mail(self, match_id, seat, name, email)
+
+    def attach_token(self, match_id: str, seat: int) -> str:
+        """A one-time token (a day) to attach a key to a custodial seat (mailed on ``key``)."""
+        return key_attach.attach_token(self, match_id, seat)
+
     # -- lookup ------------------------------------------------------------------------------
 
     def game_of(self, meta: Mapping[str, Any]) -> Game[Any]:
@@ -111,11 +141,12 @@ class Matches:
     # -- create, claim, abort -----------------------------------------------------------------
 
     def create(self, game_id: str, options: Mapping[str, Any] | None, seats: list[dict[str, Any]], *,
-               creator_key: str) -> dict[str, Any]:
+               creator_key: str, creator_name: str = "") -> dict[str, Any]:
         """Create a match for the creator whose (verified) public key is ``creator_key``: that
         key alone may abort it, and the invitation quotas are counted against it. ``seats`` lists
         each seat as ``{"invite": email}`` or ``{"bot": "random"}``. Returns the id, the invite
-        tokens and the seed commitment. Starts the match at once when every seat is a bot."""
+        tokens and the seed commitment. Starts the match at once when every seat is a bot.
+        ``creator_name`` (optional, checked like a player's name) is who the mails say invited."""
         if not signing.valid_public_key(creator_key):
             raise BadRequest("bad-public-key", "the creator key must be a base64url Ed25519 public key (32 bytes)")
         game = games.get(game_id)
@@ -127,6 +158,7 @@ class Matches:
                 f"{game.title} is for {game.players.start} to {game.players.stop - 1} players, not {len(seats)}",
             )
         opts = checked_options(game, options, len(seats))
+        creator_name = check_name(creator_name) if creator_name else ""
         seats = [{"invite": normal_email(s["invite"], f"seat {i}: invite")} if "invite" in s else s
                  for i, s in enumerate(seats)]
         match_id = new_match_id()
@@ -144,14 +176,15 @@ class Matches:
                 token = secrets.token_hex(16)
                 invites[str(i)] = token
                 seat_rows.append({"seat": i, "kind": "human", "name": "", "public_key": "", "nonce": "",
-                                  "claimed": False, "email": spec.get("invite", ""), "invite_hash": _token_hash(token)})
+                                  "claimed": False, "email": spec.get("invite", ""), "invite_hash": _token_hash(token),
+                                  "mail_key": "", "mail_generation": 0, "mail_delegation": ""})
         # the last refusal, after every other check: a refused creation stores nothing and sends nothing
         self.invite_limits.take(self.store, creator_key, (r["email"] for r in seat_rows if r["kind"] == "human"))
         created = self.now()
         meta = {
             "id": match_id, "game": game.id, "options": opts, "players": len(seats), "status": "waiting",
             "ply": 0, "created_at": created, "updated_at": created, "commitment": fairness.commitment(seed),
-            "creator_key": creator_key, "seats": seat_rows, "active": [], "head": "",
+            "creator_key": creator_key, "creator_name": creator_name, "seats": seat_rows, "active": [], "head": "",
             "outcome": None, "setup_events": [], "format": RECORD_FORMAT,
         }
         # the invitations go out from the outbox entry written with the match: both or neither
@@ -164,50 +197,15 @@ class Matches:
                 "commitment": meta["commitment"], "status": self.meta(match_id)["status"]}
 
     def claim(self, match_id: str, seat: int, token: str, public_key: str, name: str, email: str,
-              nonce: str = "") -> dict[str, Any]:
-        """Claim an invited seat with its invite token, registering the player's public key.
+              nonce: str = "", mail_delegation: str = "") -> dict[str, Any]:
+        """Claim an invited seat with its invite token (see :func:`service.play.claims.claim`)."""
+        return claims.claim(self, match_id, seat, token, public_key, name, email, nonce, mail_delegation)
 
-        The name is refused (400 ``bad-name``) if it has control or format characters and the email
-        is normalised by email-validator (400 ``bad-email``). Repeating a claim that succeeded (same
-        token and key) is not a conflict: it answers as the first did and, if the match is still
-        waiting with every seat claimed (the start failed after the claim was stored), starts it."""
-        if not signing.valid_public_key(public_key):
-            raise BadRequest("bad-public-key", "public_key must be a base64url Ed25519 public key: 32 bytes encoding a canonical "
-                             "curve point that is not of small order (such a key would accept forged signatures)")
-        name = check_name(name)
-        email = normal_email(email) if email else ""
-
-        def change(meta: dict[str, Any]) -> dict[str, Any]:
-            rows = meta["seats"]
-            if not 0 <= seat < len(rows):
-                raise NotFound("unknown-seat", f"match {match_id} has no seat {seat}")
-            row = rows[seat]
-            if (row["kind"] == "human" and row["claimed"] and row["public_key"] == public_key
-                    and secrets.compare_digest(row.get("invite_hash", ""), _token_hash(token))):
-                # The same claim again (same token, same key): a client retrying after a lost
-                # answer or a failure between the claim and the start. Idempotent, and it finishes
-                # the start below if that never happened, so no match stays waiting with no open seat.
-                return {"updated_at": meta["updated_at"]}  # nothing new (an empty HSET is an error)
-            if row["kind"] != "human" or row["claimed"]:
-                raise Conflict("seat-taken", f"seat {seat} of match {match_id} is already taken")
-            if meta["status"] != "waiting":
-                raise Conflict("match-not-waiting", f"match {match_id} is {meta['status']}")
-            if not secrets.compare_digest(row.get("invite_hash", ""), _token_hash(token)):
-                raise Unauthorized("bad-invite-token", f"that is not the invite token of seat {seat}")
-            row.update({"claimed": True, "public_key": public_key, "name": name, "nonce": nonce})
-            if email:
-                row["email"] = email
-            return {"seats": rows, "updated_at": self.now()}
-
-        self.meta(match_id)
-        meta = self.store.update_meta(match_id, change)
-        self.store.index_seat(public_key, match_id, seat)  # a set add: a retry repeats it harmlessly
-        if meta["status"] == "waiting" and all(r["claimed"] for r in meta["seats"]):
-            try:
-                meta = self._start(match_id)
-            except Conflict:  # a concurrent retry of a claim started it first: the claim stands
-                meta = self.meta(match_id)
-        return {"id": match_id, "seat": seat, "status": meta["status"], "ply": meta["ply"]}
+    def claim_seat(self, match_id: str, seat: int, public_key: str, name: str, email: str, *, token: str | None,
+                   nonce: str = "", custody: str = "player", mail: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """The claim itself (see :func:`service.play.claims.claim_seat`)."""
+        return claims.claim_seat(self, match_id, seat, public_key, name, email, token=token, nonce=nonce,
+                                 custody=custody, mail=mail)
 
     def finish_start(self, match_id: str) -> bool:
         """Start a waiting match whose seats are all claimed (the worker's sweep, after a start
@@ -230,7 +228,7 @@ class Matches:
         a retry of the last claim (same token and key, see :meth:`claim`) runs the start again."""
         meta = self.meta(match_id)
         game = self.game_of(meta)
-        secret = fairness.match_secret(self.store.seed(match_id), match_id, meta["seats"])
+        secret = fairness.match_secret(self.store.seed(match_id), match_id, records.genesis_seats(meta["seats"]))
         try:
             state, events = game.setup(meta["players"], meta["options"], fairness.setup_rng(secret))
         except (GameError, ValueError) as exc:
@@ -317,7 +315,7 @@ class Matches:
     def _secret(self, match_id: str, meta: Mapping[str, Any]) -> bytes:
         secret = self._secrets.get(match_id)
         if secret is None:
-            secret = fairness.match_secret(self.store.seed(match_id), match_id, meta["seats"])
+            secret = fairness.match_secret(self.store.seed(match_id), match_id, records.genesis_seats(meta["seats"]))
             if len(self._secrets) >= 4096:  # a bound, not an LRU: recomputing costs one GET
                 self._secrets.clear()
             self._secrets[match_id] = secret
@@ -412,26 +410,41 @@ class Matches:
         env, raw = check_envelope(envelope)
         if env["match"] != match_id:
             raise BadRequest("match-mismatch", f"the envelope is for match {env['match']!r}, not {match_id!r}")
+        if by == "email":
+            raise BadRequest("bad-origin", 'moves by mail come in through submit_by_mail, which signs them with the '
+                             'seat\'s mail key; submit takes envelopes signed by the seat\'s own key')
+        return self.submit_checked(match_id, env, raw, signature, by, None, caller_key)
+
+    def submit_checked(self, match_id: str, env: dict[str, Any], raw: bytes, signature: str, by: str,
+                       mail: seat_keys.MailProof | None, caller_key: str | None = None) -> dict[str, Any]:
+        """:meth:`submit` of an envelope already checked (``raw`` is its canonical JSON). With
+        ``mail`` (a move by mail) the signature must verify under the seat's mail key, or its
+        custodial key, and the entry records the message digest and the delegation."""
         held = self._states.held_meta(match_id, env["ply"])
         if held is None:
-            return self._submit(match_id, env, raw, signature, by, self.meta(match_id), caller_key)
+            return self._submit(match_id, env, raw, signature, by, self.meta(match_id), caller_key, mail)
         try:
             # Fast path: this process made the match's current ply itself, so it skips reading
             # the meta. If another process has moved on since, the apply script's ply check
             # refuses the commit; any refusal is then decided again against a fresh read.
-            return self._submit(match_id, env, raw, signature, by, held, caller_key)
+            return self._submit(match_id, env, raw, signature, by, held, caller_key, mail)
         except ServiceError:
-            return self._submit(match_id, env, raw, signature, by, self.meta(match_id), caller_key)
+            return self._submit(match_id, env, raw, signature, by, self.meta(match_id), caller_key, mail)
 
     def _submit(self, match_id: str, env: dict[str, Any], raw: bytes, signature: str, by: str,
-                meta: Mapping[str, Any], caller_key: str | None = None) -> dict[str, Any]:
+                meta: Mapping[str, Any], caller_key: str | None = None,
+                mail: seat_keys.MailProof | None = None) -> dict[str, Any]:
         seat = env["seat"]
         if not 0 <= seat < meta["players"]:
             raise NotFound("unknown-seat", f"match {match_id} has no seat {seat}")
         row = meta["seats"][seat]
         if not row["claimed"]:
             raise Forbidden("seat-unclaimed", f"seat {seat} of match {match_id} has not been claimed")
-        if not signing.verify_bytes(row["public_key"], raw, signature):
+        signer, proof = (row["public_key"], {}) if mail is None else mail.signer(meta, seat)
+        if mail is not None and not signing.verify_bytes(signer, raw, signature):
+            raise Unauthorized("bad-signature", f"the mail move does not verify under seat {seat}'s current mail key "
+                               "(the delegation changed while it was being made); reply again")
+        if not signing.verify_bytes(signer, raw, signature):
             holders = [s["seat"] for s in meta["seats"] if s["public_key"] and signing.verify_bytes(s["public_key"], raw, signature)]
             if holders:
                 raise Forbidden("not-your-seat", f"the move is signed by the key of seat {holders[0]}, not of seat {seat}")
@@ -443,7 +456,7 @@ class Matches:
             # acceptance is caught by the apply script, which reports it as a duplicate.)
             earlier = self.store.accepted_ply(match_id, env_digest)
             if earlier is not None:
-                return self._replayed(match_id, earlier, seat, caller_key == row["public_key"])
+                return self.replayed(match_id, earlier, seat, mail is not None or caller_key == row["public_key"])
         if meta["status"] != "active":
             raise Conflict("match-not-active", f"match {match_id} is {meta['status']}; no moves are accepted",
                            current_ply=meta["ply"])
@@ -480,6 +493,7 @@ class Matches:
             "rng_draws": rng.draws,
             # the after-state, for the event streams (not hashed: a replay derives it)
             "next": {"ply": meta["ply"] + 1, "status": status, "active": active},
+            **proof,  # a mail move's message digest and delegation, covered by the hash
         }
         entry["hash"] = entry_hash(match_id, entry)
         entry["receipt"] = signing.sign(self.server_key, receipt_body(match_id, entry["ply"], entry["hash"]))
@@ -493,7 +507,7 @@ class Matches:
             _announcement("moved", {"seat": seat, "before": meta["active"], "after": active, "status": status}),
         )
         if result.status == "duplicate":
-            return self._replayed(match_id, result.ply, seat, caller_key == row["public_key"])
+            return self.replayed(match_id, result.ply, seat, mail is not None or caller_key == row["public_key"])
         if result.status != "applied":
             raise Conflict("stale-ply", f"another move was accepted first; the match is now at ply {result.ply}",
                            current_ply=result.ply)
@@ -506,7 +520,7 @@ class Matches:
                 "head": entry["hash"], "receipt": entry["receipt"], "status": status,
                 "events": visible_events(events, seat), "view": self._view_of(after, seat, state)}
 
-    def _replayed(self, match_id: str, ply: int, seat: int, proven: bool) -> dict[str, Any]:
+    def replayed(self, match_id: str, ply: int, seat: int, proven: bool) -> dict[str, Any]:
         """The original result of an envelope accepted at ``ply``: private to ``seat`` only when
         the caller has ``proven`` it holds the seat's key, else what anyone may see."""
         entry = self.store.log(match_id, ply, ply)[0]

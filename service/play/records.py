@@ -9,12 +9,44 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from service.proof.chain import RECORD_FORMAT_1, events_digest, hidden_digest, hidden_salt, visible_events
+from service.proof.chain import (
+    RECORD_FORMAT_1,
+    RECORD_FORMAT_2,
+    events_digest,
+    hidden_digest,
+    hidden_salt,
+    visible_events,
+)
 
 
 def record_format(meta: Mapping[str, Any]) -> str:
     """The record format a match is chained in (matches created before format 2 have none stored)."""
     return str(meta.get("format") or RECORD_FORMAT_1)
+
+
+def genesis_seats(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The seats as the match started: the keys the header commits to and the match secret mixes
+    in. A custodial seat that attached a key of its own since keeps its first (custodial) key
+    here (``genesis_key``); the record's ``key_changes`` say from which ply the new key signs.
+    ``custody`` appears only for a custodial seat, so older headers hash as they always did."""
+    out = []
+    for s in rows:
+        row = {"seat": s["seat"], "kind": s["kind"], "public_key": s.get("genesis_key") or s["public_key"],
+               "nonce": s["nonce"]}
+        if s.get("genesis_key") or s.get("custody") == "server":
+            row["custody"] = "server"
+        out.append(row)
+    return out
+
+
+def key_changes(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Every seat key change (a custodial seat taken over by the player's own key), by ply."""
+    return sorted((c for s in rows for c in s.get("key_changes", [])), key=lambda c: (c["from_ply"], c["seat"]))
+
+
+def mail_withdrawals(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Every withdrawn mail delegation, by ply."""
+    return sorted((w for s in rows for w in s.get("mail_withdrawals", [])), key=lambda w: (w["ply"], w["seat"]))
 
 
 def header(meta: Mapping[str, Any], server_public_key: str, secret: bytes,
@@ -30,8 +62,7 @@ def header(meta: Mapping[str, Any], server_public_key: str, secret: bytes,
         "options": meta["options"],
         "players": meta["players"],
         "commitment": meta["commitment"],
-        "seats": [{"seat": s["seat"], "kind": s["kind"], "public_key": s["public_key"], "nonce": s["nonce"]}
-                  for s in meta["seats"]],
+        "seats": genesis_seats(meta["seats"]),
         "setup_events_digest": events_digest(fmt, events, hidden_salt(secret, "setup")),
         "server_key": server_public_key,
     }
@@ -60,4 +91,7 @@ def record(meta: Mapping[str, Any], entries: list[dict[str, Any]], server_public
     }
     if withheld is not None:
         out["withheld"] = withheld
+    if record_format(meta) not in (RECORD_FORMAT_1, RECORD_FORMAT_2):
+        out["key_changes"] = key_changes(meta["seats"])
+        out["mail_withdrawals"] = mail_withdrawals(meta["seats"])
     return out

@@ -12,12 +12,17 @@ from typing import Any
 
 from service.proof import signing
 
-RECORD_FORMAT = "portolan-record/2"
-"""The format new matches are recorded in (docs/record-format.md)."""
+RECORD_FORMAT = "portolan-record/3"
+"""The format new matches are recorded in (docs/record-format.md): format 2's digests, plus moves
+by mail (``mail``, ``delegation``), custodial seats, key changes and mail withdrawals."""
+RECORD_FORMAT_2 = "portolan-record/2"
+"""Matches created before moves by mail: the same chain and digests, without the mail fields."""
 RECORD_FORMAT_1 = "portolan-record/1"
 """Matches created before format 2: ``events_digest`` is the digest of the whole event list, so
 a live record (which withholds hidden events) cannot show its visible events are the logged ones."""
-RECORD_FORMATS = (RECORD_FORMAT_1, RECORD_FORMAT)
+RECORD_FORMATS = (RECORD_FORMAT_1, RECORD_FORMAT_2, RECORD_FORMAT)
+MAIL_FIELDS = ("mail", "delegation")
+"""The fields a move by mail adds to its log entry (hashed when present)."""
 
 
 def hidden_salt(secret: bytes, label: str) -> str:
@@ -56,8 +61,10 @@ def chain_genesis(header: Mapping[str, Any]) -> str:
 
 def entry_hash(match_id: str, entry: Mapping[str, Any]) -> str:
     """The hash of a log entry: digest of its chained fields (everything but hash, receipt and
-    the events themselves, which are covered by ``events_digest``)."""
-    return signing.digest({
+    the events themselves, which are covered by ``events_digest``). A move by mail adds its
+    ``mail`` (the message digest) and, for a delegated seat, its ``delegation``; an entry
+    without them hashes exactly as before, so older records still verify."""
+    chained = {
         "match": match_id,
         "ply": entry["ply"],
         "seat": entry["seat"],
@@ -67,7 +74,11 @@ def entry_hash(match_id: str, entry: Mapping[str, Any]) -> str:
         "prev": entry["prev"],
         "accepted_at": entry["accepted_at"],
         "events_digest": entry["events_digest"],
-    })
+    }
+    for name in MAIL_FIELDS:
+        if name in entry:
+            chained[name] = entry[name]
+    return signing.digest(chained)
 
 
 def receipt_body(match_id: str, ply: int, hash_: str) -> dict[str, Any]:

@@ -2,7 +2,8 @@
 
 Needs nothing but the record and this package: no Redis, no server. It checks, in order, the
 record's format, the commitment against the revealed seed, the chain from the header's digest
-through every entry (ply, previous hash, envelope fields, the seat's signature, the digest of
+through every entry (ply, previous hash, envelope fields, the seat's signature (or, for a move by
+mail, its mail delegation and the mail key's signature: service.proof.signers), the digest of
 the events, the entry hash, the server's receipt), then replays the rules from the seed and the
 moves and compares every event, the final outcome and who must act. It stops at the first
 inconsistency and names the place. docs/record-format.md describes every field.
@@ -33,6 +34,7 @@ from service.proof.chain import (
     split_digest,
 )
 from service.proof.replay import ReplayMismatch, game_for, plain, replay
+from service.proof.signers import Signers
 
 
 @dataclass
@@ -155,7 +157,11 @@ def _verify(record: dict[str, Any], server_key: str | None, report: Report) -> N
     if setup_ok is None:
         unchecked.append("setup")
     prev = chain_genesis(header)
-    seats = header["seats"]
+    signers = Signers.of(header)
+    trouble = signers.load(record, len(record["entries"]))
+    if trouble:
+        report.fail("key changes", trouble)
+        return
     for i, entry in enumerate(record["entries"]):
         where = f"ply {i}"
         env = entry["envelope"]
@@ -168,8 +174,13 @@ def _verify(record: dict[str, Any], server_key: str | None, report: Report) -> N
         if entry["prev"] != prev:
             report.fail(where, "prev is not the hash of the entry before (the chain is broken)")
             return
-        if not signing.verify(seats[entry["seat"]]["public_key"], env, entry["signature"]):
-            report.fail(where, f"the signature does not verify under seat {entry['seat']}'s key")
+        changed = signers.advance(i)
+        if changed:
+            report.fail(*changed)
+            return
+        trouble = signers.check_entry(entry)
+        if trouble:
+            report.fail(where, trouble)
             return
         ok = events_match(entry["events"], entry["events_digest"], f"ply:{i}", withheld["entries"][i] if withheld else None)
         if ok is False:
@@ -187,7 +198,13 @@ def _verify(record: dict[str, Any], server_key: str | None, report: Report) -> N
     if record["entries"] and record["head"] != prev:
         report.fail("head", "the record's head is not the hash of its last entry")
         return
+    changed = signers.advance(len(record["entries"]))  # a key change or withdrawal after the last move
+    if changed:
+        report.fail(*changed)
+        return
     report.note(f"{len(record['entries'])} signed moves, chain and receipts intact")
+    for line in signers.notes():
+        report.note(line)
 
     if secret is None:
         if fmt == RECORD_FORMAT_1:

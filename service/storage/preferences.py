@@ -1,4 +1,5 @@
-"""Per-address notice preferences: every turn (the default), a daily digest, or none.
+"""Per-address notice preferences (every turn, the default; a daily digest; none), and the
+seats a digest is to list.
 
 Kept by normalised email address, because that is what a notice goes to and what a mail
 command (``stop notices``) can prove. The key holds a digest of the address, not the address:
@@ -40,3 +41,64 @@ class NoticePreferences:
         if preference not in PREFERENCES:
             raise ValueError(f"a notice preference is one of {', '.join(PREFERENCES)}, not {preference!r}")
         self.r.hset(self.key, address_digest(email), preference)
+
+
+class DigestBook:
+    """What the daily digest is to list: the seats waiting for each address that chose ``digest``.
+
+    A turn notice for such an address is not sent; the job records the seat here instead
+    (:meth:`remember`), and the day's digest job reads the address's seats back, lists those
+    still waiting and forgets the rest. Redis: a set of the address digests with something to
+    list (``<ns>notices:digest:due``) and one hash per address (``<ns>notices:digest:<addr
+    digest>``, fields ``<match>:<seat>`` = when the turn began, plus ``@to`` = the address
+    itself, which the key name does not show)."""
+
+    def __init__(self, client: redis.Redis, namespace: str = "portolan:") -> None:
+        self.r = client
+        self.prefix = f"{namespace}notices:digest:"
+        self.due = f"{self.prefix}due"
+
+    def remember(self, email: str, match_id: str, seat: int, since: str) -> None:
+        """Note that ``seat`` of ``match_id`` has waited for ``email`` since ``since`` (ISO time);
+        a seat already noted keeps its first time (the turn began then)."""
+        digest = address_digest(email)
+        key = self.prefix + digest
+        with self.r.pipeline() as pipe:
+            pipe.hset(key, "@to", email.strip())
+            pipe.hsetnx(key, f"{match_id}:{seat}", since)
+            pipe.sadd(self.due, digest)
+            pipe.execute()
+
+    def addresses(self) -> list[str]:
+        """The digests of every address with seats noted."""
+        return sorted(d.decode() if isinstance(d, bytes) else str(d) for d in self.r.smembers(self.due))
+
+    def seats(self, digest: str) -> tuple[str, list[tuple[str, int, str]]]:
+        """The address kept under ``digest`` and its noted seats: (match, seat, since), oldest first."""
+        raw = self.r.hgetall(self.prefix + digest)
+        rows = {(k.decode() if isinstance(k, bytes) else k): (v.decode() if isinstance(v, bytes) else v)
+                for k, v in raw.items()}
+        to = rows.pop("@to", "")
+        seats = []
+        for field, since in rows.items():
+            match_id, _, seat = field.rpartition(":")
+            if match_id and seat.isdigit():
+                seats.append((match_id, int(seat), since))
+        return to, sorted(seats, key=lambda s: (s[2], s[0], s[1]))
+
+    def forget(self, digest: str, seats: list[tuple[str, int]]) -> None:
+        """Drop seats that no longer wait; an address left with none leaves the due set."""
+        key = self.prefix + digest
+        if seats:
+            self.r.hdel(key, *[f"{m}:{s}" for m, s in seats])
+        # one script, so a seat remembered meanwhile is never dropped with the emptied hash
+        self.r.eval(_DROP_IF_EMPTY, 2, key, self.due, digest)
+
+
+_DROP_IF_EMPTY = """
+if redis.call('HLEN', KEYS[1]) <= 1 then
+  redis.call('DEL', KEYS[1])
+  redis.call('SREM', KEYS[2], ARGV[1])
+end
+return 0
+"""

@@ -2,7 +2,7 @@
 
 Operator commands: ``dev`` (everything on one machine), ``serve`` (the API), ``worker``,
 ``rebuild``. Player commands: ``keygen``, ``create``, ``abort``, ``claim``, ``show``, ``actions``, ``move``,
-``log``, ``my-turns``, ``webhook``, ``record``, ``verify``. Keys live in the user's config directory
+``log``, ``my-turns``, ``notices``, ``webhook``, ``record``, ``verify``, ``mail-delegation``, ``attach-key``. Keys live in the user's config directory
 (``$PORTOLAN_HOME``, else ``$XDG_CONFIG_HOME/portolan``, else ``~/.config/portolan``), mode 0600.
 """
 
@@ -17,6 +17,8 @@ from shlex import join as shell_line
 from typing import Any
 
 from service.proof import signing
+from service.tools.mail_commands import add_commands as add_mail_commands
+from service.tools.mail_commands import delegation_line
 from service.tools.terminal import say
 
 DEFAULT_URL = "http://127.0.0.1:8000"
@@ -132,17 +134,34 @@ def cmd_create(args: argparse.Namespace) -> int:
         options[name] = _option_value(name, raw)
     if not key_path(args.key).exists():  # creation is signed: the creator is a key, as a player is
         cmd_keygen(argparse.Namespace(key=args.key, force=False))
-    result = _client(args).create(args.game, seats, options, private_key=load_key(args.key))
+    result = _client(args).create(args.game, seats, options, private_key=load_key(args.key),
+                                  creator_name=args.name or "")
     if args.json:
         out(result, True)
         return 0
     say(f"match {result['id']} ({result['game']}) created, status {result['status']}")
     say(f"seed commitment: {result['commitment']}")
     say(f"created by your key {args.key!r}; only it may abort the match: "
-        + shell_line(["portolan", "abort", result["id"], *([] if args.key == "default" else ["--key", args.key])]))
-    for seat, token in result["invites"].items():
-        say(f"seat {seat}: {shell_line(['portolan', 'claim', result['id'], seat, token])} --name NAME --email EMAIL")
+        + shell_line(["portolan", "abort", result["id"], *([] if args.key == "default" else ["--key", args.key]),
+                      "--server", args.server]))
+    say(invitations_text(result["id"], result["invites"], args.invite, args.server))
     return 0
+
+
+def invitations_text(match: str, invites: dict[str, str], emails: list[str], server: str) -> str:
+    """What ``create`` prints per invited seat: the invitation mail goes out by itself, and this
+    is what to forward to the friend if it does not arrive (the token takes the seat, so send
+    it to that friend only). The command carries ``--server``, so it works on their machine."""
+    if not invites:
+        return "no invited seats: the match started with its bots"
+    lines = ["", "Each invited friend gets a mail with how to join: by replying \"join Their Name\" (nothing to",
+             "install) or with the portolan command. If it does not arrive, forward them their seat's lines:"]
+    for seat, token in invites.items():
+        email = emails[int(seat)] if int(seat) < len(emails) else ""
+        claim = ["portolan", "claim", match, seat, token, "--name", "Their name", *(["--email", email] if email else []),
+                 "--server", server]
+        lines += ["", f"  seat {seat}{f' ({email})' if email else ''}: invite token {token}", f"    {shell_line(claim)}"]
+    return "\n".join(lines)
 
 
 def cmd_abort(args: argparse.Namespace) -> int:
@@ -154,10 +173,31 @@ def cmd_abort(args: argparse.Namespace) -> int:
 def cmd_claim(args: argparse.Namespace) -> int:
     if not key_path(args.key).exists():
         cmd_keygen(argparse.Namespace(key=args.key, force=False))
-    result = _client(args).claim(args.match, args.seat, args.token, load_key(args.key), args.name, args.email or "")
+    result = _client(args).claim(args.match, args.seat, args.token, load_key(args.key), args.name, args.email or "",
+                                 mail=not args.no_mail)
     remember_seat(args.match, args.seat, args.key)
-    out(result if args.json else f"seat {args.seat} of match {args.match} is yours; match is {result['status']}", args.json)
+    if args.json:
+        out(result, True)
+        return 0
+    say(f"seat {args.seat} of match {args.match} is yours; match is {result['status']}")
+    say(delegation_line(args.match, args.seat, not args.no_mail))
+    say(claimed_text(args.match, args.seat, args.email or "", args.server))
     return 0
+
+
+def claimed_text(match: str, seat: int, email: str, server: str) -> str:
+    """What ``claim`` prints: where the turn notices will come and the two ways to answer them."""
+    if not email:
+        return ("No email given, so no turn notices: ask for your turns with "
+                + shell_line(["portolan", "my-turns", "--server", server]))
+    return "\n".join([
+        f"Turn notices go to {email}. Answer one by replying to it: a number from its menu",
+        "(\"3\"), several in order (\"3, 1, end\"), or show, log, help, stop notices.",
+        "Or from here: " + shell_line(["portolan", "actions", match, "--server", server]) + ", then "
+        + shell_line(["portolan", "move", match, "--pick", "N", "--server", server]),
+        "A daily digest instead, or no mail: " + shell_line(["portolan", "notices", "digest", "--email", email,
+                                                             "--server", server]),
+    ])
 
 
 def cmd_show(args: argparse.Namespace) -> int:
@@ -264,6 +304,19 @@ def cmd_my_turns(args: argparse.Namespace) -> int:
     else:
         for t in turns:
             say(f"{t['match']} ({t['game']}) seat {t['seat']}, ply {t['ply']}: {shell_line(['portolan', 'show', t['match']])}")
+    return 0
+
+
+def cmd_notices(args: argparse.Namespace) -> int:
+    """``portolan notices [every|digest|off] --email ADDR``: show or set how often that address
+    hears of its turns (the key must hold a seat claimed with that address)."""
+    c = _client(args)
+    key = load_key(args.key)
+    result = c.set_notices(args.email, args.choice, private_key=key) if args.choice else c.notices(args.email, private_key=key)
+    meaning = {"every": "a mail every turn", "digest": "one mail a day listing every match waiting for you",
+               "off": "no turn notices (invitations still come)"}
+    out(result if args.json else f"notices for {result['email']}: {result['notices']} ({meaning[result['notices']]})",
+        args.json)
     return 0
 
 
@@ -441,6 +494,8 @@ def parser() -> argparse.ArgumentParser:
     def cmd(name: str, fn: Any, help_: str) -> argparse.ArgumentParser:
         sp = sub.add_parser(name, help=help_, description=help_)
         sp.set_defaults(fn=fn)
+        # also after the command, as the lines in mails put it (SUPPRESS: absent, the global one stands)
+        sp.add_argument("--server", default=argparse.SUPPRESS, help="API base URL (env PORTOLAN_URL)")
         return sp
 
     sp = cmd("dev", cmd_dev, "run everything locally: embedded Redis, API, worker, mail to ./var/outbox")
@@ -477,6 +532,7 @@ def parser() -> argparse.ArgumentParser:
     sp.add_argument("--bot", action="append", default=[], metavar="KIND", help="add a bot seat, e.g. random")
     sp.add_argument("--option", action="append", default=[], metavar="NAME=VALUE", help="a game option (JSON value)")
     sp.add_argument("--key", default="default", help="the key that signs the creation (made if missing)")
+    sp.add_argument("--name", help="your name, as the invitations and notices say who invited")
     sp = cmd("abort", cmd_abort, "cancel a match you created that still waits for players")
     sp.add_argument("match")
     sp.add_argument("--key", default="default", help="the key that created the match")
@@ -487,6 +543,9 @@ def parser() -> argparse.ArgumentParser:
     sp.add_argument("--name", required=True)
     sp.add_argument("--email", default="")
     sp.add_argument("--key", default="default")
+    sp.add_argument("--no-mail", action="store_true",
+                    help="do not sign a mail delegation: replies to turn notices will not move for this seat")
+    add_mail_commands(cmd)
     for name, fn, help_ in (("show", cmd_show, "show a match (your seat's view if you hold one)"),
                             ("actions", cmd_actions, "list your legal actions, numbered"),
                             ("move", cmd_move, "sign and submit a move")):
@@ -503,6 +562,11 @@ def parser() -> argparse.ArgumentParser:
     sp.add_argument("--from", dest="start", type=int, default=0)
     sp = cmd("my-turns", cmd_my_turns, "matches waiting for you")
     sp.add_argument("--key", default="default")
+    sp = cmd("notices", cmd_notices, "show or set how often an address of yours hears of its turns")
+    sp.add_argument("choice", nargs="?", choices=["every", "digest", "off"],
+                    help="every turn (default), a daily digest, or off; none: show the current one")
+    sp.add_argument("--email", required=True, help="the address, as you claimed a seat with it")
+    sp.add_argument("--key", default="default", help="the key holding that seat")
     sp = cmd("webhook", cmd_webhook, "webhooks: events POSTed to your HTTPS URL (docs/webhooks.md)")
     sp.add_argument("action", choices=["add", "list", "remove", "ping", "deliveries"])
     sp.add_argument("target", nargs="?", help="the URL (add) or the webhook id (remove, ping, deliveries)")

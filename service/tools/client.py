@@ -14,6 +14,7 @@ from urllib.parse import urlencode
 import requests
 
 from service.proof import signing
+from service.proof.delegation import seat_key_body, withdrawal_body
 from service.proof.signing import authorization
 
 
@@ -99,21 +100,61 @@ class Client:
 
     # -- matches -----------------------------------------------------------------------------
     def create(self, game: str, seats: list[dict[str, str]], options: dict[str, Any] | None = None,
-               private_key: str | None = None) -> dict[str, Any]:
+               private_key: str | None = None, creator_name: str = "") -> dict[str, Any]:
         """Create a match, signed with ``private_key`` (else the client's key): that key is the
-        creator, the only one that may abort the match."""
-        body = json_bytes({"game": game, "seats": seats, "options": options or {}})
+        creator, the only one that may abort the match. ``creator_name`` is who the invitations
+        say invited."""
+        fields: dict[str, Any] = {"game": game, "seats": seats, "options": options or {}}
+        if creator_name:
+            fields["creator_name"] = creator_name
+        body = json_bytes(fields)
         headers = {"Content-Type": "application/json",
                    **self._auth("POST", "/v1/matches", body=body, private_key=private_key)}
         return dict(self._call("POST", "/v1/matches", data=body, headers=headers))
 
     def claim(self, match: str, seat: int, token: str, private_key: str, name: str, email: str = "",
-              nonce: str | None = None) -> dict[str, Any]:
+              nonce: str | None = None, mail: bool = False) -> dict[str, Any]:
+        """Take an invited seat with ``private_key``. With ``mail``, the key also signs the seat's
+        mail delegation, so replies to the turn notices move for the seat (docs/fairness.md)."""
         body = {"token": token, "public_key": signing.public_key_of(private_key), "name": name,
                 "nonce": secrets.token_hex(16) if nonce is None else nonce}
         if email:
             body["email"] = email
+        if mail:
+            body["mail_delegation"] = signing.sign(private_key, self.mail_key(match, seat)["delegation_body"])
         return dict(self._call("POST", f"/v1/matches/{match}/seats/{seat}/claim", json=body))
+
+    # -- moves by mail: the seat's mail delegation, a custodial seat's own key -----------------
+    def mail_key(self, match: str, seat: int) -> dict[str, Any]:
+        """The seat's current mail key and the delegation body its key would sign (public)."""
+        return dict(self._call("GET", f"/v1/matches/{match}/seats/{seat}/mail-key"))
+
+    def grant_mail_delegation(self, match: str, seat: int, private_key: str | None = None) -> dict[str, Any]:
+        """Let replies by mail move for the seat: the seat's key signs the delegation body."""
+        key = private_key or self.private_key
+        if key is None:
+            raise ValueError("granting a mail delegation is signed: give the Client (or the call) the seat's key")
+        body = {"signature": signing.sign(key, self.mail_key(match, seat)["delegation_body"])}
+        return dict(self._signed("PUT", f"/v1/matches/{match}/seats/{seat}/mail-delegation", key, body))
+
+    def withdraw_mail_delegation(self, match: str, seat: int, private_key: str | None = None) -> dict[str, Any]:
+        """Stop replies by mail from moving for the seat: the key signs the withdrawal of the
+        delegated mail key."""
+        key = private_key or self.private_key
+        if key is None:
+            raise ValueError("withdrawing a mail delegation is signed: give the Client (or the call) the seat's key")
+        mail_key = self.mail_key(match, seat)["mail_key"]
+        body = {"withdrawal": signing.sign(key, withdrawal_body(match, seat, mail_key))}
+        return dict(self._signed("DELETE", f"/v1/matches/{match}/seats/{seat}/mail-delegation", key, body))
+
+    def attach_key(self, match: str, seat: int, token: str, private_key: str) -> dict[str, Any]:
+        """Hand a custodial seat to ``private_key`` with the attach token mailed to the player,
+        from the match's current ply on (the key proves possession by signing the seat key body)."""
+        public = signing.public_key_of(private_key)
+        ply = int(self.show(match)["ply"])
+        body = {"token": token, "public_key": public, "from_ply": ply,
+                "signature": signing.sign(private_key, seat_key_body(match, seat, public, ply))}
+        return dict(self._call("POST", f"/v1/matches/{match}/seats/{seat}/key", json=body))
 
     def abort(self, match: str, private_key: str | None = None) -> dict[str, Any]:
         """Cancel a match that still waits for players, signed with the creator's key."""
@@ -125,6 +166,14 @@ class Client:
 
     def view(self, match: str, seat: int, private_key: str | None = None) -> dict[str, Any]:
         return dict(self._signed_get(f"/v1/matches/{match}/seats/{seat}/view", private_key))
+
+    def notices(self, email: str, private_key: str | None = None) -> dict[str, Any]:
+        """The notice preference of ``email`` (a seat of the signing key must have it)."""
+        return dict(self._signed_get("/v1/me/notices", private_key, {"email": email}))
+
+    def set_notices(self, email: str, notices: str, private_key: str | None = None) -> dict[str, Any]:
+        """Set it: ``every`` turn, a daily ``digest``, or ``off``."""
+        return dict(self._signed("PUT", "/v1/me/notices", private_key, {"email": email, "notices": notices}))
 
     def my_turns(self, private_key: str | None = None) -> list[dict[str, Any]]:
         return list(self._signed_get("/v1/me/turns", private_key)["turns"])

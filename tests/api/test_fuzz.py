@@ -32,7 +32,8 @@ from tests.conftest import CREATOR, Player, create_match
 SPEC_PATH = Path(__file__).resolve().parents[2] / "openapi.yaml"
 SIGNED_OPERATIONS = {"createMatch", "abortMatch", "getSeatView", "getMyTurns", "submitMove", "listMyWebhooks",
                      "addMyWebhook", "removeMyWebhook", "pingMyWebhook", "getMyWebhookDeliveries", "listMatchWebhooks",
-                     "addMatchWebhook", "removeMatchWebhook", "pingMatchWebhook", "getMatchWebhookDeliveries"}
+                     "addMatchWebhook", "removeMatchWebhook", "pingMatchWebhook", "getMatchWebhookDeliveries",
+                     "getMyNotices", "setMyNotices"}
 
 
 def contract_checks() -> list[Any]:

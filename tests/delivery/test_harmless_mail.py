@@ -70,7 +70,7 @@ def test_an_invite_to_an_address_with_shell_syntax_is_quoted(client: Any, outbox
     work = tmp_path / "shell"
     work.mkdir()
     words = run_pasted(line, work)
-    assert words == ["claim", mid, "0", token, "--name", "Your name", "--email", QUIRKY]
+    assert words == ["claim", mid, "0", token, "--name", "Your name", "--email", QUIRKY, "--server", "http://portolan.test"]
     assert list(work.iterdir()) == []  # the shell syntax ran nothing
     part = message_from_bytes(eml.read_bytes(), policy=default).get_body(preferencelist=("html",))
     assert part is not None and shlex.quote(QUIRKY) in html.unescape(str(part.get_content()))

@@ -1,0 +1,202 @@
+"""What each mail says: the turn notice, the invitation, the game-over mail and the daily digest.
+
+Every mail is written for a player on another machine who has nothing but the mail: it names
+the match, the game, who invited them and every player by name and colour, says whose turn it
+is, carries the numbered menu (service.play.menu) and how to answer it by replying, a link to
+the match, and for CLI users the exact command with ``--server``. Each one answerable by mail
+has a ``Reply-To`` of service.play.reply_address (``t`` bound to the ply for a turn notice,
+``i`` for an invitation, ``o`` for the rest), so the reply itself says what it answers, and a
+``List-Unsubscribe`` that mails ``stop notices`` to such an address. The wording lives in the
+templates (``templates/``); this module gathers the facts they show.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from typing import Any
+
+from service.config import Settings
+from service.delivery.mail import Mail, render, shell_line
+from service.games.base import Game
+from service.play.matches import Matches
+from service.play.menu import SHOWN, menu
+from service.play.reply_address import Kind, reply_address
+from service.proof.chain import visible_events
+
+HISTORY_SCAN = 200
+"""How far back a notice looks for what happened since the seat last acted."""
+
+
+def match_link(public_url: str, match_id: str) -> str:
+    """The link to a match a mail gives: its public view on this server (the web client's page
+    takes this place once it exists)."""
+    return f"{public_url}/v1/matches/{match_id}"
+
+
+def record_link(public_url: str, match_id: str) -> str:
+    """The link to a match's verifiable record."""
+    return f"{public_url}/v1/matches/{match_id}/record"
+
+
+def reply_to(m: Matches, settings: Settings, kind: Kind, match_id: str, seat: int, ply: int = 0) -> str:
+    """The reply address of a mail of ``kind`` about ``seat`` (at ``ply`` for a turn notice)."""
+    return reply_address(m.server_key, settings.reply_base(), kind, match_id, seat, ply)
+
+
+def unsubscribe(m: Matches, settings: Settings, match_id: str, seat: int) -> tuple[str, str]:
+    """The ``List-Unsubscribe`` header (RFC 2369): a mail with the subject ``stop notices`` to the
+    seat's ``o`` reply address, which the mail desk reads as the ``stop notices`` command."""
+    return ("List-Unsubscribe", f"<mailto:{reply_to(m, settings, 'o', match_id, seat)}?subject=stop%20notices>")
+
+
+def cli_line(match_id: str, seat: int, action: Mapping[str, Any], *, ply: int | None = None, server: str = "") -> str:
+    """The exact command that submits ``action`` for this seat (at ``ply``, so a command pasted
+    after the position changed is refused as stale rather than played somewhere else), on
+    ``server``; every word shell-quoted (an action's JSON may hold a quote: see
+    :func:`service.delivery.mail.shell_line`)."""
+    words: list[object] = ["portolan", "move", match_id, "--seat", seat]
+    if ply is not None:
+        words += ["--ply", ply]
+    if server:
+        words += ["--server", server]
+    return shell_line([*words, json.dumps(action, separators=(",", ":"))])
+
+
+def players_of(game: Game[Any], meta: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """Every seat as the mails list it: seat number, colour, and who plays it (a person's name,
+    ``random bot``, or nobody yet). Invited addresses are never shown to the other players."""
+    colours = game.seat_names(meta["players"])
+    rows = []
+    for row in meta["seats"]:
+        if row["kind"] == "bot":
+            who = f"{row.get('bot', 'random')} bot"
+        elif row["claimed"]:
+            who = row["name"] or "a player with no name"
+        else:
+            who = "invited, not joined yet"
+        rows.append({"seat": row["seat"], "colour": colours[row["seat"]], "who": who,
+                     "custodial": row.get("custody") == "server"})
+    return rows
+
+
+def inviter_of(meta: Mapping[str, Any]) -> str:
+    """Who invited: the creator's name as given at creation, or "" when none was given."""
+    return str(meta.get("creator_name") or "")
+
+
+def happened_since(m: Matches, match_id: str, seat: int, ply: int) -> list[str]:
+    """Event texts since the seat's own last move (at most the last HISTORY_SCAN moves), as
+    that seat may see them."""
+    start = max(0, ply - HISTORY_SCAN)
+    entries = m.store.log(match_id, start, ply - 1) if ply > 0 else []
+    lines: list[str] = []
+    for entry in reversed(entries):
+        if entry["seat"] == seat:
+            break
+        lines[:0] = [e.get("text", e["type"]) for e in visible_events(entry["events"], seat)]
+    return lines
+
+
+def _common(m: Matches, settings: Settings, meta: Mapping[str, Any], seat: int) -> dict[str, Any]:
+    """What every mail about ``seat`` of a match shows."""
+    game = m.game_of(meta)
+    players = players_of(game, meta)
+    return {"match": meta["id"], "seat": seat, "game_title": game.title, "players": players,
+            "you": players[seat], "name": meta["seats"][seat]["name"], "inviter": inviter_of(meta),
+            "public_url": m.public_url, "link": match_link(m.public_url, meta["id"]),
+            "custodial": meta["seats"][seat].get("custody") == "server",
+            "reply_o": reply_to(m, settings, "o", meta["id"], seat)}
+
+
+def turn_notice(m: Matches, settings: Settings, match_id: str, seat: int, key: str) -> Mail | None:
+    """The turn notice of ``seat`` as the match stands now (None: the seat has no address).
+
+    The menu, the ply of the ``Reply-To`` and the CLI line all come from one view, so the
+    numbers a reply picks mean what the notice showed, at the ply the reply address names."""
+    meta = m.meta(match_id)
+    row = meta["seats"][seat]
+    if not row["email"]:
+        return None
+    view = m.view(match_id, seat, meta)
+    ply = int(view["ply"])
+    items = menu(view.get("legal_actions", []))
+    ctx = _common(m, settings, meta, seat)
+    to_act = [p for p in ctx["players"] if p["seat"] in view["active_seats"]]
+    ctx.update({
+        "ply": ply, "board": view.get("text", ""), "happened": happened_since(m, match_id, seat, ply),
+        "items": items[:SHOWN], "more_items": max(0, len(items) - SHOWN),
+        "others_to_act": [p for p in to_act if p["seat"] != seat],
+        "cli_line": cli_line(match_id, seat, items[0].action, ply=ply, server=m.public_url) if items else "",
+        "pick_line": shell_line(["portolan", "move", match_id, "--seat", seat, "--pick", "N", "--server", m.public_url]),
+        "head": view["head"], "commitment": meta["commitment"],
+    })
+    title = m.game_of(meta).title
+    return render("turn_notice", row["email"], f"[Portolan] Your turn in {title} ({match_id}, ply {ply})", key, ctx,
+                  reply_to=reply_to(m, settings, "t", match_id, seat, ply),
+                  headers=(unsubscribe(m, settings, match_id, seat),))
+
+
+def invitation(m: Matches, settings: Settings, match_id: str, seat: int, email: str, token: str, key: str) -> Mail:
+    """The invitation to ``seat``: who invites, to what, with whom; how to join by replying, and
+    the one line that installs the CLI and claims the seat."""
+    meta = m.meta(match_id)
+    ctx = _common(m, settings, meta, seat)
+    claim = ["portolan", "claim", match_id, seat, token, "--name", "Your name", "--email", email, "--server", m.public_url]
+    ctx.update({"token": token, "to": email, "commitment": meta["commitment"], "claim_line": shell_line(claim),
+                "install_line": f"python3 -m venv ~/portolan-venv && . ~/portolan-venv/bin/activate && "
+                                f"{settings.install} && portolan keygen && {shell_line(claim)}"})
+    inviter = ctx["inviter"] or "A Portolan player"
+    return render("invite", email, f"[Portolan] {inviter} invites you to {ctx['game_title']} ({match_id})", key, ctx,
+                  reply_to=reply_to(m, settings, "i", match_id, seat))
+
+
+def match_over(m: Matches, settings: Settings, match_id: str, seat: int, key: str) -> Mail | None:
+    """The game-over mail of ``seat``: the standings by name, colour, score and rank, and how to
+    fetch and verify the record (None: the seat has no address)."""
+    meta = m.meta(match_id)
+    row = meta["seats"][seat]
+    if not row["email"]:
+        return None
+    ctx = _common(m, settings, meta, seat)
+    outcome = meta.get("outcome") or {"scores": [], "ranks": []}
+    standings = sorted(({**ctx["players"][s], "score": outcome["scores"][s], "rank": outcome["ranks"][s]}
+                        for s in range(len(outcome["scores"]))), key=lambda r: (r["rank"], r["seat"]))
+    ctx.update({"ply": meta["ply"], "standings": standings, "head": meta["head"],
+                "record": record_link(m.public_url, match_id)})
+    return render("match_over", row["email"], f"[Portolan] {ctx['game_title']} {match_id} is over", key, ctx,
+                  reply_to=ctx["reply_o"], headers=(unsubscribe(m, settings, match_id, seat),))
+
+
+def waiting_lines(m: Matches, settings: Settings, email: str,
+                  seats: Sequence[tuple[str, int, str]]) -> tuple[list[dict[str, Any]], list[tuple[str, int]]]:
+    """Of the seats noted for a digest, the ones still waiting for ``email`` (one line each: game,
+    match, whose turn, since when, link, reply address) and the ones that no longer wait."""
+    lines: list[dict[str, Any]] = []
+    gone: list[tuple[str, int]] = []
+    metas = m.store.metas([mid for mid, _, _ in seats], ("id", "game", "status", "ply", "active", "seats", "players",
+                                                         "creator_name"))
+    for (mid, seat, since), meta in zip(seats, metas, strict=True):
+        rows = (meta or {}).get("seats") or []
+        waiting = (bool(meta) and meta.get("status") == "active" and seat in meta.get("active", [])
+                   and seat < len(rows) and rows[seat]["email"].lower() == email.strip().lower())
+        if not waiting:
+            gone.append((mid, seat))
+            continue
+        game = m.game_of(meta)
+        players = players_of(game, meta)
+        lines.append({"match": mid, "seat": seat, "game_title": game.title, "ply": meta["ply"], "since": since[:16].replace("T", " "),
+                      "you": players[seat], "to_act": [p for p in players if p["seat"] in meta["active"]],
+                      "link": match_link(m.public_url, mid), "reply": reply_to(m, settings, "o", mid, seat)})
+    return lines, gone
+
+
+def digest(m: Matches, settings: Settings, email: str, lines: list[dict[str, Any]], day: datetime, key: str) -> Mail:
+    """The daily digest to ``email``: every match waiting for it, one block each."""
+    first = lines[0]
+    ctx = {"to": email, "lines": lines, "day": day.date().isoformat(), "public_url": m.public_url,
+           "digest_hour": settings.digest_hour}
+    count = f"{len(lines)} match{'es' if len(lines) != 1 else ''}"
+    return render("digest", email, f"[Portolan] {count} waiting for you ({ctx['day']})", key, ctx, reply_to=first["reply"],
+                  headers=(unsubscribe(m, settings, first["match"], first["seat"]),))

@@ -1,0 +1,151 @@
+"""The answer mail's content, as plain data: what the desk decided and the seat's position now.
+
+The desk (service.play.by_mail) builds an :class:`Answer` for every message it answers; the
+``answer`` job (workers/answers.py) renders it with the ``answer`` templates and sends it once.
+Everything here is JSON-ready, because the answer travels as the job's argument.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
+
+from service.play.menu import SHOWN, menu
+from service.play.reply_address import reply_address
+
+if TYPE_CHECKING:
+    from service.play.matches import Matches
+
+Verdict = Literal["accepted", "refused", "changed", "info", "joined"]
+LOG_LINES = 10
+"""How many of the last moves a ``log`` answer lists."""
+
+HELP = (
+    "How to play by mail: reply to your latest turn notice with",
+    "  3            the menu item 3",
+    "  3, 1, end    several actions in order, as one move (all or nothing);",
+    "               a word picks the one action whose name starts with it",
+    "  show         the board and the whole menu",
+    "  log          the last moves",
+    "  notices every | notices digest | notices off (or: stop notices)",
+    "               every turn, one daily digest, or no turn notices",
+    "  key          (a seat joined by mail) a one-time token to attach your own key",
+    "  help         this text",
+    "Only the first paragraph of your reply is read; quoted text and signatures are not.",
+)
+INVITE_HELP = (
+    "To take the seat you were invited to, reply to the invitation with",
+    "  join Your Name",
+    "The server then holds your seat's key, and the match's record says so; you can attach a key",
+    "of your own later (reply `key` to any of the match's mails).",
+)
+
+
+@dataclass
+class Answer:
+    """One answer mail: who gets it, what the verdict was, and the seat's position now."""
+
+    to: str
+    subject: str
+    in_reply_to: str
+    verdict: Verdict
+    headline: str
+    rule: str = ""
+    """Which rule forbids what was asked (a refusal), in the rule's own words."""
+    details: list[str] = field(default_factory=list)
+    reply_to: str = ""
+    context: dict[str, Any] = field(default_factory=dict)
+    """The seat's position (only for the seat's own holder): match, game, players, turn, menu."""
+    help: Sequence[str] = ()
+
+    def payload(self) -> dict[str, Any]:
+        """The job's argument: headers and the template context, JSON only."""
+        return {"to": self.to, "subject": self.subject, "in_reply_to": self.in_reply_to, "reply_to": self.reply_to,
+                "context": {**self.context, "verdict": self.verdict, "headline": self.headline, "rule": self.rule,
+                            "details": list(self.details), "help": list(self.help)}}
+
+
+def reply_subject(subject: str) -> str:
+    """``Re: <original subject>``, without piling up ``Re: Re:``."""
+    subject = " ".join(subject.split())
+    if not subject:
+        return "Re: your mail to Portolan"
+    return subject if subject.lower().startswith("re:") else f"Re: {subject}"
+
+
+def players_line(m: Matches, meta: Mapping[str, Any]) -> list[str]:
+    """Every seat as "Ana (Red)", by seat number."""
+    names = m.game_of(meta).seat_names(meta["players"])
+    out: list[str] = []
+    for row in meta["seats"]:
+        who = row["name"] or ("an open seat" if not row["claimed"] else f"seat {row['seat']}")
+        out.append(f"{who} ({names[row['seat']]})" if row["seat"] < len(names) else who)
+    return out
+
+
+def whose_turn(m: Matches, meta: Mapping[str, Any], seat: int) -> str:
+    """One sentence: the match's state as the seat's player needs it."""
+    people = players_line(m, meta)
+    status = meta["status"]
+    if status == "finished":
+        outcome = meta.get("outcome") or {}
+        scores = outcome.get("scores") or []
+        shown = ", ".join(f"{people[s]} {scores[s]}" for s in range(min(len(scores), len(people))))
+        return f"The match is over (after ply {meta['ply']}). Final scores: {shown}." if shown else "The match is over."
+    if status == "aborted":
+        return "The match was aborted."
+    if status == "waiting":
+        open_seats = sum(1 for r in meta["seats"] if not r["claimed"])
+        return f"The match has not started yet: {open_seats} seat(s) still to be taken."
+    active = list(meta["active"])
+    if seat in active:
+        others = [people[s] for s in active if s != seat]
+        return f"It is your turn (ply {meta['ply']})" + (f", together with {', '.join(others)}." if others else ".")
+    return f"Now waiting for {', '.join(people[s] for s in active)} (ply {meta['ply']})."
+
+
+def seat_context(m: Matches, match_id: str, seat: int, base: str, *, full_menu: bool = False,
+                 board: bool = False) -> tuple[dict[str, Any], str]:
+    """The seat's position now, for its own holder: the template context and the Reply-To
+    (a fresh turn token when the seat must act, else the seat's ``o`` address)."""
+    view = m.view(match_id, seat)
+    # the view's own public fields, so the menu, the turn and the token all describe one ply
+    meta = {"game": view["game"], "players": view["players"], "seats": view["seats"], "status": view["status"],
+            "ply": view["ply"], "active": view["active_seats"], "outcome": view.get("outcome")}
+    game = m.game_of(meta)
+    items = menu(view.get("legal_actions") or [])
+    must_act = view["status"] == "active" and seat in view["active_seats"] and bool(items)
+    kind: Literal["t", "o"] = "t" if must_act else "o"
+    reply_to = reply_address(m.server_key, base, kind, match_id, seat, view["ply"] if must_act else 0)
+    shown = items if full_menu else items[:SHOWN]
+    names = game.seat_names(meta["players"])
+    context = {
+        "name": meta["seats"][seat]["name"], "match": match_id, "game_title": game.title, "seat": seat,
+        "seat_name": names[seat] if seat < len(names) else "", "ply": view["ply"],
+        "players": players_line(m, meta), "turn": whose_turn(m, meta, seat),
+        "menu": [{"number": i.number, "text": i.text} for i in shown] if must_act else [],
+        "more": len(items) - len(shown) if must_act else 0, "must_act": must_act,
+        "board": view.get("text", "") if board else "", "public_url": m.public_url,
+        "match_url": f"{m.public_url}/v1/matches/{match_id}",
+    }
+    return context, reply_to
+
+
+def log_lines(m: Matches, match_id: str, seat: int, ply: int) -> list[str]:
+    """The last :data:`LOG_LINES` moves in words, as the seat may see them."""
+    meta = m.meta(match_id)
+    game = m.game_of(meta)
+    people = players_line(m, meta)
+    lines: list[str] = []
+    for entry in m.log(match_id, max(0, ply - LOG_LINES), viewer=seat):
+        who = people[entry["seat"]] if entry["seat"] < len(people) else f"seat {entry['seat']}"
+        did = "; ".join(game.describe_action(a) for a in entry["envelope"]["actions"])
+        lines.append(f"ply {entry['ply']}, {who}{' by mail' if entry.get('by') == 'email' else ''}: {did}")
+        lines.extend(f"    {e.get('text', e.get('type', ''))}" for e in entry["events"] if e.get("text") or e.get("type"))
+    return lines or ["No move has been made yet."]
+
+
+def event_lines(events: Sequence[Mapping[str, Any]]) -> list[str]:
+    """What a move caused, in the events' own words."""
+    return [str(e.get("text", e.get("type", ""))) for e in events if e.get("text") or e.get("type")]

@@ -1,0 +1,95 @@
+"""Claiming a seat: with the invitation's token and the player's key (the API and the CLI), or
+for a keyless player who replied ``join`` to the invitation (custodial, service.play.seat_keys).
+
+Every refusal is raised inside the meta's read-modify-write, before anything is written.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from service.play.errors import BadRequest, Conflict, NotFound, Unauthorized
+from service.play.people import check_name, normal_email
+from service.play.seat_keys import mail_key_of
+from service.proof import signing
+from service.proof.delegation import delegation_body
+
+if TYPE_CHECKING:
+    from service.play.matches import Matches
+
+
+def token_hash(token: str) -> str:
+    """How an invite token is stored: its SHA-256 (the token itself goes only to the invitee)."""
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def claim(m: Matches, match_id: str, seat: int, token: str, public_key: str, name: str, email: str,
+          nonce: str = "", mail_delegation: str = "") -> dict[str, Any]:
+    """Claim an invited seat with its invite token, registering the player's public key.
+
+    The name is refused (400 ``bad-name``) if it has control or format characters and the email
+    is normalised by email-validator (400 ``bad-email``). Repeating a claim that succeeded (same
+    token and key) is not a conflict: it answers as the first did and, if the match is still
+    waiting with every seat claimed (the start failed after the claim was stored), starts it.
+    ``mail_delegation``, when given, is the key's signature over the delegation body
+    (:func:`service.proof.delegation.delegation_body`) of the seat's first mail key: it lets
+    replies by mail move for the seat (401 ``bad-mail-delegation`` when it does not verify)."""
+    if not signing.valid_public_key(public_key):
+        raise BadRequest("bad-public-key", "public_key must be a base64url Ed25519 public key: 32 bytes encoding a canonical "
+                         "curve point that is not of small order (such a key would accept forged signatures)")
+    mail: dict[str, Any] = {}
+    if mail_delegation:
+        mail_key = mail_key_of(m, match_id, seat, 0)
+        if not signing.verify(public_key, delegation_body(match_id, seat, mail_key), mail_delegation):
+            raise Unauthorized("bad-mail-delegation", f"the mail delegation does not verify under the claiming key: it "
+                               f"must sign the delegation body of seat {seat}'s mail key {mail_key} (see GET "
+                               f"/v1/matches/{match_id}/seats/{seat}/mail-key)")
+        mail = {"mail_key": mail_key, "mail_delegation": mail_delegation}
+    return claim_seat(m, match_id, seat, public_key, name, email, token=token, nonce=nonce, mail=mail)
+
+
+def claim_seat(m: Matches, match_id: str, seat: int, public_key: str, name: str, email: str, *, token: str | None,
+               nonce: str = "", custody: str = "player", mail: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The claim itself, for :func:`claim` (``token`` checked against the invitation) and
+    :func:`service.play.seat_keys.join_by_mail` (``token=None``: the caller checked the
+    invitation's reply address; ``custody="server"``)."""
+    name = check_name(name)
+    email = normal_email(email) if email else ""
+
+    def change(meta: dict[str, Any]) -> dict[str, Any]:
+        rows = meta["seats"]
+        if not 0 <= seat < len(rows):
+            raise NotFound("unknown-seat", f"match {match_id} has no seat {seat}")
+        row = rows[seat]
+        same_token = token is None or secrets.compare_digest(row.get("invite_hash", ""), token_hash(token))
+        if row["kind"] == "human" and row["claimed"] and row["public_key"] == public_key and same_token:
+            # The same claim again (same token, same key): a client retrying after a lost
+            # answer or a failure between the claim and the start. Idempotent, and it finishes
+            # the start below if that never happened, so no match stays waiting with no open seat.
+            return {"updated_at": meta["updated_at"]}  # nothing new (an empty HSET is an error)
+        if row["kind"] != "human" or row["claimed"]:
+            raise Conflict("seat-taken", f"seat {seat} of match {match_id} is already taken")
+        if meta["status"] != "waiting":
+            raise Conflict("match-not-waiting", f"match {match_id} is {meta['status']}")
+        if not same_token:
+            raise Unauthorized("bad-invite-token", f"that is not the invite token of seat {seat}")
+        row.update({"claimed": True, "public_key": public_key, "name": name, "nonce": nonce})
+        if custody == "server":
+            row["custody"] = "server"
+        row.update(mail or {})
+        if email:
+            row["email"] = email
+        return {"seats": rows, "updated_at": m.now()}
+
+    m.meta(match_id)
+    meta = m.store.update_meta(match_id, change)
+    m.store.index_seat(public_key, match_id, seat)  # a set add: a retry repeats it harmlessly
+    if meta["status"] == "waiting" and all(r["claimed"] for r in meta["seats"]):
+        # the last seat: start now (a concurrent retry of a claim that started it first, or a
+        # failed start, leaves the claim standing; the retry or the worker's sweep starts it)
+        m.finish_start(match_id)
+        meta = m.meta(match_id)
+    return {"id": match_id, "seat": seat, "status": meta["status"], "ply": meta["ply"]}

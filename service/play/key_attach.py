@@ -1,0 +1,98 @@
+"""A custodial seat takes a key of its own (docs/record-format.md, "Key changes").
+
+A player who joined by mail has a seat whose key the server holds. Mailed a one-time *attach
+token* (the ``key`` mail command), they can hand the seat to a key of their own: the new key signs
+the seat key body for the current ply (proof of possession), the server countersigns it with the
+custodial key, and from that ply on the seat is the player's. The record lists the change, so a
+verifier sees exactly which moves the server's key signed and which the player's.
+
+The token is stored only as its hash, in the seat row, with its expiry; using it spends it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING, Any
+
+from service.play.errors import BadRequest, Conflict, NotFound, Unauthorized
+from service.proof import signing
+from service.proof.delegation import custodial_private_key, seat_key_body
+
+if TYPE_CHECKING:
+    from service.play.matches import Matches
+
+TOKEN_TTL = timedelta(days=1)
+
+
+def _hash(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def _when(iso: str) -> datetime:
+    return datetime.fromisoformat(iso.replace("Z", "+00:00"))
+
+
+def _custodial_row(meta: dict[str, Any], seat: int) -> dict[str, Any]:
+    if not 0 <= seat < len(meta["seats"]):
+        raise NotFound("unknown-seat", f"match {meta['id']} has no seat {seat}")
+    row: dict[str, Any] = meta["seats"][seat]
+    if row.get("custody") != "server":
+        raise Conflict("not-custodial", f"seat {seat} of match {meta['id']} is not custodial: it already signs with "
+                       "the player's own key, so there is no key to attach")
+    if meta["status"] not in ("waiting", "active"):
+        raise Conflict("match-over", f"match {meta['id']} is {meta['status']}: its seats no longer change keys")
+    return row
+
+
+def attach_token(m: Matches, match_id: str, seat: int) -> str:
+    """A fresh one-time token (valid a day) that lets the holder attach a key to a custodial
+    seat; the previous one stops working. The caller mails it to the seat's address."""
+    token = secrets.token_urlsafe(18)
+    m.meta(match_id)
+
+    def change(meta: dict[str, Any]) -> dict[str, Any]:
+        row = _custodial_row(meta, seat)
+        row.update({"attach_hash": _hash(token), "attach_expires": (_when(m.now()) + TOKEN_TTL).isoformat()})
+        return {"seats": meta["seats"], "updated_at": m.now()}
+
+    m.store.update_meta(match_id, change)
+    return token
+
+
+def attach_key(m: Matches, match_id: str, seat: int, token: str, public_key: str, from_ply: int,
+               signature: str) -> dict[str, Any]:
+    """Hand a custodial seat to ``public_key`` from ``from_ply`` (the match's current ply) on.
+    ``signature`` is the new key's over :func:`service.proof.delegation.seat_key_body`."""
+    if not signing.valid_public_key(public_key):
+        raise BadRequest("bad-public-key", "public_key must be a base64url Ed25519 public key (32 bytes, a canonical "
+                         "point not of small order)")
+    m.meta(match_id)
+    body = seat_key_body(match_id, seat, public_key, from_ply)
+
+    def change(meta: dict[str, Any]) -> dict[str, Any]:
+        row = _custodial_row(meta, seat)
+        expires = row.get("attach_expires") or ""
+        if (not row.get("attach_hash") or not secrets.compare_digest(row["attach_hash"], _hash(token))
+                or _when(expires) < _when(m.now())):
+            raise Unauthorized("bad-attach-token", f"that is not a live attach token of seat {seat}: a token works once, "
+                               "for a day; mail `key` to the match's address for a new one")
+        if from_ply != meta["ply"]:
+            raise Conflict("stale-ply", f"the key change is signed for ply {from_ply} but the match is at ply "
+                           f"{meta['ply']}; sign it again for the current ply", current_ply=meta["ply"])
+        if not signing.verify(public_key, body, signature):
+            raise Unauthorized("bad-signature", "the signature does not verify under the new key over the seat key body "
+                               "(the proof that you hold the key you attach)")
+        key_change = {"seat": seat, "from_ply": from_ply, "public_key": public_key, "signature": signature,
+                  "custodial_signature": signing.sign(custodial_private_key(m.server_key, match_id, seat), body)}
+        row.setdefault("key_changes", []).append(key_change)
+        row.setdefault("genesis_key", row["public_key"])
+        row.update({"public_key": public_key, "custody": "player", "key_attached": True, "attach_hash": "",
+                    "attach_expires": "", "mail_key": "", "mail_delegation": ""})
+        return {"seats": meta["seats"], "updated_at": m.now()}
+
+    meta = m.store.update_meta(match_id, change)
+    m.store.index_seat(public_key, match_id, seat)
+    return {"match": match_id, "seat": seat, "public_key": public_key, "from_ply": from_ply,
+            "custody": "player", "status": meta["status"], "ply": meta["ply"]}

@@ -1,0 +1,218 @@
+"""Use cases of the keys behind moves by mail: mail delegation, custodial seats, key changes.
+
+A seat row of the match meta carries, besides its ``public_key``:
+
+- ``mail_key``: the public mail key the seat's key delegated to ("" when none),
+- ``mail_generation``: which mail key is next (it goes up with every withdrawal),
+- ``mail_delegation``: the seat key's signature over the delegation body ("" when none),
+- ``custody``: ``"server"`` for a custodial seat (joined by mail with no key), else absent or
+  ``"player"``.
+
+The bodies signed and the key derivations live in :mod:`service.proof.delegation`, which the
+offline verifier shares. :class:`service.play.matches.Matches` keeps thin methods over these.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from service.play.envelopes import check_envelope
+from service.play.errors import BadRequest, Conflict, Forbidden, NotFound, Unauthorized
+from service.proof import signing
+from service.proof.delegation import (
+    custodial_private_key,
+    delegation_body,
+    mail_nonce,
+    mail_private_key,
+    withdrawal_body,
+)
+
+if TYPE_CHECKING:
+    from service.play.matches import Matches
+
+DIGEST = re.compile(r"[0-9a-f]{32,128}")
+
+
+def is_custodial(row: Mapping[str, Any]) -> bool:
+    """Does the server hold this seat's key (a player who joined by mail with no key)?"""
+    return row.get("custody") == "server"
+
+
+def mail_ready(meta: Mapping[str, Any], seat: int) -> str | None:
+    """None when ``seat`` may move by mail now, else the sentence saying why not (the answer
+    mail shows it to the player, the refusal ``no-mail-delegation`` carries it)."""
+    match_id = meta["id"]
+    rows = meta["seats"]
+    if not 0 <= seat < len(rows):
+        return f"match {match_id} has no seat {seat}"
+    row = rows[seat]
+    if row["kind"] != "human":
+        return f"seat {seat} of match {match_id} is played by a bot, not by mail"
+    if not row["claimed"]:
+        return (f"seat {seat} of match {match_id} has not been claimed yet: claim it, or reply "
+                "`join Your Name` to the invitation")
+    if is_custodial(row):
+        return None  # the server holds the seat's own key: nothing to delegate
+    if row.get("mail_delegation") and row.get("mail_key"):
+        return None
+    grant = f"`portolan mail-delegation {match_id} --seat {seat} grant`"
+    if row.get("key_attached"):
+        return (f"seat {seat} of match {match_id} now signs with the player's own key, which has not delegated "
+                f"moves by mail: without a mail delegation signed by that key no reply can move for the seat; "
+                f"grant one with {grant}")
+    if int(row.get("mail_generation") or 0) > 0:
+        return (f"seat {seat} of match {match_id} withdrew its mail delegation, so a reply by mail cannot move for "
+                f"it; grant it again with {grant}")
+    return (f"seat {seat} of match {match_id} has not delegated moves by mail: only a mail delegation signed by the "
+            f"seat's key lets a reply move for it; grant one with {grant} (`portolan claim` does by default)")
+
+
+@dataclass(frozen=True)
+class MailProof:
+    """How a mail move is signed and what its log entry carries (``Matches._submit`` asks it for
+    the key to verify under, against whichever meta the submit ends up judging)."""
+
+    server_key: str
+    digest: str
+
+    def signer(self, meta: Mapping[str, Any], seat: int) -> tuple[str, dict[str, Any]]:
+        """The public key the move must verify under and the fields the entry gains; refuses
+        (403 ``no-mail-delegation``) when the seat may not move by mail."""
+        reason = mail_ready(meta, seat)
+        if reason is not None:
+            raise Forbidden("no-mail-delegation", reason)
+        row = meta["seats"][seat]
+        extra: dict[str, Any] = {"mail": {"digest": self.digest}}
+        if is_custodial(row):
+            return str(row["public_key"]), extra
+        extra["delegation"] = {"body": delegation_body(meta["id"], seat, row["mail_key"]),
+                               "signature": row["mail_delegation"]}
+        return str(row["mail_key"]), extra
+
+    def private_key(self, meta: Mapping[str, Any], seat: int) -> str:
+        """The server-held key that signs this seat's mail move."""
+        row = meta["seats"][seat]
+        if is_custodial(row):
+            return custodial_private_key(self.server_key, meta["id"], seat)
+        return mail_private_key(self.server_key, meta["id"], seat, int(row.get("mail_generation") or 0))
+
+
+def mail_key_of(m: Matches, match_id: str, seat: int, generation: int) -> str:
+    """The public mail key of ``seat`` at ``generation``."""
+    return signing.public_key_of(mail_private_key(m.server_key, match_id, seat, generation))
+
+
+def submit_by_mail(m: Matches, match_id: str, seat: int, ply: int, actions: list[dict[str, Any]], *,
+                   message_digest: str) -> dict[str, Any]:
+    """Move for ``seat`` at ``ply`` from a reply the caller has authenticated (sender and reply
+    address checked). The envelope's nonce comes from ``message_digest``, so the same message
+    delivered again is the same envelope and answers ``replayed: true`` without a second move."""
+    if not isinstance(message_digest, str) or not DIGEST.fullmatch(message_digest):
+        raise BadRequest("bad-message-digest", "the message digest must be 32 to 128 lowercase hex digits")
+    env, raw = check_envelope({"match": match_id, "seat": seat, "ply": ply, "actions": actions,
+                               "nonce": mail_nonce(message_digest)})
+    meta = m.meta(match_id)
+    earlier = m.store.accepted_ply(match_id, hashlib.sha256(raw).hexdigest())
+    if earlier is not None:
+        # already moved by this very message: the same answer again, even if the delegation has
+        # been withdrawn since (the move was made while it stood)
+        return m.replayed(match_id, earlier, seat, proven=True)
+    proof = MailProof(m.server_key, message_digest)
+    proof.signer(meta, seat)  # refuse before signing anything
+    signature = signing.sign_bytes(proof.private_key(meta, seat), raw)
+    return m.submit_checked(match_id, env, raw, signature, "email", proof)
+
+
+def join_by_mail(m: Matches, match_id: str, seat: int, name: str, email: str) -> dict[str, Any]:
+    """Claim an invited seat for a player with no key, who replied ``join`` to the invitation
+    (the caller has checked the invitation's reply address and that ``email`` is the invited
+    address). The seat's key is a custodial key the server holds; the record marks it so."""
+    public_key = signing.public_key_of(custodial_private_key(m.server_key, match_id, seat))
+    return m.claim_seat(match_id, seat, public_key, name, email, token=None, custody="server")
+
+
+def _row(meta: Mapping[str, Any], seat: int) -> dict[str, Any]:
+    """The seat's row, or 404 ``unknown-seat``."""
+    if not 0 <= seat < len(meta["seats"]):
+        raise NotFound("unknown-seat", f"match {meta['id']} has no seat {seat}")
+    row: dict[str, Any] = meta["seats"][seat]
+    return row
+
+
+def mail_key_info(m: Matches, match_id: str, seat: int) -> dict[str, Any]:
+    """What a player's key signs to delegate moves by mail (public: the mail key is the
+    server's, and signing its delegation body is the player's own decision)."""
+    meta = m.meta(match_id)
+    if _row(meta, seat)["kind"] != "human":
+        raise Conflict("bot-seat", f"seat {seat} of match {match_id} is a bot's: it does not move by mail")
+    return mail_key_info_of(m, meta, seat)
+
+
+def _may_change(meta: Mapping[str, Any], seat: int, signer_key: str) -> dict[str, Any]:
+    """The seat row a signed request by ``signer_key`` may change the mail delegation of."""
+    row = _row(meta, seat)
+    if not row["claimed"] or row["public_key"] != signer_key:
+        raise Forbidden("not-your-seat", f"that key does not hold seat {seat} of match {meta['id']}: only the seat's "
+                        "key may grant or withdraw its mail delegation")
+    if meta["status"] not in ("waiting", "active"):
+        raise Conflict("match-over", f"match {meta['id']} is {meta['status']}: its mail delegations no longer change")
+    return row
+
+
+def grant_mail_delegation(m: Matches, match_id: str, seat: int, signer_key: str, signature: str) -> dict[str, Any]:
+    """Let replies by mail move for the seat: ``signature`` is the seat key's over the delegation
+    body of the seat's current mail key. Granting what is already granted changes nothing."""
+    m.meta(match_id)
+
+    def change(meta: dict[str, Any]) -> dict[str, Any]:
+        row = _may_change(meta, seat, signer_key)
+        mail_key = mail_key_of(m, match_id, seat, int(row.get("mail_generation") or 0))
+        if not signing.verify(signer_key, delegation_body(match_id, seat, mail_key), signature):
+            raise Unauthorized("bad-mail-delegation", f"the signature does not verify under seat {seat}'s key over the "
+                               f"delegation body of its mail key {mail_key} (see GET "
+                               f"/v1/matches/{match_id}/seats/{seat}/mail-key)")
+        if row.get("mail_key") == mail_key and row.get("mail_delegation"):
+            return {"updated_at": meta["updated_at"]}  # granted already (a retry): keep the first signature
+        row.update({"mail_key": mail_key, "mail_delegation": signature})
+        return {"seats": meta["seats"], "updated_at": m.now()}
+
+    meta = m.store.update_meta(match_id, change)
+    return mail_key_info_of(m, meta, seat)
+
+
+def withdraw_mail_delegation(m: Matches, match_id: str, seat: int, signer_key: str, withdrawal: str) -> dict[str, Any]:
+    """Take back the seat's mail delegation: ``withdrawal`` is the seat key's signature over the
+    withdrawal body of the delegated mail key. That key never signs again (the generation goes
+    up, so a new grant delegates to a new key) and the record lists the withdrawal."""
+    m.meta(match_id)
+
+    def change(meta: dict[str, Any]) -> dict[str, Any]:
+        row = _may_change(meta, seat, signer_key)
+        mail_key = str(row.get("mail_key") or "")
+        if not mail_key or not row.get("mail_delegation"):
+            raise Conflict("no-mail-delegation", f"seat {seat} of match {match_id} has no mail delegation to withdraw")
+        if not signing.verify(signer_key, withdrawal_body(match_id, seat, mail_key), withdrawal):
+            raise Unauthorized("bad-withdrawal", f"the withdrawal does not verify under seat {seat}'s key over the "
+                               f"withdrawal body of its mail key {mail_key}")
+        row.setdefault("mail_withdrawals", []).append(
+            {"seat": seat, "ply": meta["ply"], "mail_key": mail_key, "signature": withdrawal})
+        row.update({"mail_key": "", "mail_delegation": "", "mail_generation": int(row.get("mail_generation") or 0) + 1})
+        return {"seats": meta["seats"], "updated_at": m.now()}
+
+    meta = m.store.update_meta(match_id, change)
+    return mail_key_info_of(m, meta, seat)
+
+
+def mail_key_info_of(m: Matches, meta: Mapping[str, Any], seat: int) -> dict[str, Any]:
+    """:func:`mail_key_info` from a meta already read."""
+    row = meta["seats"][seat]
+    generation = int(row.get("mail_generation") or 0)
+    mail_key = mail_key_of(m, meta["id"], seat, generation)
+    return {"match": meta["id"], "seat": seat, "mail_key": mail_key, "generation": generation,
+            "delegation_body": delegation_body(meta["id"], seat, mail_key),
+            "delegated": bool(row.get("mail_delegation")) and row.get("mail_key") == mail_key,
+            "custody": row.get("custody") or "player"}

@@ -1,0 +1,68 @@
+"""The CLI commands of moves by mail: ``portolan mail-delegation`` and ``portolan attach-key``
+(``portolan claim`` delegates by default; see docs/fairness.md).
+
+Kept out of cli.py, which is long already; the helpers for keys and remembered seats are cli's,
+imported when a command runs (cli imports this module to build its parser).
+"""
+
+from __future__ import annotations
+
+import argparse
+from shlex import join as shell_line
+from typing import Any
+
+
+def delegation_line(match: str, seat: int, delegated: bool) -> str:
+    """What ``claim`` says about moves by mail, and how to change it."""
+    if delegated:
+        return (f"moves by mail: your key signed a mail delegation, so a reply to a turn notice moves for seat {seat}; "
+                f"to stop that: {shell_line(['portolan', 'mail-delegation', match, '--seat', str(seat), 'withdraw'])}")
+    return (f"moves by mail: off (--no-mail), replies to turn notices will not move for seat {seat}; to allow them: "
+            f"{shell_line(['portolan', 'mail-delegation', match, '--seat', str(seat), 'grant'])}")
+
+
+def cmd_mail_delegation(args: argparse.Namespace) -> int:
+    """Grant or withdraw the seat's mail delegation, signed with the seat's key."""
+    from service.tools.cli import _client, load_key, out, seat_and_key
+
+    seat, key = seat_and_key(args)
+    client = _client(args)
+    if args.action == "grant":
+        result = client.grant_mail_delegation(args.match, seat, load_key(key))
+        text = (f"mail delegation granted: a reply to a turn notice of match {args.match} now moves for seat {seat} "
+                f"(signed by mail key {result['mail_key']}, under your key's delegation)")
+    else:
+        result = client.withdraw_mail_delegation(args.match, seat, load_key(key))
+        text = (f"mail delegation withdrawn: replies by mail no longer move for seat {seat} of match {args.match}; "
+                "moves need your own signature again (portolan move)")
+    out(result if args.json else text, args.json)
+    return 0
+
+
+def cmd_attach_key(args: argparse.Namespace) -> int:
+    """Hand a custodial seat (joined by mail) to the user's own key with the mailed token."""
+    from service.tools.cli import _client, cmd_keygen, key_path, load_key, out, remember_seat
+
+    if not key_path(args.key).exists():
+        cmd_keygen(argparse.Namespace(key=args.key, force=False))
+    result = _client(args).attach_key(args.match, args.seat, args.token, load_key(args.key))
+    remember_seat(args.match, args.seat, args.key)
+    text = (f"seat {args.seat} of match {args.match} now signs with your key {args.key!r} from ply {result['from_ply']} "
+            "on; to move by replying to mail again, delegate: "
+            + shell_line(["portolan", "mail-delegation", args.match, "--seat", str(args.seat), "grant"]))
+    out(result if args.json else text, args.json)
+    return 0
+
+
+def add_commands(cmd: Any) -> None:
+    """Register the commands with the CLI's ``cmd(name, fn, help)`` sub-parser maker."""
+    sp = cmd("mail-delegation", cmd_mail_delegation, "let replies to your turn notices move for your seat, or stop that")
+    sp.add_argument("match")
+    sp.add_argument("action", choices=["grant", "withdraw"])
+    sp.add_argument("--seat", type=int)
+    sp.add_argument("--key")
+    sp = cmd("attach-key", cmd_attach_key, "a seat you joined by mail takes your own key (with the token mailed to you)")
+    sp.add_argument("match")
+    sp.add_argument("--seat", type=int, required=True)
+    sp.add_argument("--token", required=True, help="the attach token from the answer to your `key` mail")
+    sp.add_argument("--key", default="default", help="your key (made if missing)")

@@ -1,0 +1,218 @@
+"""Mails a remote friend can use (issue 11, items 2 and 7): every turn notice, invitation and
+game-over mail names people, colours and the inviter, carries the numbered menu and how to answer
+by replying, a working link and CLI line, an authentic Reply-To and List-Unsubscribe; bodies are
+8-bit UTF-8 with no line over RFC 5322's limit. Real Redis, the real jobs, real outbox files."""
+
+from __future__ import annotations
+
+import shlex
+from email import message_from_bytes
+from email.message import EmailMessage
+from email.policy import default
+from pathlib import Path
+from typing import Any, cast
+
+import pytest
+
+from service.config import Settings
+from service.games import get as get_game
+from service.play.matches import Matches
+from service.play.menu import SHOWN, menu
+from service.play.reply_address import authentic, parse_reply_address
+from service.proof import signing
+from service.runtime import build
+from tests.conftest import CREATOR_KEY, Player
+from workers import jobs
+
+ZOE = "Zoë Ångström"
+
+
+def raw_mail(settings: Settings, key: str) -> bytes:
+    return (Path(settings.outbox_dir) / f"{key.replace(':', '-')}.eml").read_bytes()
+
+
+def parsed(raw: bytes) -> EmailMessage:
+    return cast(EmailMessage, message_from_bytes(raw, policy=default))
+
+
+def body(msg: EmailMessage, kind: str = "plain") -> str:
+    part = msg.get_body(preferencelist=(kind,))
+    assert part is not None
+    return str(part.get_content())
+
+
+def assert_clean_8bit(raw: bytes) -> None:
+    """Plain UTF-8, never quoted-printable or base64, and no line over 998 octets."""
+    assert b"quoted-printable" not in raw.lower() and b"base64" not in raw.lower()
+    assert raw.count(b"Content-Transfer-Encoding: 8bit") == 2
+    assert max(len(line) for line in raw.split(b"\n")) <= 998
+    raw.decode("utf-8")
+
+
+def ophir_match(m: Matches, players: list[Player]) -> str:
+    """Ophir: Zoë (seat 0) and Bea (seat 1) by invitation, seat 2 a random bot; Ana invites."""
+    made = m.create("ophir", {}, [{"invite": "zoe@example.org"}, {"invite": "bea@example.org"}, {"bot": "random"}],
+                    creator_key=CREATOR_KEY, creator_name="Ana")
+    mid = str(made["id"])
+    m.claim(mid, 0, made["invites"]["0"], players[0].public_key, ZOE, "zoe@example.org")
+    m.claim(mid, 1, made["invites"]["1"], players[1].public_key, "Bea", "bea@example.org")
+    return mid
+
+
+def human_to_act(m: Matches, mid: str) -> int:
+    """Play bot turns (through the job) until a person must act; that person's seat."""
+    for _ in range(50):
+        meta = m.meta(mid)
+        humans = [s for s in meta["active"] if meta["seats"][s]["kind"] == "human"]
+        if humans:
+            return humans[0]
+        jobs.play_bot(mid, meta["active"][0], meta["ply"])
+    raise AssertionError("no person got a turn")
+
+
+def test_a_turn_notice_has_everything_a_remote_player_needs(outbox_settings: Settings, players: list[Player]) -> None:
+    m = build(outbox_settings)
+    mid = ophir_match(m, players)
+    seat = human_to_act(m, mid)
+    ply = m.meta(mid)["ply"]
+    assert jobs.send_turn_notice(mid, seat, ply).startswith("sent")
+    raw = raw_mail(outbox_settings, f"notice:{mid}:{seat}:{ply}")
+    assert_clean_8bit(raw)
+    msg = parsed(raw)
+    text, html = body(msg), body(msg, "html")
+    colours = get_game("ophir").seat_names(3)  # type: ignore[union-attr]
+    name = [ZOE, "Bea"][seat]
+    # names and colours of every player, the bot as "random bot", the inviter, game and match
+    for colour, who in zip(colours, [ZOE, "Bea", "random bot"], strict=True):
+        assert f"{colour} (seat {colours.index(colour)}): {who}" in text
+        assert who in html
+    assert f"Hello {name}," in text and f"You play {colours[seat]} (seat {seat})" in text
+    assert "Ana invited you" in text and "Ophir" in text and mid in msg["Subject"]
+    # the numbered menu of the seat's legal actions at this ply, as service.play.menu numbers it
+    items = menu(m.view(mid, seat)["legal_actions"])
+    for item in items[:SHOWN]:
+        assert f"{item.number:>3}. {item.text.split()[0]}" in text
+    assert ("reply \"show\" for all" in text) == (len(items) > SHOWN)
+    assert "reply to this mail" in text and "3, 1, end" in text and "stop notices" in text
+    # the link, and a CLI line that works on another machine (with --server, shell-quoted)
+    assert f"http://portolan.test/v1/matches/{mid}" in text
+    [line] = [ln.strip() for ln in text.splitlines() if ln.strip().startswith("portolan move") and "--pick" not in ln]
+    words = shlex.split(line)
+    assert words[:8] == ["portolan", "move", mid, "--seat", str(seat), "--ply", str(ply), "--server"]
+    assert words[8] == "http://portolan.test"
+    # Reply-To: a turn-notice address bound to this match, seat and ply, made with the server key
+    reply = parse_reply_address(msg["Reply-To"])
+    assert reply is not None and (reply.kind, reply.match, reply.seat, reply.ply) == ("t", mid, seat, ply)
+    assert authentic(m.server_key, reply)
+    assert msg["Reply-To"].endswith("@portolan.test") and msg["Reply-To"].startswith("turns+")
+    # List-Unsubscribe: mail "stop notices" to the seat's "o" address; machine-made mail
+    unsub = msg["List-Unsubscribe"]
+    assert f"List-Unsubscribe: {unsub}\n".encode() in raw  # literally, not as RFC 2047 encoded words
+    assert unsub.startswith("<mailto:") and unsub.endswith("?subject=stop%20notices>")
+    other = parse_reply_address(unsub[len("<mailto:"):].split("?")[0])
+    assert other is not None and other.kind == "o" and other.seat == seat and authentic(m.server_key, other)
+    assert msg["Auto-Submitted"] == "auto-generated"
+
+
+def test_a_non_ascii_name_reaches_the_eml_as_utf8_bytes(outbox_settings: Settings, players: list[Player]) -> None:
+    m = build(outbox_settings)
+    mid = ophir_match(m, players)
+    seat = human_to_act(m, mid)
+    ply = m.meta(mid)["ply"]
+    jobs.send_turn_notice(mid, seat, ply)
+    raw = raw_mail(outbox_settings, f"notice:{mid}:{seat}:{ply}")
+    assert ZOE.encode("utf-8") in raw  # in the player list, whoever the notice is for
+    assert b"=C3=AB" not in raw
+
+
+def test_a_custodial_seat_gets_no_cli_line(outbox_settings: Settings, players: list[Player]) -> None:
+    m = build(outbox_settings)
+    mid = ophir_match(m, players)
+    seat = human_to_act(m, mid)
+
+    def custodial(meta: dict[str, Any]) -> dict[str, Any]:
+        meta["seats"][seat]["custody"] = "server"  # as join_by_mail leaves it (helper A's field)
+        return {"seats": meta["seats"]}
+
+    m.store.update_meta(mid, custodial)
+    ply = m.meta(mid)["ply"]
+    jobs.send_turn_notice(mid, seat, ply)
+    text = body(parsed(raw_mail(outbox_settings, f"notice:{mid}:{seat}:{ply}")))
+    assert "portolan move" not in text and "reply to this mail" in text
+
+
+def test_the_invitation_says_who_invites_and_how_to_join_by_mail_or_cli(outbox_settings: Settings) -> None:
+    m = build(outbox_settings)
+    made = m.create("ophir", {}, [{"invite": "zoe@example.org"}, {"bot": "random"}], creator_key=CREATOR_KEY,
+                    creator_name=ZOE)
+    mid, token = made["id"], made["invites"]["0"]
+    assert jobs.send_invite(mid, 0, "zoe@example.org", token).startswith("sent")
+    raw = raw_mail(outbox_settings, f"invite:{mid}:0")
+    assert_clean_8bit(raw)
+    msg = parsed(raw)
+    text = body(msg)
+    assert f"{ZOE} invites you to play Ophir" in text.replace("\n", " ") and ZOE in msg["Subject"]
+    assert "random bot" in text and "join Your Name" in text
+    reply = parse_reply_address(msg["Reply-To"])
+    assert reply is not None and (reply.kind, reply.match, reply.seat) == ("i", mid, 0)
+    assert authentic(m.server_key, reply)
+    [one_line] = [ln.strip() for ln in text.splitlines() if "portolan keygen" in ln]
+    assert outbox_settings.install in one_line
+    claim = shlex.split(one_line.rpartition("&& ")[2])
+    assert claim == ["portolan", "claim", mid, "0", token, "--name", "Your name", "--email", "zoe@example.org",
+                     "--server", "http://portolan.test"]
+    assert msg["Auto-Submitted"] == "auto-generated"
+
+
+def test_an_invitation_without_a_creator_name_says_so(outbox_settings: Settings) -> None:
+    m = build(outbox_settings)
+    made = m.create("ophir", {}, [{"invite": "zoe@example.org"}, {"bot": "random"}], creator_key=CREATOR_KEY)
+    jobs.send_invite(made["id"], 0, "zoe@example.org", made["invites"]["0"])
+    text = body(parsed(raw_mail(outbox_settings, f"invite:{made['id']}:0")))
+    assert "A Portolan player (who gave no name) invites you" in text
+
+
+def test_a_bad_creator_name_is_refused_and_nothing_is_stored(outbox_settings: Settings) -> None:
+    from service.play.errors import BadRequest
+
+    m = build(outbox_settings)
+    before = m.store.match_ids()
+    with pytest.raises(BadRequest) as caught:
+        m.create("ophir", {}, [{"invite": "zoe@example.org"}, {"bot": "random"}], creator_key=CREATOR_KEY,
+                 creator_name="Ana\u202e")
+    assert caught.value.code == "bad-name"
+    assert m.store.match_ids() == before
+
+
+def test_the_game_over_mail_names_people_scores_ranks_and_the_record(outbox_settings: Settings, players: list[Player]) -> None:
+    m = build(outbox_settings)
+    made = m.create("harbour-race", {"target": 5}, [{"invite": "zoe@example.org"}, {"bot": "random"}],
+                    creator_key=CREATOR_KEY)
+    mid = made["id"]
+    m.claim(mid, 0, made["invites"]["0"], players[0].public_key, ZOE, "zoe@example.org")
+    for _ in range(400):  # Zoë banks whenever she can, else rolls; the bot plays through its job
+        meta = m.meta(mid)
+        if meta["status"] != "active":
+            break
+        if meta["active"] == [0]:
+            legal = [a["action"] for a in m.view(mid, 0)["legal_actions"]]
+            action = {"type": "bank"} if {"type": "bank"} in legal else legal[0]
+            env = {"match": mid, "seat": 0, "ply": meta["ply"], "actions": [action], "nonce": f"n{meta['ply']}"}
+            m.submit(mid, env, signing.sign(players[0].private_key, env))
+        else:
+            jobs.play_bot(mid, 1, meta["ply"])
+    meta = m.meta(mid)
+    assert meta["status"] == "finished"
+    assert jobs.send_match_over(mid, 0).startswith("sent")
+    raw = raw_mail(outbox_settings, f"over:{mid}:0")
+    assert_clean_8bit(raw)
+    msg = parsed(raw)
+    text = body(msg)
+    outcome = meta["outcome"]
+    colours = get_game("harbour-race").seat_names(2)  # type: ignore[union-attr]
+    for seat, who in ((0, ZOE), (1, "random bot")):
+        assert f"{outcome['ranks'][seat]}. {who} ({colours[seat]}, seat {seat}): {outcome['scores'][seat]}" in text
+    assert f"http://portolan.test/v1/matches/{mid}/record" in text and "portolan verify record.json" in text
+    assert "seat 1 (Seat 1): " not in text  # seats are named by who played them, not only by number
+    reply = parse_reply_address(msg["Reply-To"])
+    assert reply is not None and reply.kind == "o" and authentic(m.server_key, reply)

@@ -1,0 +1,289 @@
+"""The mail desk through its real parts: a real Redis, the real answer job in a real RQ worker
+burst, answers read back from a real SMTP sink. Every refusal changes nothing (meta and log as
+before) and is answered exactly once, unless it came from a robot or passed the rate limit."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from service.config import Settings
+from service.play.by_mail import message_identity
+from service.runtime import build_desk, connect
+from service.storage.preferences import NoticePreferences
+from tests.conftest import SmtpSink
+from tests.play.mail_desk import ANA, BASE, BEA, Table, body, mail_settings, open_table, reply, words
+
+__all__ = ["mail_settings"]
+
+
+def refused_once(t: Table, mail_text: str, *, sender: str | None = None, to: str | None = None,
+                 **kw: object) -> str:
+    """Deliver one reply that must be refused; assert nothing changed and one answer came."""
+    seat, email = t.mover()
+    before = t.snapshot()
+    mail = reply(to or t.address("t", seat, before[0]["ply"]), sender or email, mail_text, **kw)
+    account = t.desk.receive(mail)
+    assert t.snapshot() == before, account
+    [answer] = t.answers()
+    assert str(answer["To"]).lower() == (sender or email).lower()
+    assert answer["In-Reply-To"] == mail.message_id
+    assert answer["Auto-Submitted"] == "auto-replied"
+    return words(answer)
+
+
+def test_a_pick_moves_and_the_answer_says_what_happened(mail_settings: Settings, smtp_sink: SmtpSink) -> None:
+    t = open_table(mail_settings, smtp_sink)
+    seat, email = t.mover()
+    ply = t.m.meta(t.match)["ply"]
+    view = t.m.view(t.match, seat)
+    mail = reply(t.address("t", seat, ply), email.upper(), "2\n\nthanks!\n\nOn Monday Portolan wrote:\n> 1. x")
+    assert t.desk.receive(mail).startswith("moved")
+    [entry] = t.m.log(t.match, ply)
+    assert entry["by"] == "email" and entry["envelope"]["actions"] == [view["legal_actions"][1]["action"]]
+    assert entry["mail"]["digest"] == mail.digest
+    [answer] = t.answers()
+    text = words(answer)
+    assert f"accepted: {view['legal_actions'][1]['text']}." in text
+    assert answer["Subject"] == "Re: [Portolan] Your turn"
+    assert answer["References"] == mail.message_id
+    # still this seat's turn (a Nauticus turn is several plies): a fresh token for the new ply
+    assert answer["Reply-To"] == t.address("t", seat, ply + 1)
+    assert "It is your turn (ply" in text and "\n    1. " in body(answer)
+
+
+def test_several_picks_are_one_all_or_nothing_move(mail_settings: Settings, smtp_sink: SmtpSink) -> None:
+    t = open_table(mail_settings, smtp_sink)
+    seat, _ = t.mover()
+    ply = t.m.meta(t.match)["ply"]
+    # choosing the same phase action twice: the rules core refuses the second, so nothing moves
+    text = refused_once(t, "1, 1")
+    assert "the whole move was refused" in text and "action 1:" in text and "(rule §" in text
+    assert "What you can do now" in text
+    assert t.m.meta(t.match)["ply"] == ply and seat == t.mover()[0]
+
+
+def test_commands_show_log_help_and_notices(mail_settings: Settings, smtp_sink: SmtpSink) -> None:
+    t = open_table(mail_settings, smtp_sink)
+    seat, email = t.mover()
+    ply = t.m.meta(t.match)["ply"]
+    address = t.address("t", seat, ply)
+    before = t.snapshot()
+    for command in ("show", "log", "help", "notices digest"):
+        t.desk.receive(reply(address, email, command))
+    assert t.snapshot() == before
+    show, log, help_, notices = t.answers()
+    assert "The board:" in words(show) and "The board:" not in words(log)
+    assert "    1. " in body(show)
+    assert "No move has been made yet." in words(log)
+    assert "3, 1, end" in words(help_)
+    assert "one daily digest" in words(notices)
+    assert NoticePreferences(connect(t.settings.redis_url), t.settings.namespace).get(email) == "digest"
+    t.desk.receive(reply(address, email, "stop notices"))
+    assert NoticePreferences(connect(t.settings.redis_url), t.settings.namespace).get(email) == "off"
+    [stopped] = t.answers()
+    assert "no turn notices" in words(stopped)
+
+
+def test_resign_is_not_there_yet(mail_settings: Settings, smtp_sink: SmtpSink) -> None:
+    t = open_table(mail_settings, smtp_sink)
+    assert "resigning is not available yet" in refused_once(t, "resign")
+
+
+def test_the_wrong_sender_learns_nothing_of_the_match(mail_settings: Settings, smtp_sink: SmtpSink) -> None:
+    t = open_table(mail_settings, smtp_sink)
+    _, email = t.mover()
+    other = BEA if email == ANA else ANA
+    for sender in ("mallory@example.net", other):
+        text = refused_once(t, "1", sender=sender)
+        assert "may not answer this mail" in text and "rule: who may reply by mail" in text
+        assert t.match not in text and "What you can do now" not in text and "Nauticus" not in text
+
+
+def test_forged_and_foreign_addresses_are_refused(mail_settings: Settings, smtp_sink: SmtpSink) -> None:
+    t = open_table(mail_settings, smtp_sink)
+    seat, _ = t.mover()
+    ply = t.m.meta(t.match)["ply"]
+    real = t.address("t", seat, ply)
+    forged = real.replace(real.split("-")[-1].split("@")[0], "a" * 16)
+    assert "not valid" in refused_once(t, "1", to=forged)
+    # a forged ply: a token made for another ply does not verify either
+    assert "not valid" in refused_once(t, "1", to=real.replace(f"-{ply}-", f"-{ply + 7}-"))
+    assert "not sent to a reply address made by Portolan" in refused_once(t, "1", to=BASE)
+
+
+def test_a_reused_token_gets_the_new_position(mail_settings: Settings, smtp_sink: SmtpSink) -> None:
+    t = open_table(mail_settings, smtp_sink)
+    seat, email = t.mover()
+    ply = t.m.meta(t.match)["ply"]
+    address = t.address("t", seat, ply)
+    t.desk.receive(reply(address, email, "1"))
+    t.answers()
+    text = refused_once(t, "2", to=address, sender=email)  # a second reply to the same notice
+    assert f"the position changed since that notice (it was for ply {ply}, the match is now at ply {ply + 1})" in text
+    assert "What you can do now" in text
+
+
+def test_stale_ply_answer_has_a_fresh_reply_to(mail_settings: Settings, smtp_sink: SmtpSink) -> None:
+    t = open_table(mail_settings, smtp_sink)
+    seat, email = t.mover()
+    ply = t.m.meta(t.match)["ply"]
+    t.desk.receive(reply(t.address("t", seat, ply), email, "1"))
+    t.answers()
+    before = t.snapshot()
+    t.desk.receive(reply(t.address("t", seat, ply), email, "1, 2"))
+    assert t.snapshot() == before
+    [answer] = t.answers()
+    now_ply = before[0]["ply"]
+    fresh = t.address("t", seat, now_ply) if seat in before[0]["active"] else t.address("o", seat)
+    assert answer["Reply-To"] == fresh and f"now at ply {now_ply}" in words(answer)
+
+
+def test_garbage_an_unknown_word_and_a_number_off_the_menu(mail_settings: Settings, smtp_sink: SmtpSink) -> None:
+    t = open_table(mail_settings, smtp_sink)
+    text = refused_once(t, "> 1\n\n-- \nsent from my phone")
+    assert "no words of its own" in text and "3, 1, end" in text and "What you can do now" in text
+    assert "'frobnicate' is neither a menu number" in refused_once(t, "frobnicate")
+    assert "there is no item 99 in the menu" in refused_once(t, "99")
+
+
+def test_an_attachment_is_not_read(mail_settings: Settings, smtp_sink: SmtpSink) -> None:
+    t = open_table(mail_settings, smtp_sink)
+    text = refused_once(t, "1", attachments=1, size=5 * 1024 * 1024)
+    assert "attachment" in text and "attachments are not read" in text
+
+
+def test_dkim_can_be_required(mail_settings: Settings, smtp_sink: SmtpSink) -> None:
+    t = open_table(mail_settings, smtp_sink)
+    t.desk = build_desk(dataclasses.replace(t.settings, mail_require_dkim=True), t.m)
+    text = refused_once(t, "1", dkim=None)
+    assert "DKIM" in text and t.match not in text
+    assert "DKIM" in refused_once(t, "1", dkim=False)
+    seat, email = t.mover()
+    assert t.desk.receive(reply(t.address("t", seat, t.m.meta(t.match)["ply"]), email, "1", dkim=True)).startswith("moved")
+
+
+def test_robots_are_never_answered(mail_settings: Settings, smtp_sink: SmtpSink) -> None:
+    t = open_table(mail_settings, smtp_sink)
+    seat, email = t.mover()
+    before = t.snapshot()
+    for text in ("1", "garbage", "show"):
+        account = t.desk.receive(reply(t.address("t", seat, before[0]["ply"]), email, text, automatic=True))
+        assert account.startswith("dropped")
+    assert t.desk.receive(reply(BASE, "mailer-daemon@example.org", "undeliverable", automatic=True)).startswith("dropped")
+    assert t.snapshot() == before
+    assert t.answers() == []
+
+
+def test_refusals_past_the_rate_limit_are_not_answered(mail_settings: Settings, smtp_sink: SmtpSink) -> None:
+    t = open_table(mail_settings, smtp_sink)
+    seat, email = t.mover()
+    before = t.snapshot()
+    forged = t.address("t", seat, before[0]["ply"])[:-len("@portolan.test") - 3] + "zzz@portolan.test"
+    accounts = [t.desk.receive(reply(forged, "mallory@example.net", "1")) for _ in range(11)]
+    assert t.snapshot() == before
+    assert len(t.answers()) == 10
+    assert "rate limit" in accounts[10] and all("rate limit" not in a for a in accounts[:10])
+    # another sender still gets its answer, and a real move still moves
+    refused_once(t, "1", to=forged, sender="eve@example.net")
+    assert t.desk.receive(reply(t.address("t", seat, before[0]["ply"]), email, "1")).startswith("moved")
+    assert len(t.answers()) == 1
+
+
+def test_the_same_message_twice_is_one_move_and_one_answer(mail_settings: Settings, smtp_sink: SmtpSink) -> None:
+    t = open_table(mail_settings, smtp_sink)
+    seat, email = t.mover()
+    ply = t.m.meta(t.match)["ply"]
+    mail = reply(t.address("t", seat, ply), email, "1")
+    assert t.desk.receive(mail).startswith("moved")
+    assert t.desk.receive(mail).startswith("duplicate")
+    assert len(t.m.log(t.match)) == ply + 1
+    assert len(t.answers()) == 1
+    # a crash after the move and before the "dealt with" mark: the redelivery is the same
+    # envelope (a replay, no second move) and the answer's identity is the message's (no second mail)
+    connect(t.settings.redis_url).delete(f"{t.settings.namespace}mail:done:{message_identity(mail)}")
+    assert t.desk.receive(mail).startswith("moved")
+    assert len(t.m.log(t.match)) == ply + 1
+    assert t.answers() == []
+    # the same Message-ID with other bytes (a copy through another relay) is the same message
+    assert t.desk.receive(dataclasses.replace(mail, digest="f" * 64)).startswith("duplicate")
+
+
+def test_joining_by_mail_needs_the_invited_address(mail_settings: Settings, smtp_sink: SmtpSink) -> None:
+    from service.runtime import build
+    from tests.conftest import CREATOR_KEY
+
+    m = build(mail_settings)
+    t = Table(mail_settings, m, build_desk(mail_settings, m), smtp_sink)
+    made = m.create("nauticus", {}, [{"invite": ANA}, {"invite": BEA}], creator_key=CREATOR_KEY)
+    t.match = made["id"]
+    before = m.meta(t.match)
+    t.desk.receive(reply(t.address("i", 1), "mallory@example.net", "join Mallory"))
+    t.desk.receive(reply(t.address("i", 1), BEA, "1"))
+    t.desk.receive(reply(t.address("i", 1), BEA, "join"))
+    assert m.meta(t.match) == before
+    wrong, not_join, no_name = t.answers()
+    assert "may not answer" in words(wrong) and t.match not in words(wrong)
+    assert "join Your Name" in words(not_join)
+    assert "needs your name" in words(no_name)
+    assert t.desk.receive(reply(t.address("i", 1), BEA, "join Bea")).startswith("joined")
+    row = m.meta(t.match)["seats"][1]
+    assert row["claimed"] and row["name"] == "Bea" and row["custody"] == "server"
+    assert "Welcome aboard, Bea" in words(t.answers()[0])
+    t.desk.receive(reply(t.address("i", 1), BEA, "join Bea again"))
+    assert "you hold seat 1 already, as Bea." in words(t.answers()[0])
+    assert m.meta(t.match)["seats"][1]["name"] == "Bea"
+
+
+def test_help_on_an_invitation(mail_settings: Settings, smtp_sink: SmtpSink) -> None:
+    from service.runtime import build
+    from tests.conftest import CREATOR_KEY
+
+    m = build(mail_settings)
+    t = Table(mail_settings, m, build_desk(mail_settings, m), smtp_sink)
+    t.match = m.create("nauticus", {}, [{"invite": ANA}, {"invite": BEA}], creator_key=CREATOR_KEY)["id"]
+    t.desk.receive(reply(t.address("i", 0), ANA, "help"))
+    [answer] = t.answers()
+    assert "join Your Name" in words(answer) and "Why:" not in words(answer)
+
+
+class FailingPost:
+    """An answer queue that fails once (Redis gone at the worst moment: after the move)."""
+
+    def __init__(self, real: object) -> None:
+        self.real, self.failed = real, False
+
+    def answer(self, key: str, answer: dict[str, object]) -> None:
+        if not self.failed:
+            self.failed = True
+            raise ConnectionError("redis went away")
+        self.real.answer(key, answer)  # type: ignore[attr-defined]
+
+
+def test_a_failure_after_the_move_is_redelivered_without_a_second_move(mail_settings: Settings,
+                                                                       smtp_sink: SmtpSink) -> None:
+    import pytest
+
+    from service.play.by_mail import Desk, MailBusy
+
+    t = open_table(mail_settings, smtp_sink)
+    desk = t.desk
+    assert isinstance(desk, Desk)
+    seat, email = t.mover()
+    ply = t.m.meta(t.match)["ply"]
+    mail = reply(t.address("t", seat, ply), email, "1")
+    failing = dataclasses.replace(desk, post=FailingPost(desk.post))
+    with pytest.raises(ConnectionError):  # the transport answers 451: the MTA delivers it again
+        failing.receive(mail)
+    assert len(t.m.log(t.match)) == ply + 1  # the move itself was committed
+    assert t.answers() == []
+    assert failing.receive(mail).startswith("moved")  # the redelivery: a replay, answered
+    assert len(t.m.log(t.match)) == ply + 1
+    [answer] = t.answers()
+    assert "accepted:" in words(answer)
+    # while one process holds a message's lease, another delivery of it is "try again later"
+    other = reply(t.address("t", seat, ply + 1), email, "1")
+    assert desk.mailbox.begin(message_identity(other), 60) == "new"
+    before = t.snapshot()
+    with pytest.raises(MailBusy):
+        desk.receive(other)
+    assert t.snapshot() == before and t.answers() == []
