@@ -10,6 +10,7 @@ to DATA says what became of it:
 451    the desk raised (Redis down, a bug): the sending server keeps the message and retries
 552    over ``PORTOLAN_MAIL_MAX_BYTES`` (also announced as the EHLO SIZE, and cut while receiving)
 550    at RCPT TO, an address outside the reply base's domain: the receiver is no open relay
+452    at RCPT TO, past 100 recipients of one message
 =====  ======================================================================================
 
 Over LMTP (RFC 2033) DATA is answered once per accepted recipient. The message is handed to
@@ -38,6 +39,10 @@ from service.play.mail_in import MailDesk
 
 log = logging.getLogger("portolan.mail")
 
+MAX_RECIPIENTS = 100
+"""RCPT TOs one message may have (RFC 5321 4.5.3.1.8's minimum); a reply has one. 452 past it,
+which a sending server answers by sending the rest in another transaction."""
+
 Deliver = Callable[[bytes, tuple[str, ...], str | None], str]
 """What the handler calls per message: (raw bytes, RCPT TO addresses, MAIL FROM) -> account."""
 
@@ -56,6 +61,8 @@ class MailHandler:
         domain = address.rpartition("@")[2].strip().rstrip(".").lower()
         if domain not in self.domains:
             return f"550 5.7.1 <{address}>: relay access denied (this server takes mail for @{', @'.join(sorted(self.domains))} only)"
+        if len(envelope.rcpt_tos) >= MAX_RECIPIENTS:
+            return f"452 4.5.3 too many recipients (at most {MAX_RECIPIENTS} a message)"
         envelope.rcpt_tos.append(address)
         return "250 2.1.5 OK"
 

@@ -55,6 +55,7 @@ def run_dev(host: str = "127.0.0.1", port: int = 8000, data_dir: str = "var") ->
         listen = env.get("PORTOLAN_MAIL_RECEIVER") or Settings.mail_receiver
         receiver = subprocess.Popen(receiver_command(listen), env=env, start_new_session=True)
         _wait_until_up(api, host, port)
+        _wait_until_listening(receiver, listen)
         mail = env.get("SMTP_URL") or env["OUTBOX_DIR"]
         replies = Settings.from_env(env).reply_base()
         print(f"""
@@ -84,7 +85,7 @@ Ctrl-C stops everything.""".replace("harbour-race", _first_game()), flush=True)
                 os.killpg(api.pid, signal.SIGKILL)
                 api.wait()
         if receiver and receiver.poll() is None:
-            os.killpg(receiver.pid, signal.SIGTERM)  # the receiver finishes the message it is taking
+            os.killpg(receiver.pid, signal.SIGTERM)  # a message cut off got no 250: its sender retries
             try:
                 receiver.wait(15)
             except subprocess.TimeoutExpired:
@@ -114,6 +115,27 @@ def gunicorn_command(host: str, port: int) -> list[str]:
 def receiver_command(listen: str) -> list[str]:
     """The SMTP receiver of replies (``portolan mail-receiver``) on ``listen`` (host:port)."""
     return [sys.executable, "-m", "service.tools.cli", "mail-receiver", "--listen", listen]
+
+
+def _wait_until_listening(receiver: subprocess.Popen[bytes], listen: str, timeout: float = 60.0) -> None:
+    """Return once the mail receiver accepts connections on ``listen``; raise if it exits first
+    (most often: the port is taken, by another ``portolan dev`` or a local MTA)."""
+    import socket
+
+    from service.delivery.receiver import parse_listen
+
+    host, port = parse_listen(listen)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if receiver.poll() is not None:
+            raise RuntimeError(f"the mail receiver exited with {receiver.returncode} at start: is {listen} taken? "
+                               "(set PORTOLAN_MAIL_RECEIVER to another host:port)")
+        try:
+            with socket.create_connection((host, port), timeout=5):
+                return
+        except OSError:
+            time.sleep(0.1)
+    raise RuntimeError(f"the mail receiver did not listen on {listen} within {timeout:g} s")
 
 
 def _wait_until_up(api: subprocess.Popen[bytes], host: str, port: int, timeout: float = 60.0) -> None:

@@ -48,6 +48,28 @@ def test_attachments_are_counted_not_read_and_a_5_mb_one_parses() -> None:
     assert (mail.text, mail.attachments, mail.size) == ("3, 1, end", 3, len(raw))
 
 
+def test_an_inline_signature_logo_and_a_signed_mail_s_signature_are_no_attachments() -> None:
+    """Outlook puts a signature's logo in multipart/related with a Content-ID; S/MIME and PGP
+    signed mail carry the signature as a part: neither is something the player attached."""
+    logo = base()
+    logo.set_content("3, 1, end")
+    logo.add_alternative('<p>3, 1, end</p><p><img src="cid:logo@example.org"></p>', subtype="html")
+    html = logo.get_payload()[1]
+    html.add_related(b"\x89PNG" + b"\0" * 100, maintype="image", subtype="png", cid="<logo@example.org>")
+    mail = parse(logo.as_bytes())
+    assert (mail.text, mail.attachments) == ("3, 1, end", 0)
+    html.add_related(b"%PDF", maintype="application", subtype="pdf", disposition="attachment", filename="x.pdf")
+    assert parse(logo.as_bytes()).attachments == 1  # attached for real, even inside the related part
+    signed = (b"From: ana@example.org\r\nMIME-Version: 1.0\r\n"
+              b'Content-Type: multipart/signed; protocol="application/pkcs7-signature"; micalg=sha-256; boundary="s"\r\n'
+              b"\r\n--s\r\nContent-Type: text/plain; charset=utf-8\r\n\r\nshow\r\n"
+              b"--s\r\nContent-Type: application/pkcs7-signature; name=smime.p7s\r\n"
+              b"Content-Disposition: attachment; filename=smime.p7s\r\nContent-Transfer-Encoding: base64\r\n\r\n"
+              b"MIAGCSqGSIb3DQEHAqCAMIACAQExDzANBglghkgBZQMEAgEFADCABgkqhkiG9w0BBwEAAA==\r\n--s--\r\n")
+    mail = parse(signed)
+    assert (mail.text, mail.attachments) == ("show", 0)
+
+
 def test_a_forwarded_message_is_an_attachment_not_the_reply() -> None:
     inner = mailcorpus.gmail("1")
     outer = base()

@@ -50,6 +50,14 @@ def test_html_only_gmail_and_outlook_replies_lose_their_quotes() -> None:
     assert parse(outlook.as_bytes()).text == "show"
 
 
+def test_a_quote_header_wrapped_over_two_lines_is_still_cut() -> None:
+    """Gmail wraps its plain-text attribution at 78 columns; the reply address is long."""
+    msg = base()
+    msg.set_content(f"3, 1, end\n\nOn Tue, Dec 1, 2026 at 3:40 PM Portolan <{mailcorpus.REPLY_TO}>\nwrote:\n\n"
+                    f"{mailcorpus.quoted(mailcorpus.NOTICE)}")
+    assert parse(msg.as_bytes()).text == "3, 1, end"
+
+
 def test_a_reply_of_several_lines_keeps_them_and_a_bare_quote_is_dropped() -> None:
     msg = base()
     msg.set_content("3\n1\n\nend\n> 1. build a ship\n> 2. sail north\n")

@@ -80,6 +80,14 @@ def test_a_foreign_recipient_is_550_the_receiver_is_no_open_relay(mail_settings:
     assert desk.mails == []
 
 
+def test_past_a_hundred_recipients_is_452(mail_settings: Settings) -> None:
+    with receiving(RecordingDesk(), mail_settings) as port, smtplib.SMTP("127.0.0.1", port) as smtp:
+        smtp.ehlo()
+        smtp.mail("ana@example.org")
+        assert all(smtp.rcpt(f"turns+{i}@portolan.test")[0] == 250 for i in range(100))
+        assert smtp.rcpt("turns+100@portolan.test")[0] == 452
+
+
 def test_over_the_cap_is_552_and_never_reaches_the_desk(mail_settings: Settings) -> None:
     desk = RecordingDesk()
     big = wire(mailcorpus.mixed_with_attachment("3", size=300_000))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import signal
+import smtplib
 import subprocess
 import sys
 import time
@@ -37,6 +38,8 @@ def test_portolan_dev_runs_everything_and_ctrl_c_stops_it(tmp_path: Path) -> Non
     port = free_port()
     env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "SMTP_URL", "OUTBOX_DIR", "PUBLIC_URL")}
     env["PYTHONPATH"] = str(ROOT)
+    mail_port = free_port()  # not 8025: another portolan dev (or test) may hold it
+    env["PORTOLAN_MAIL_RECEIVER"] = f"127.0.0.1:{mail_port}"
     proc = subprocess.Popen([sys.executable, "-m", "service.tools.cli", "dev", "--port", str(port), "--data", str(tmp_path / "var")],
                             env=env, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     url = f"http://127.0.0.1:{port}"
@@ -52,7 +55,7 @@ def test_portolan_dev_runs_everything_and_ctrl_c_stops_it(tmp_path: Path) -> Non
             assert time.monotonic() < deadline, "portolan dev did not come up"
             time.sleep(0.2)
         children = _children(proc.pid)
-        assert len(children) >= 2  # redis-server and the worker
+        assert len(children) >= 3  # redis-server, the worker and the mail receiver
         made = Client(url).create("nauticus", [{"invite": "you@example.org"}, {"bot": "random"}], private_key=CREATOR)
         assert made["status"] == "waiting"
         outbox = tmp_path / "var" / "outbox"
@@ -60,12 +63,19 @@ def test_portolan_dev_runs_everything_and_ctrl_c_stops_it(tmp_path: Path) -> Non
         while not list(outbox.glob("invite-*.eml")):  # the worker delivered the invitation
             assert time.monotonic() < deadline, "no invitation in the outbox"
             time.sleep(0.2)
+        with smtplib.SMTP("127.0.0.1", mail_port, timeout=30) as smtp:  # the receiver of replies
+            smtp.ehlo()
+            smtp.mail("you@example.org")
+            assert smtp.rcpt("someone@example.com")[0] == 550  # no open relay
+            assert smtp.rcpt("turns+t-x@portolan.invalid")[0] == 250  # the reply base's domain (MAIL_FROM's)
+            assert smtp.data(b"From: you@example.org\r\nSubject: Re: x\r\n\r\nshow\r\n")[0] == 250
         assert (tmp_path / "var" / "redis" / "appendonly.aof").exists() or list((tmp_path / "var" / "redis").glob("appendonly*"))
     finally:
         proc.send_signal(signal.SIGINT)
         out, _ = proc.communicate(timeout=30)
     assert proc.returncode == 0, out
     assert "Portolan is running at" in out and "stopping the worker and Redis" in out
+    assert f"mail in: smtp://127.0.0.1:{mail_port}" in out
     deadline = time.monotonic() + 10
     while any(_alive(c) for c in children):
         assert time.monotonic() < deadline, f"left running: {[c for c in children if _alive(c)]}"

@@ -127,20 +127,28 @@ def _recipients(msg: Message, envelope: tuple[str, ...]) -> tuple[str, ...]:
 
 def _walk(msg: Message) -> Iterator[tuple[Message, bool]]:
     """Every leaf part, depth first in order, with whether it is an attachment; no recursion, and
-    no deeper than MAX_DEPTH. A part of another message (message/rfc822, a bounce's copy) is one
-    attachment: a forwarded mail's words are not the reply's."""
-    stack: list[tuple[Message, int]] = [(msg, 0)]
+    no deeper than MAX_DEPTH. What a client adds to a plain reply is not an attachment: the
+    signature of a signed mail (multipart/signed's second part, S/MIME or PGP) and the inline
+    images an HTML body shows (multipart/related parts with a Content-ID, such as a logo in a
+    signature). A part of another message (message/rfc822, a bounce's copy) is one attachment:
+    a forwarded mail's words are not the reply's."""
+    stack: list[tuple[Message, int, bool]] = [(msg, 0, False)]
     count = 0
     while stack and count < MAX_PARTS:
-        part, depth = stack.pop()
+        part, depth, related = stack.pop()
         count += 1
         if part.get_content_maintype() == "multipart":
-            children = part.get_payload()
-            if isinstance(children, list) and depth < MAX_DEPTH:
-                stack.extend((child, depth + 1) for child in reversed(children) if isinstance(child, Message))
+            children = [c for c in part.get_payload() or [] if isinstance(c, Message)] if part.is_multipart() else []
+            if part.get_content_subtype() == "signed":
+                children = children[:1]  # the rest is the signature
+            if depth < MAX_DEPTH:
+                inside = part.get_content_subtype() == "related"
+                stack.extend((child, depth + 1, inside) for child in reversed(children))
             continue
-        attachment = part.get_content_maintype() not in ("text",) or part.get_content_disposition() == "attachment"
-        yield part, attachment
+        disposition = part.get_content_disposition()
+        if related and disposition != "attachment" and part.get("Content-ID") is not None:
+            continue  # an image the HTML body shows
+        yield part, disposition == "attachment" or part.get_content_maintype() != "text"
 
 
 def _body(msg: Message) -> tuple[str | None, str | None, int]:

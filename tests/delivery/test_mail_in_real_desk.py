@@ -1,0 +1,107 @@
+"""Both ways in as an MTA uses them, in front of the real desk: ``portolan mail-in`` and
+``portolan mail-receiver --lmtp`` as real subprocesses, on the test's Redis; a reply makes a move,
+the same message again makes none, and the answer goes out once."""
+
+from __future__ import annotations
+
+import os
+import smtplib
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from email.message import EmailMessage
+from pathlib import Path
+
+import pytest
+
+from service.config import Settings
+from service.storage.embedded import free_port
+from tests.conftest import SmtpSink
+from tests.delivery.mailcorpus import wire
+from tests.play.mail_desk import Table, mail_settings, open_table, words
+
+__all__ = ["mail_settings"]
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def environment(s: Settings) -> dict[str, str]:
+    """What an MTA's pipe (through deploy/mail/portolan-mail-in) or the receiver's unit gives Portolan."""
+    return {**os.environ, "PYTHONPATH": str(ROOT), "REDIS_URL": s.redis_url, "PORTOLAN_NS": s.namespace,
+            "PUBLIC_URL": s.public_url, "SMTP_URL": s.smtp_url or "", "MAIL_FROM": s.mail_from,
+            "PORTOLAN_MAIL_REPLY_TO": s.mail_reply_to, "PORTOLAN_PLUGINS": "tests.fixture_game"}
+
+
+def gmail_reply(table: Table, text: str) -> tuple[EmailMessage, str]:
+    """The mover's reply to their turn notice, as Gmail writes it; and the reply address."""
+    seat, email = table.mover()
+    to = table.address("t", seat, table.m.meta(table.match)["ply"])
+    msg = EmailMessage()
+    msg["From"] = f"Player <{email}>"
+    msg["To"] = to
+    msg["Subject"] = "Re: [Portolan] Your turn"
+    msg["Message-ID"] = f"<{os.urandom(8).hex()}@mail.example.org>"
+    msg.set_content(f"{text}\n\n-- \nSent with love\n\nOn Tue, Dec 1, 2026 at 3:40 PM Portolan <{to}> wrote:\n"
+                    "> Your turn.\n> 1. something\n")
+    return msg, to
+
+
+def test_mail_in_makes_the_move_once_however_often_the_mta_delivers(mail_settings: Settings,
+                                                                      smtp_sink: SmtpSink) -> None:
+    table = open_table(mail_settings, smtp_sink)
+    before = len(table.m.log(table.match))
+    msg, to = gmail_reply(table, "1")
+    raw = wire(msg)
+    for _ in range(2):  # the MTA did not see the first exit status, and delivers again
+        done = subprocess.run([sys.executable, "-m", "service.tools.cli", "mail-in", f"--recipient={to}",
+                               f"--sender={table.mover()[1]}"], input=raw, capture_output=True, timeout=120,
+                              env=environment(mail_settings), check=False)
+        assert done.returncode == 0, done.stderr.decode()
+    log = table.m.log(table.match)
+    assert len(log) == before + 1 and log[-1]["by"] == "email"
+    assert "duplicate" in done.stdout.decode()
+    [answer] = table.answers()
+    assert "accepted" in words(answer).lower()
+
+
+@pytest.fixture
+def lmtp_receiver(mail_settings: Settings, tmp_path: Path) -> Iterator[int]:
+    """``portolan mail-receiver --lmtp`` in its own process on a free port; yields the port."""
+    port = free_port()
+    log = open(tmp_path / "receiver.log", "wb")  # noqa: SIM115 - closed below
+    proc = subprocess.Popen([sys.executable, "-m", "service.tools.cli", "mail-receiver", "--lmtp", "--listen",
+                             f"127.0.0.1:{port}"], env=environment(mail_settings), stdout=log, stderr=log)
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            assert proc.poll() is None, (tmp_path / "receiver.log").read_text()
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=5).close()
+                break
+            except OSError:
+                assert time.monotonic() < deadline, "the receiver did not come up"
+                time.sleep(0.1)
+        yield port
+    finally:
+        proc.terminate()
+        proc.wait(30)
+        log.close()
+    assert proc.returncode == 0, (tmp_path / "receiver.log").read_text()  # SIGTERM is a clean stop
+
+
+def test_the_lmtp_receiver_makes_the_move(mail_settings: Settings, smtp_sink: SmtpSink, lmtp_receiver: int) -> None:
+    table = open_table(mail_settings, smtp_sink)
+    before = len(table.m.log(table.match))
+    msg, to = gmail_reply(table, "1")
+    with smtplib.LMTP("127.0.0.1", lmtp_receiver) as lmtp:
+        lmtp.ehlo()
+        lmtp.mail(table.mover()[1])
+        assert lmtp.rcpt(to)[0] == 250
+        code, answer = lmtp.data(wire(msg))
+    assert code == 250, answer
+    log = table.m.log(table.match)
+    assert len(log) == before + 1 and log[-1]["by"] == "email"
+    [reply] = table.answers()
+    assert "accepted" in words(reply).lower()
