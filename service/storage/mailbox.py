@@ -4,7 +4,8 @@
 ``<ns>mail:lease:<identity>``       the processing lease of one message (SET NX EX, minutes)
 ``<ns>mail:done:<identity>``        the message was dealt with (kept for days: an MTA retries a
                                     message for up to about five days)
-``<ns>mail:refusals:<digest>``      refusal answers sent to one sender in the current window
+``<ns>mail:limits:...<digest>``     refusal answers sent to one sender in the current window
+                                    (the ``limits`` library's fixed window)
 ==================================  ============================================================
 
 The sender is kept as a digest of the address, like the notice preferences: key names show up
@@ -16,6 +17,9 @@ from __future__ import annotations
 from typing import Literal
 
 import redis
+from limits import RateLimitItemPerSecond
+from limits.storage import RedisStorage
+from limits.strategies import FixedWindowRateLimiter
 
 from service.storage.preferences import address_digest
 
@@ -26,6 +30,9 @@ class Mailbox:
     def __init__(self, client: redis.Redis, namespace: str = "portolan:") -> None:
         self.r = client
         self.ns = namespace
+        # the URI only picks limits' Redis storage; the pool (the store's) is what it talks to
+        storage = RedisStorage("redis://", connection_pool=client.connection_pool, key_prefix=f"{namespace}mail:limits")
+        self._limiter = FixedWindowRateLimiter(storage)
 
     def _key(self, part: str) -> str:
         return f"{self.ns}mail:{part}"
@@ -54,14 +61,7 @@ class Mailbox:
         self.r.delete(self._key(f"lease:{identity}"))
 
     def take_refusal(self, sender: str, limit: int, window_s: int) -> bool:
-        """Count one refusal to ``sender`` in a fixed window of ``window_s`` seconds (its first
-        refusal opens it); False, counting nothing, once ``limit`` were counted."""
-        key = self._key(f"refusals:{address_digest(sender)}")
-        with self.r.pipeline() as pipe:  # MULTI: the window opens with its first count, never without a TTL
-            pipe.set(key, 0, nx=True, ex=max(1, window_s))
-            pipe.incr(key)
-            _, count = pipe.execute()
-        if int(count) > limit:
-            self.r.decr(key)  # a refusal not sent is not counted: the window closes on time
-            return False
-        return True
+        """Count one refusal to ``sender`` in a fixed window of ``window_s`` seconds (the
+        ``limits`` library's fixed-window limiter on this Redis); False once ``limit`` were counted."""
+        item = RateLimitItemPerSecond(max(0, limit), max(1, window_s))
+        return bool(self._limiter.hit(item, "refusals", address_digest(sender)))
