@@ -332,3 +332,20 @@ def test_an_answer_job_run_again_sends_nothing(mail_settings: Settings, smtp_sin
     assert send_answer(key, payload) == "skipped: already sent"  # type: ignore[arg-type]
     [answer] = t.answers()
     assert "accepted:" in words(answer)
+
+
+def test_a_seat_without_a_mail_delegation_is_told_how_to_grant_one(mail_settings: Settings,
+                                                                   smtp_sink: SmtpSink) -> None:
+    from service.proof import signing
+    from service.runtime import build
+    from tests.conftest import CREATOR_KEY
+
+    m = build(mail_settings)
+    t = Table(mail_settings, m, build_desk(mail_settings, m), smtp_sink)
+    made = m.create("nauticus", {}, [{"invite": ANA}, {"invite": BEA}], creator_key=CREATOR_KEY)
+    t.match = made["id"]
+    for seat, email in ((0, ANA), (1, BEA)):  # both claim with keys, neither delegates
+        m.claim(t.match, seat, made["invites"][str(seat)], signing.public_key_of(signing.generate_private_key()),
+                email.split("@")[0], email)
+    text = refused_once(t, "1")
+    assert "has not delegated moves by mail" in text and "mail-delegation" in text
