@@ -3,13 +3,14 @@ whole match of Nauticus, and 50 plies of El Capitán and of Ophir, *only by repl
 they get*. The test reads each mail from a real SMTP sink, writes the reply as a mail client
 would (the answer on top, a ``-- `` signature, the original quoted below "On ... wrote:", some
 HTML-only, some multipart, some with non-ASCII), and sends it over SMTP to the real receiver
-(service.delivery.receiver, aiosmtpd) in front of the real desk; a real RQ worker burst sends
-what follows (answers, notices, bot moves). The record verifies with ``portolan verify``, every
+(service.delivery.receiver, aiosmtpd) in front of the real desk; ``portolan worker`` as a child
+process sends what follows (answers, notices, bot moves). The record verifies with ``portolan verify``, every
 reply was answered exactly once, and no answer was a refusal.
 
 A reply prompt is any mail whose ``Reply-To`` is a turn token (kind ``t``): the turn notice of a
-seat that became active, or the answer to a move after which the same seat is still to act (a
-Nauticus turn is several plies) - that answer is the notice of the next ply. Players join
+seat that became active, the answer to a move after which the same seat is still to act (a
+Nauticus turn is several plies) - that answer is the notice of the next ply - or the answer to
+``show``, which a player now and then sends before moving. Players join
 Nauticus by replying ``join Name`` to their invitations (custodial seats), El Capitán by
 claiming over the API with their own keys and a mail delegation, Ophir one of each.
 """
@@ -17,14 +18,16 @@ claiming over the API with their own keys and a mail delegation, Ophir one of ea
 from __future__ import annotations
 
 import json
+import os
 import random
 import re
 import smtplib
 import subprocess
 import sys
+import time
 import uuid
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from email.message import EmailMessage
@@ -42,7 +45,7 @@ from service.play.reply_address import parse_reply_address
 from service.proof import signing
 from service.runtime import build, build_desk
 from service.storage.embedded import free_port
-from tests.conftest import CREATOR, SmtpSink, create_match, worker_burst
+from tests.conftest import CREATOR, SmtpSink, create_match
 from tests.play.mail_desk import mail_settings
 
 __all__ = ["mail_settings"]
@@ -51,6 +54,8 @@ ROOT = Path(__file__).resolve().parents[2]
 PEOPLE = {"ana@example.org": "Ana Lima", "zoe@example.org": "Zoë Brontë"}
 MENU_LINE = re.compile(r"^\s*(\d+)\. ")
 MAX_ROUNDS = 3000
+WAIT_S = 120
+"""How long a reader waits for the mail that must come: a bound that only stops a broken run."""
 """A bound on reply rounds, far above a Nauticus match (a few hundred plies): a stuck loop fails."""
 
 
@@ -67,6 +72,32 @@ def receiver(mail_settings: Settings) -> Iterator[tuple[str, int]]:
         server.stop()
 
 
+@pytest.fixture
+def worker(mail_settings: Settings, tmp_path: Path) -> Iterator[subprocess.Popen[bytes]]:
+    """``portolan worker`` as a child process (dispatcher, RQ worker, watchdog), mailing the sink."""
+    s = mail_settings
+    env = dict(os.environ, REDIS_URL=s.redis_url, PORTOLAN_NS=s.namespace, SMTP_URL=s.smtp_url or "",
+               PUBLIC_URL=s.public_url, MAIL_FROM=s.mail_from, PORTOLAN_MAIL_REPLY_TO=s.reply_base(),
+               OUTBOX_DIR=s.outbox_dir, PYTHONPATH=str(ROOT))
+    # the worker's log goes to a file: a pipe nobody reads fills up and blocks the worker
+    log = (tmp_path / "worker.log").open("wb")
+    proc = subprocess.Popen([sys.executable, "-m", "service.tools.cli", "worker"], env=env, cwd=ROOT,
+                            stdout=log, stderr=subprocess.STDOUT)
+    try:
+        yield proc
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        log.close()
+
+
+Ready = Callable[[list[EmailMessage]], bool]
+
+
 @dataclass
 class Post:
     """The players' mail clients: read the sink, reply through the receiver."""
@@ -75,19 +106,29 @@ class Post:
     sink: SmtpSink
     receiver: tuple[str, int]
     rng: random.Random
+    worker: subprocess.Popen[bytes]
+    log: Path
     seen: int = 0
     sent: int = 0
     answers: Counter[str] = field(default_factory=Counter)
     verdicts: list[str] = field(default_factory=list)
 
-    def new_mail(self) -> list[EmailMessage]:
-        """Run the worker until it has nothing left; the mails that arrived since the last call."""
-        worker_burst(self.settings)
-        new = self.sink.messages[self.seen:]
-        self.seen = len(self.sink.messages)
+    def new_mail(self, ready: Ready = lambda new: True) -> list[EmailMessage]:
+        """The mails that arrived since the last call, once every reply sent has its answer
+        and ``ready`` says what else the reader waits for is there (the worker process sends)."""
+        deadline = time.monotonic() + WAIT_S
+        while True:
+            arrived = list(self.sink.messages)
+            new = arrived[self.seen:]
+            answered = sum(self.answers.values()) + sum(1 for x in new if is_answer(x))
+            if answered >= self.sent and ready(new):
+                break
+            assert self.worker.poll() is None, self.log.read_text()[-3000:]
+            assert time.monotonic() < deadline, f"waited {WAIT_S} s for mail: {self.log.read_text()[-3000:]}"
+            time.sleep(0.01)
+        self.seen = len(arrived)
         for msg in new:
-            key = str(msg.get("X-Portolan-Notice", ""))
-            if key.startswith("answer:"):
+            if is_answer(msg):
                 self.answers[str(msg["Message-ID"])] += 1
                 self.verdicts.append(" ".join(plain(msg).split())[:200])
         return new
@@ -101,6 +142,10 @@ class Post:
             refused = smtp.send_message(msg, from_addr=sender, to_addrs=[to])
         assert not refused
         self.sent += 1
+
+
+def is_answer(msg: EmailMessage) -> bool:
+    return str(msg.get("X-Portolan-Notice", "")).startswith("answer:")
 
 
 def plain(msg: EmailMessage) -> str:
@@ -167,7 +212,13 @@ def prompt(msg: EmailMessage) -> tuple[str, int, int] | None:
 def play(post: Post, m: Matches, match_id: str, *, until_ply: int | None) -> None:
     """Answer every prompt of ``match_id`` with a random menu number until the match ends (or
     reaches ``until_ply``). Each reply waits for its answer: a person reads before replying."""
-    waiting = post.new_mail()
+    def ready(new: list[EmailMessage]) -> bool:  # the match is over, or someone is asked to move now
+        meta = m.meta(match_id)
+        if meta["status"] == "finished" or (until_ply is not None and meta["ply"] >= until_ply):
+            return True
+        return any((p := prompt(x)) and p[0] == match_id and p[2] == meta["ply"] for x in new)
+
+    waiting = post.new_mail(ready)
     for _ in range(MAX_ROUNDS):
         meta = m.meta(match_id)
         if meta["status"] == "finished" or (until_ply is not None and meta["ply"] >= until_ply):
@@ -178,14 +229,20 @@ def play(post: Post, m: Matches, match_id: str, *, until_ply: int | None) -> Non
         # one prompt per seat and ply (an answer and a notice never both prompt the same ply)
         assert len({prompt(x) for x in prompts}) == len(prompts), [x["Subject"] for x in prompts]
         msg = prompts[0]
-        post.reply(msg, str(post.rng.choice(menu_numbers(msg))))
-        waiting = post.new_mail()
+        if post.rng.random() < 0.05:  # now and then a player looks at the board first
+            post.reply(msg, "show")
+        else:
+            post.reply(msg, str(post.rng.choice(menu_numbers(msg))))
+        waiting = post.new_mail(ready)
     raise AssertionError(f"{match_id} did not end within {MAX_ROUNDS} replies")
 
 
 def join_by_replying(post: Post, match_id: str) -> None:
     """Every invited person takes the seat by replying ``join Name`` to the invitation."""
-    invites = [msg for msg in post.new_mail() if str(msg.get("X-Portolan-Notice", "")).startswith(f"invite:{match_id}:")]
+    def invited(msg: EmailMessage) -> bool:
+        return str(msg.get("X-Portolan-Notice", "")).startswith(f"invite:{match_id}:")
+
+    invites = [msg for msg in post.new_mail(lambda new: sum(map(invited, new)) == 2) if invited(msg)]
     assert len(invites) == 2, [x["Subject"] for x in invites]
     for msg in invites:
         address = parse_reply_address(str(msg["Reply-To"]))
@@ -219,7 +276,9 @@ def check_record(m: Matches, match_id: str, tmp_path: Path) -> dict[str, Any]:
 def check_answers(post: Post, m: Matches, match_id: str) -> None:
     """Every reply answered exactly once, every answer an acceptance or a welcome."""
     assert sum(post.answers.values()) == post.sent and set(post.answers.values()) == {1}, post.answers
-    refused = [v for v in post.verdicts if not (" accepted: " in v or "Welcome aboard" in v)]
+    refused = [v for v in post.verdicts if not (" accepted: " in v or "Welcome aboard" in v
+                                                or "The board and the whole menu." in v)]
+    assert sum(" accepted: " in v for v in post.verdicts) >= 20
     assert not refused, refused[:3]
     log = m.log(match_id)
     assert {e["by"] for e in log if m.meta(match_id)["seats"][e["seat"]]["kind"] == "human"} == {"email"}
@@ -235,9 +294,10 @@ def new_match(client: Any, game: str, bot_seat: int) -> tuple[str, dict[str, str
 
 
 def test_nauticus_whole_match_by_mail_joined_by_reply(client: Any, mail_settings: Settings, smtp_sink: SmtpSink,
-                                                       receiver: tuple[str, int], tmp_path: Path) -> None:
+                                                       receiver: tuple[str, int], worker: subprocess.Popen[bytes],
+                                                       tmp_path: Path) -> None:
     m = build(mail_settings)
-    post = Post(mail_settings, smtp_sink, receiver, random.Random(11))
+    post = Post(mail_settings, smtp_sink, receiver, random.Random(11), worker, tmp_path / "worker.log")
     match_id, _ = new_match(client, "nauticus", bot_seat=2)
     join_by_replying(post, match_id)
     play(post, m, match_id, until_ply=None)
@@ -252,15 +312,18 @@ def test_nauticus_whole_match_by_mail_joined_by_reply(client: Any, mail_settings
 
 @pytest.mark.parametrize(("game", "claimed"), [("el-capitan", "keys"), ("ophir", "mixed")])
 def test_fifty_plies_by_mail(game: str, claimed: str, client: Any, mail_settings: Settings, smtp_sink: SmtpSink,
-                             receiver: tuple[str, int], tmp_path: Path) -> None:
+                             receiver: tuple[str, int], worker: subprocess.Popen[bytes], tmp_path: Path) -> None:
     m = build(mail_settings)
-    post = Post(mail_settings, smtp_sink, receiver, random.Random(game))
+    post = Post(mail_settings, smtp_sink, receiver, random.Random(game), worker, tmp_path / "worker.log")
     match_id, invites = new_match(client, game, bot_seat=1)
     if claimed == "keys":
         claim_with_keys(client, m, match_id, invites, [0, 2])
     else:
         claim_with_keys(client, m, match_id, invites, [0])
-        invite = next(x for x in post.new_mail() if str(x.get("X-Portolan-Notice", "")) == f"invite:{match_id}:2")
+        def invited(msg: EmailMessage) -> bool:
+            return str(msg.get("X-Portolan-Notice", "")) == f"invite:{match_id}:2"
+
+        invite = next(x for x in post.new_mail(lambda new: any(map(invited, new))) if invited(x))
         post.reply(invite, f"join {PEOPLE[parseaddr(str(invite['To']))[1]]}")
     play(post, m, match_id, until_ply=50)
     assert m.meta(match_id)["ply"] >= 50
