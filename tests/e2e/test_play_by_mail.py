@@ -1,5 +1,6 @@
 """End to end, by mail only (issue 11, "Tests that must pass"): two people and a random bot play a
-whole match of Nauticus, and 50 plies of El Capitán and of Ophir, *only by replying to the mails
+whole match of Nauticus, and 50 plies of El Capitán and of Ophir (their whole matches under the
+``slow`` marker), *only by replying to the mails
 they get*. The test reads each mail from a real SMTP sink, writes the reply as a mail client
 would (the answer on top, a ``-- `` signature, the original quoted below "On ... wrote:", some
 HTML-only, some multipart, some with non-ASCII), and sends it over SMTP to the real receiver
@@ -310,8 +311,13 @@ def test_nauticus_whole_match_by_mail_joined_by_reply(client: Any, mail_settings
     check_answers(post, m, match_id)
 
 
-@pytest.mark.parametrize(("game", "claimed"), [("el-capitan", "keys"), ("ophir", "mixed")])
-def test_fifty_plies_by_mail(game: str, claimed: str, client: Any, mail_settings: Settings, smtp_sink: SmtpSink,
+@pytest.mark.parametrize(("game", "claimed", "until"), [
+    ("el-capitan", "keys", 50), ("ophir", "mixed", 50),
+    # the whole matches take one to two minutes each: under the slow marker (pytest -m slow)
+    pytest.param("el-capitan", "keys", None, marks=pytest.mark.slow),
+    pytest.param("ophir", "mixed", None, marks=pytest.mark.slow),
+])
+def test_fifty_plies_by_mail(game: str, claimed: str, until: int | None, client: Any, mail_settings: Settings, smtp_sink: SmtpSink,
                              receiver: tuple[str, int], worker: subprocess.Popen[bytes], tmp_path: Path) -> None:
     m = build(mail_settings)
     post = Post(mail_settings, smtp_sink, receiver, random.Random(game), worker, tmp_path / "worker.log")
@@ -325,8 +331,9 @@ def test_fifty_plies_by_mail(game: str, claimed: str, client: Any, mail_settings
 
         invite = next(x for x in post.new_mail(lambda new: any(map(invited, new))) if invited(x))
         post.reply(invite, f"join {PEOPLE[parseaddr(str(invite['To']))[1]]}")
-    play(post, m, match_id, until_ply=50)
-    assert m.meta(match_id)["ply"] >= 50
+    play(post, m, match_id, until_ply=until)
+    meta = m.meta(match_id)
+    assert meta["ply"] >= 50 and (until is not None or meta["status"] == "finished")
     check_record(m, match_id, tmp_path)
     post.new_mail()
     check_answers(post, m, match_id)
