@@ -86,6 +86,14 @@ def thread_id(message_id: str) -> str:
     return mid if ok and ">" not in mid[:-1] and "<" not in mid[1:] else ""
 
 
+def why(exc: ServiceError) -> str:
+    """Which rule refused: the game's (its section, when the rules core names one) or the service's."""
+    if exc.code in ("illegal-action", "invalid-action"):
+        rule = exc.extra.get("rule") or exc.extra.get("rule_code") or exc.code
+        return f"the rules of the game do not allow this move now (rule: {rule}); every action of a move is checked in order"
+    return f"{exc.title.lower()} (rule: {exc.code})"
+
+
 def same_address(a: str, b: str) -> bool:
     """Two addresses of one mailbox (case-folded; mail systems fold the case of local parts)."""
     return bool(a.strip()) and a.strip().casefold() == b.strip().casefold()
@@ -214,7 +222,7 @@ class Desk:
             raise
         except ServiceError as exc:
             return self._seat_answer(mail, identity, match_id, seat, "refused", f"Nothing was done: {exc.message}.",
-                                     f"(rule: {exc.code})")
+                                     why(exc))
         server = self.matches.public_url
         return self._seat_answer(
             mail, identity, match_id, seat, "info",
@@ -246,7 +254,7 @@ class Desk:
             raise
         except ServiceError as exc:
             return self._invite_answer(mail, identity, meta, "refused", f"Nothing was done: {exc.message}.",
-                                       f"(rule: {exc.code})")
+                                       why(exc))
         return self._seat_answer(mail, identity, reply.match, reply.seat, "joined",
                                  f"Welcome aboard, {reading.argument}: you hold seat {reply.seat} of match "
                                  f"{reply.match}. The server holds your seat's key (the record says so); "
@@ -285,12 +293,10 @@ class Desk:
             if exc.code == "stale-ply":
                 return self._changed(mail, identity, match_id, seat, reply.ply, int(exc.extra.get("current_ply", -1)))
             return self._seat_answer(mail, identity, match_id, seat, "refused", f"Nothing was done: {exc.message}.",
-                                     f"(rule: {exc.code})")
+                                     why(exc))
         except ServiceError as exc:
-            rule = str(exc.extra.get("rule") or "")
             return self._seat_answer(mail, identity, match_id, seat, "refused",
-                                     f"Nothing was done, the whole move was refused: {exc.message}.",
-                                     f"rule: {rule}" if rule else f"(rule: {exc.code})")
+                                     f"Nothing was done, the whole move was refused: {exc.message}.", why(exc))
         return self._accepted(mail, identity, match_id, seat, list(resolved.actions), result.get("events") or [],
                               [i.text for i in resolved.chosen])
 
