@@ -28,7 +28,7 @@ from __future__ import annotations
 import hashlib
 import logging
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from service.play.by_mail_answers import (
     HELP,
@@ -64,6 +64,9 @@ RULE_ATTACHMENTS = ("attachments are not read: write your move in the body of th
                     "without attaching files (rule: what a reply may say)")
 RULE_STALE = ("a reply moves only at the turn its notice was sent for; the reply tokens of a notice expire "
               "when the match moves on (rule: reply tokens are bound to the turn)")
+
+
+_PREFERENCES: dict[str, Literal["every", "digest", "off"]] = {"every": "every", "digest": "digest", "off": "off"}
 
 
 class MailBusy(Exception):
@@ -194,12 +197,13 @@ class Desk:
                                      "a match ends only by its rules for now; resigning comes with match clocks "
                                      "(rule: no resignation yet)")
         if cmd == "notices":
-            pref = reading.argument
-            if pref not in ("every", "digest", "off"):  # read() gives nothing else
-                raise ValueError(pref)
-            self.preferences.set(mail.sender, pref)  # type: ignore[arg-type]  # checked just above
+            pref = _PREFERENCES.get(reading.argument)
+            if pref is None:  # read() gives nothing else; refused all the same, never a crash
+                return self._seat_answer(mail, identity, match_id, seat, "refused", "Nothing was done.", RULE_GRAMMAR,
+                                         help_text=HELP)
+            self.preferences.set(mail.sender, pref)
             said = {"every": "a notice at every turn", "digest": "one daily digest of the matches waiting for you",
-                    "off": "no turn notices (answers to your replies still come)"}[pref]
+                    "off": "no turn notices and no game-over mails (answers to your replies still come)"}[pref]
             return self._seat_answer(mail, identity, match_id, seat, "info",
                                      f"Done: from now on {mail.sender} gets {said}, in every match.")
         if cmd == "key":
