@@ -447,6 +447,8 @@ def cmd_mail_receiver(args: argparse.Namespace) -> int:
     from service.runtime import build, build_desk
 
     logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(asctime)s portolan mail: %(message)s")
+    # aiosmtpd logs every connection and command at INFO ("mail.log"); our own line per message says what matters
+    logging.getLogger("mail.log").setLevel(logging.WARNING)
     settings = Settings.from_env()
     serve(build_desk(settings, build(settings)), settings, args.listen or settings.mail_receiver, lmtp=args.lmtp)
     return 0

@@ -76,6 +76,10 @@ Ctrl-C stops everything.""".replace("harbour-race", _first_game()), flush=True)
     except KeyboardInterrupt:
         pass
     finally:
+        # A second Ctrl-C (or a SIGTERM) while stopping must not cut the stop short and leave
+        # children and Redis behind: every step below is bounded by its own timeout instead.
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
         print("\nstopping the worker and Redis...", flush=True)
         if api and api.poll() is None:
             os.killpg(api.pid, signal.SIGTERM)  # gunicorn's graceful stop; open streams are cut
