@@ -26,6 +26,8 @@
 ``PORTOLAN_INVITES_PER_RECIPIENT_DAY``    invitation mails one address may receive per day (``20``)
 ``PORTOLAN_MAIL_DOMAIN``  the domain of every Message-ID (default: the domain of ``MAIL_FROM``); with
                     the notice's key it makes the Message-ID, so a rare resend has the same one
+``PORTOLAN_MAIL_REPLY_TO``  the address replies go to, plus-addressed per mail (``turns+t-...@domain``;
+                    default: the address of ``MAIL_FROM``): the MTA must deliver its ``+`` addresses to Portolan
 ``PORTOLAN_MAIL_REFUSALS_PER_HOUR``  refusal answers one sender address gets per hour (``10``); past that
                     refusals are only logged, so forged senders cannot make Portolan a mail cannon
 ``PORTOLAN_DIGEST_HOUR``  the hour (UTC, ``0``-``23``) from which the daily digest goes out to the
