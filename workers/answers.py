@@ -2,7 +2,7 @@
 
 The desk decides what to say and enqueues it (kind ``answer``, service.delivery.dispatch); this
 job renders the ``answer`` templates and sends the mail once, with the same lease and "sent"
-mark as every other mail (:func:`workers.jobs._send_once`). The mark and the Message-ID come
+mark as every other mail (:func:`workers.jobs.send_once`). The mark and the Message-ID come
 from the received message's identity, so however often that message is redelivered or this job
 retried, its sender gets one answer.
 """
@@ -14,7 +14,7 @@ from typing import Any
 
 from service.delivery.dispatch import answer_job_id
 from service.delivery.mail import Mail, render
-from workers.jobs import _outcome, _send_once, service
+from workers.jobs import job_outcome, send_once, service
 
 log = logging.getLogger("portolan.answers")
 
@@ -35,6 +35,6 @@ def send_answer(key: str, answer: dict[str, Any]) -> str:
                       reply_to=answer.get("reply_to", ""), in_reply_to=answer.get("in_reply_to", ""),
                       headers=(AUTO_REPLIED,))
 
-    where = _send_once(m, mark, compose)
+    where = send_once(m, mark, compose)
     log.info("answer %s -> %s", mark, where)
-    return _outcome(m, jid, where)
+    return job_outcome(m, jid, where)

@@ -57,7 +57,7 @@ def digest_book() -> DigestBook:
     return DigestBook(connect(s.redis_url), s.namespace)
 
 
-def _send_once(m: Matches, mark: str, compose: Callable[[], Mail | None]) -> str | None:
+def send_once(m: Matches, mark: str, compose: Callable[[], Mail | None]) -> str | None:
     """Compose and deliver one mail unless its "sent" mark is set. Returns where it went ("no
     email address" when ``compose`` gives None), None when it was already sent, or BUSY when
     another worker holds its sending lease (it is sending it now, or died doing so: the promise
@@ -83,7 +83,7 @@ def _send_once(m: Matches, mark: str, compose: Callable[[], Mail | None]) -> str
     return where
 
 
-def _outcome(m: Matches, jid: str, where: str | None, skipped: str = "skipped: already sent") -> str:
+def job_outcome(m: Matches, jid: str, where: str | None, skipped: str = "skipped: already sent") -> str:
     """The job's answer; the promise is kept unless another worker holds the lease."""
     if where == BUSY:
         return "deferred: another worker holds the sending lease"
@@ -113,9 +113,9 @@ def send_turn_notice(match_id: str, seat: int, ply: int) -> str:
         why = "kept for the daily digest" if choice == "digest" else "the player turned notices off"
         log.info("turn notice %s not sent: %s", mark, why)
         return f"skipped: {why}"
-    where = _send_once(m, mark, lambda: letters.turn_notice(m, settings(), match_id, seat, mark))
+    where = send_once(m, mark, lambda: letters.turn_notice(m, settings(), match_id, seat, mark))
     log.info("turn notice %s -> %s", mark, where)
-    return _outcome(m, jid, where)
+    return job_outcome(m, jid, where)
 
 
 def _since(m: Matches, match_id: str, ply: int) -> str:
@@ -142,7 +142,7 @@ def send_match_over(match_id: str, seat: int) -> str:
     if preferences().get(row["email"]) == "off":  # "stop notices" means every mail of a match
         m.store.job_done(jid)
         return "skipped: the player turned notices off"
-    return _outcome(m, jid, _send_once(m, mark, lambda: letters.match_over(m, settings(), match_id, seat, mark)), "skipped")
+    return job_outcome(m, jid, send_once(m, mark, lambda: letters.match_over(m, settings(), match_id, seat, mark)), "skipped")
 
 
 def send_invite(match_id: str, seat: int, email: str, token: str) -> str:
@@ -159,7 +159,7 @@ def send_invite(match_id: str, seat: int, email: str, token: str) -> str:
     def compose() -> Mail:
         return letters.invitation(m, settings(), match_id, seat, email, token, mark)
 
-    return _outcome(m, jid, _send_once(m, mark, compose), "skipped")
+    return job_outcome(m, jid, send_once(m, mark, compose), "skipped")
 
 
 def send_digest(address: str, day: str) -> str:
@@ -182,9 +182,9 @@ def send_digest(address: str, day: str) -> str:
         m.store.job_done(jid)
         return "skipped: nothing waits"
     when = datetime.fromisoformat(day).replace(tzinfo=UTC)
-    where = _send_once(m, mark, lambda: letters.digest(m, settings(), email, lines, when, mark))
+    where = send_once(m, mark, lambda: letters.digest(m, settings(), email, lines, when, mark))
     log.info("digest %s (%d matches) -> %s", mark, len(lines), where)
-    return _outcome(m, jid, where)
+    return job_outcome(m, jid, where)
 
 
 def play_bot(match_id: str, seat: int, ply: int) -> str:

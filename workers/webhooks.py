@@ -14,7 +14,7 @@ from rq import get_current_job
 from service.delivery.mail import Mail, render, shell_line
 from service.delivery.webhooks import Delivery, RQWebhookQueue, webhooks_of
 from service.play.webhooks import Webhooks
-from workers.jobs import _send_once, service, settings
+from workers.jobs import send_once, service, settings
 
 
 @lru_cache(maxsize=1)
@@ -59,5 +59,5 @@ def send_disabled_notice(owner: str, hook_id: str) -> str:
                "deliveries_line": shell_line(["portolan", "webhook", "deliveries", hook_id, *where])}
         return render("webhook_disabled", email, f"[Portolan] Webhook {hook_id} was switched off", mark, ctx)
 
-    sent = _send_once(service(), mark, compose)
+    sent = send_once(service(), mark, compose)
     return "skipped: already sent" if sent is None else f"sent: {sent}"
