@@ -250,3 +250,12 @@ def _ints(env: dict[str, str], name: str, default: tuple[int, ...]) -> tuple[int
     if any(v < 0 for v in values):
         raise ValueError(f"{name} must not hold negative numbers")
     return values
+
+
+def parse_listen(listen: str) -> tuple[str, int]:
+    """``host:port`` (``[::1]:8025`` for IPv6) as a pair; a clear ValueError otherwise. Here, not
+    beside the receiver, so ``portolan dev`` can wait for the receiver without importing it."""
+    host, sep, port = listen.rpartition(":")
+    if not sep or not port.isdigit() or not host:
+        raise ValueError(f"the address to listen on must be host:port, not {listen!r}")
+    return host.strip("[]"), int(port)

@@ -33,7 +33,7 @@ from aiosmtpd.controller import Controller
 from aiosmtpd.lmtp import LMTP
 from aiosmtpd.smtp import SMTP
 
-from service.config import Settings
+from service.config import Settings, parse_listen
 from service.delivery.inbound import MailTooBig, deliver_raw
 from service.play.mail_in import MailDesk
 
@@ -119,14 +119,6 @@ def controller(handler: MailHandler, host: str, port: int, max_bytes: int) -> Co
     kind = _LMTPController if handler.lmtp else Controller
     return kind(handler, hostname=host, port=port, data_size_limit=max_bytes or None,
                 server_hostname="portolan", ident="Portolan mail receiver")
-
-
-def parse_listen(listen: str) -> tuple[str, int]:
-    """``host:port`` (``[::1]:8025`` for IPv6) as a pair; a clear ValueError otherwise."""
-    host, sep, port = listen.rpartition(":")
-    if not sep or not port.isdigit() or not host:
-        raise ValueError(f"the address to listen on must be host:port, not {listen!r}")
-    return host.strip("[]"), int(port)
 
 
 def serve(desk: MailDesk, settings: Settings, listen: str, *, lmtp: bool = False) -> None:

@@ -18,7 +18,7 @@ import time
 import urllib.request
 from pathlib import Path
 
-from service.config import Settings
+from service.config import Settings, parse_listen
 from service.storage.embedded import EmbeddedRedis
 
 
@@ -113,7 +113,10 @@ def gunicorn_command(host: str, port: int) -> list[str]:
     """gunicorn serving the API with one gevent worker: the production server model on one port."""
     return [sys.executable, "-m", "gunicorn", "--bind", f"{host}:{port}", "--workers", "1",
             "--worker-class", "gevent", "--worker-connections", "2500", "--timeout", "60",
-            "--graceful-timeout", "3", "--log-level", "warning", "service.api:create_app()"]
+            "--graceful-timeout", "3", "--log-level", "warning",
+            # no control socket: it is one path per user (~/.gunicorn/gunicorn.ctl), so a second
+            # `portolan dev` (or a test run beside one) fought over it, and dev has no use for it
+            "--no-control-socket", "service.api:create_app()"]
 
 
 def receiver_command(listen: str) -> list[str]:
@@ -126,8 +129,8 @@ def _wait_until_listening(receiver: subprocess.Popen[bytes], listen: str, timeou
     (most often: the port is taken, by another ``portolan dev`` or a local MTA)."""
     import socket
 
-    from service.delivery.receiver import parse_listen
-
+    # parse_listen lives in service.config: importing the receiver (aiosmtpd, the mail parsers)
+    # here cost this process a second or more under load, while Ctrl-C could already come
     host, port = parse_listen(listen)
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:

@@ -9,8 +9,8 @@ from dataclasses import replace
 
 import pytest
 
-from service.config import Settings
-from service.delivery.receiver import controller, handler_for, parse_listen
+from service.config import Settings, parse_listen
+from service.delivery.receiver import controller, handler_for
 from service.storage.embedded import free_port
 from tests.delivery import mailcorpus
 from tests.delivery.mailcorpus import wire

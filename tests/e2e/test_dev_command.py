@@ -8,6 +8,7 @@ import signal
 import smtplib
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -43,10 +44,13 @@ def test_portolan_dev_runs_everything_and_ctrl_c_stops_it(tmp_path: Path) -> Non
     proc = subprocess.Popen([sys.executable, "-m", "service.tools.cli", "dev", "--port", str(port), "--data", str(tmp_path / "var")],
                             env=env, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     url = f"http://127.0.0.1:{port}"
+    lines: list[str] = []  # what dev prints, read as it comes (a full pipe would block it)
+    reader = threading.Thread(target=lambda: lines.extend(proc.stdout or []), daemon=True)
+    reader.start()
     try:
         deadline = time.monotonic() + 60
         while True:
-            assert proc.poll() is None, proc.stdout.read() if proc.stdout else ""
+            assert proc.poll() is None, "".join(lines)
             try:
                 if requests.get(f"{url}/healthz", timeout=1).status_code == 200:
                     break
@@ -71,8 +75,16 @@ def test_portolan_dev_runs_everything_and_ctrl_c_stops_it(tmp_path: Path) -> Non
             assert smtp.data(b"From: you@example.org\r\nSubject: Re: x\r\n\r\nshow\r\n")[0] == 250
         assert (tmp_path / "var" / "redis" / "appendonly.aof").exists() or list((tmp_path / "var" / "redis").glob("appendonly*"))
     finally:
+        # Ctrl-C only once dev has said it is up: its banner comes after its own checks of the
+        # API and the receiver, which can lag behind what this test already did with them
+        deadline = time.monotonic() + 60
+        while proc.poll() is None and not any("Ctrl-C stops everything" in line for line in lines):
+            assert time.monotonic() < deadline, "portolan dev never printed that it is up"
+            time.sleep(0.1)
         proc.send_signal(signal.SIGINT)
-        out, _ = proc.communicate(timeout=30)
+        proc.wait(timeout=30)
+        reader.join(timeout=10)
+        out = "".join(lines)
     assert proc.returncode == 0, out
     assert "Portolan is running at" in out and "stopping the worker and Redis" in out
     assert f"mail in: smtp://127.0.0.1:{mail_port}" in out
