@@ -9,7 +9,6 @@ import os
 import shlex
 import stat
 import subprocess
-from collections.abc import Iterator
 from email import message_from_bytes
 from email.policy import default
 from pathlib import Path
@@ -28,20 +27,6 @@ EVIL = "a`touch${IFS}x`@example.org"  # RFC 5322 admits it; our rule refuses the
 QUIRKY = "o'brien&{touch}|x@example.org"
 """Valid, and admitted by our rules too (no backtick, $ or backslash), yet full of shell syntax:
 a pasted line must still carry it as one word."""
-
-
-@pytest.fixture
-def outbox_settings(settings: Settings, monkeypatch: pytest.MonkeyPatch) -> Iterator[Settings]:
-    """The jobs as a worker process runs them, delivering to the outbox folder (no SMTP)."""
-    for name, value in {"REDIS_URL": settings.redis_url, "PORTOLAN_NS": settings.namespace,
-                        "PUBLIC_URL": settings.public_url, "OUTBOX_DIR": settings.outbox_dir}.items():
-        monkeypatch.setenv(name, str(value))
-    monkeypatch.delenv("SMTP_URL", raising=False)
-    jobs.settings.cache_clear()
-    jobs.service.cache_clear()
-    yield settings
-    jobs.settings.cache_clear()
-    jobs.service.cache_clear()
 
 
 def text_of(path: Path) -> str:
