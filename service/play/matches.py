@@ -443,10 +443,10 @@ class Matches:
         if not row["claimed"]:
             raise Forbidden("seat-unclaimed", f"seat {seat} of match {match_id} has not been claimed")
         signer, proof = (row["public_key"], {}) if mail is None else mail.signer(meta, seat)
-        if mail is not None and not signing.verify_bytes(signer, raw, signature):
-            raise Unauthorized("bad-signature", f"the mail move does not verify under seat {seat}'s current mail key "
-                               "(the delegation changed while it was being made); reply again")
-        if not signing.verify_bytes(signer, raw, signature):
+        if not signing.verify_bytes(signer, raw, signature):  # one verification, mail move or not
+            if mail is not None:
+                raise Unauthorized("bad-signature", f"the mail move does not verify under seat {seat}'s current mail "
+                                   "key (the delegation changed while it was being made); reply again")
             holders = [s["seat"] for s in meta["seats"] if s["public_key"] and signing.verify_bytes(s["public_key"], raw, signature)]
             if holders:
                 raise Forbidden("not-your-seat", f"the move is signed by the key of seat {holders[0]}, not of seat {seat}")
