@@ -113,10 +113,7 @@ def gunicorn_command(host: str, port: int) -> list[str]:
     """gunicorn serving the API with one gevent worker: the production server model on one port."""
     return [sys.executable, "-m", "gunicorn", "--bind", f"{host}:{port}", "--workers", "1",
             "--worker-class", "gevent", "--worker-connections", "2500", "--timeout", "60",
-            "--graceful-timeout", "3", "--log-level", "warning",
-            # no control socket: it is one path per user (~/.gunicorn/gunicorn.ctl), so a second
-            # `portolan dev` (or a test run beside one) fought over it, and dev has no use for it
-            "--no-control-socket", "service.api:create_app()"]
+            "--graceful-timeout", "3", "--log-level", "warning", "service.api:create_app()"]
 
 
 def receiver_command(listen: str) -> list[str]:
