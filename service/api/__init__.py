@@ -9,6 +9,7 @@ from flask import Flask
 from flask_cors import CORS
 from werkzeug.middleware.proxy_fix import ProxyFix
 
+from service import web
 from service.api import errors, games, limits, matches, notices, players, seat_keys, server, streams, webhooks
 from service.config import Settings
 from service.play.matches import Matches
@@ -44,6 +45,7 @@ def create_app(settings: Settings | None = None, service: Matches | None = None,
     app.register_blueprint(notices.bp)
     app.register_blueprint(streams.bp)
     app.register_blueprint(webhooks.bp)
+    app.register_blueprint(web.bp)  # the reference web client at / (service/web)
     # CORS (flask-cors): browsers on the allowed origins may call every route. Requests are
     # authenticated by their signature, never by cookies, so "*" is a safe default and no
     # credentials are ever allowed; the signature and JSON headers may be sent, and the headers

@@ -1,0 +1,72 @@
+"""The reference web client: pages served by the Flask app, everything else done in the browser.
+
+The server side is only this blueprint: it hands out templates and static files (ES modules, no
+build step). Every page then talks to the public API (``/v1/...``) with ``fetch``, exactly as a
+third-party frontend would; the player's Ed25519 key is made and kept by the browser (WebCrypto,
+non-extractable, in IndexedDB: ``static/js/keys.js``) and never sent anywhere but as a public key or
+a signature. See docs/web-client.md.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint, render_template
+
+bp = Blueprint("web", __name__, template_folder="templates", static_folder="static",
+               static_url_path="/web/static")
+
+# Why a Content-Security-Policy: the pages show names people chose and SVG the server drew; with
+# scripts only from this origin (no inline script, no eval) nothing injected into them can run.
+# 'unsafe-inline' styles: the inline SVG pictures carry style attributes.
+CSP = ("default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; "
+       "connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'")
+
+
+@bp.after_request
+def _headers(response: Any) -> Any:
+    response.headers.setdefault("Content-Security-Policy", CSP)
+    response.headers.setdefault("Referrer-Policy", "no-referrer")  # an invite token in a URL goes nowhere
+    response.headers.setdefault("X-Content-Type-Options", "nosniff")
+    return response
+
+
+def _page(template: str, title: str, **context: Any) -> str:
+    return render_template(template, title=title, **context)
+
+
+@bp.get("/")
+def lobby() -> str:
+    """Open matches and the ones this browser's key plays in."""
+    return _page("lobby.html", "Portolan")
+
+
+@bp.get("/new")
+def new_match() -> str:
+    """Create a match: game, options, seats (you, invitations, bots)."""
+    return _page("new.html", "New match")
+
+
+@bp.get("/claim/<match_id>/<int:seat>")
+def claim(match_id: str, seat: int) -> str:
+    """Take an invited seat. The invite token is in the URL's fragment (``#token=...``), which the
+    browser never sends to a server, so it stays out of access logs and Referer headers."""
+    return _page("claim.html", "Join a match", match_id=match_id, seat=seat)
+
+
+@bp.get("/match/<match_id>")
+def match(match_id: str) -> str:
+    """The match page: the board, whose turn, what happened, and your legal actions."""
+    return _page("match.html", "Match", match_id=match_id)
+
+
+@bp.get("/match/<match_id>/log")
+def log(match_id: str) -> str:
+    """The log with its hash chain, and "verify this record" in the browser."""
+    return _page("log.html", "Match log", match_id=match_id)
+
+
+@bp.get("/keys")
+def keys() -> str:
+    """This browser's key: its public half, export to a backup file, import on a second device."""
+    return _page("keys.html", "Your key")
