@@ -84,7 +84,7 @@ def render(view: Mapping[str, Any], legal: Sequence[Mapping[str, Any]] = ()) -> 
     y = bank(ctx, y)
     y = displays(ctx, y)
     y = players(ctx, y)
-    notes = [_legend(ctx)]
+    notes = _legend(ctx)
     if ctx.used_provisional:
         notes.append("* provisional value: not yet checked against the printed game")
     height = int(y + len(notes) * cfg["footnote"]["line"] + 8)
@@ -141,7 +141,7 @@ def _status(ctx: Ctx) -> str:
     return text
 
 
-def _legend(ctx: Ctx) -> str:
+def _legend(ctx: Ctx) -> list[str]:
     """What the letters on the pieces stand for (2-player neutral colours named with their owner)."""
     names = []
     for p in ctx.view["players"]:
@@ -152,8 +152,9 @@ def _legend(ctx: Ctx) -> str:
             names.append(f"{neutral['label']} {neutral['name']} ({piece['name']}'s neutral)")
     if ctx.view.get("pirate"):
         names.append("P the pirate")
-    return (f"Pieces: {', '.join(names)}. Dark squares: shut-down spaces; ▲ the 2–3-player one."
-            " V: the city's payout value.")
+    return [f"Pieces: {', '.join(names)}. Loans: amount→repayment (ext.: extended).",
+            "Track: sites 1–7 on top, 8–12 back below, then the hatched 13th space; dark squares are shut-down "
+            "spaces (▲ the 2–3-player one); V is the city's payout value."]
 
 
 # -- the city grid -----------------------------------------------------------------------------

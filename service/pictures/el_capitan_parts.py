@@ -67,6 +67,11 @@ class Ctx:
         short: Mapping[str, str] = self.cfg["short_names"]
         return short.get(city_id) or self.city_name(city_id)
 
+    def chip_name(self, city_id: str) -> str:
+        """The name fitted to a hand chip, which holds two names of a connection card."""
+        short: Mapping[str, str] = self.cfg["chip_names"]
+        return short.get(city_id) or self.city_name(city_id)
+
     def is_provisional(self, path: str) -> bool:
         """Whether a data path of the game (``cities.napoli.harbours``) is provisional; remembers it was drawn."""
         hit = path in provisional_paths()
@@ -214,23 +219,24 @@ def card(ctx: Ctx, parent: ET.Element, cid: str, x: float, y: float) -> None:
     d.rect(g, x, y, cw, 18, rx=5, fill=col["card_dest" if dest else "card_conn"])
     size = ctx.font("card")
     if dest:
-        d.text(g, x + 5, y + 13, "Destination", font_size=size - 2, fill=col["ink"])
+        d.text(g, x + 5, y + 12, "Destination", font_size=size - 3, fill=col["ink"])
         name = ctx.short_name(info["city"])
         fs = fit_size(name, cw - 10, size)
         d.text(g, x + 5, y + 33, fit(name, cw - 10, fs), font_size=fs, font_weight="bold", fill=col["ink"])
         for k in range(int(info["seals"])):
-            d.circle(g, x + 10 + k * 13, y + ch - 10, 5, fill=col["seal"], stroke="#5a0a0a")
+            d.circle(g, x + 11 + k * 15, y + ch - 12, 6, fill=col["seal"], stroke="#5a0a0a")
         d.tooltip(g, f"{cid}: {ctx.city_name(info['city'])}, {info['seals']} seal(s), price {info['cost']}")
     elif info:
-        d.text(g, x + 5, y + 13, "Connection", font_size=size - 2, fill=col["ink"])
+        d.text(g, x + 5, y + 12, "Connection", font_size=size - 3, fill=col["ink"])
         a, b = ctx.short_name(info["a"]), "– " + ctx.short_name(info["b"])
-        fa, fb = fit_size(a, cw - 10, size - 1), fit_size(b, cw - 28, size - 1)
-        d.text(g, x + 5, y + 31, fit(a, cw - 10, fa), font_size=fa, font_weight="bold", fill=col["ink"])
-        d.text(g, x + 5, y + 45, fit(b, cw - 28, fb), font_size=fb, font_weight="bold", fill=col["ink"])
+        fa, fb = fit_size(a, cw - 10, size - 1), fit_size(b, cw - 10, size - 1)
+        d.text(g, x + 5, y + 33, fit(a, cw - 10, fa), font_size=fa, font_weight="bold", fill=col["ink"])
+        d.text(g, x + 5, y + 49, fit(b, cw - 10, fb), font_size=fb, font_weight="bold", fill=col["ink"])
         d.tooltip(g, f"{cid}: {ctx.city_name(info['a'])} – {ctx.city_name(info['b'])}, price {info['cost']}")
     if info:
-        d.circle(g, x + cw - 13, y + ch - 12, 10, fill=col["coin"], stroke="#7a5c10")
-        ctx.number(g, x + cw - 13, y + ch - 8, info["cost"], prov, font_size=size, font_weight="bold",
+        # the price coin sits in the corner of the band, leaving the card's width to the city names
+        d.circle(g, x + cw - 11, y + 10, 9.5, fill=col["coin"], stroke="#7a5c10")
+        ctx.number(g, x + cw - 11, y + 14, info["cost"], prov, font_size=size, font_weight="bold",
                    fill=col["ink"], text_anchor="middle")
     ctx.spot(parent, f"card:{cid}", x, y, cw, ch, f"card {cid}")
 
@@ -275,7 +281,7 @@ def _hand_text(ctx: Ctx, cid: str) -> tuple[str, bool]:
         return (f"{ctx.short_name(info['city'])} {'●' * int(info['seals'])} ƒ{info['cost']}",
                 ctx.is_provisional(f"destination_cards.{cid}"))
     if info:
-        return (f"{ctx.short_name(info['a'])}–{ctx.short_name(info['b'])} ƒ{info['cost']}",
+        return (f"{ctx.chip_name(info['a'])}–{ctx.chip_name(info['b'])} ƒ{info['cost']}",
                 ctx.is_provisional(f"connection_cards.{cid}"))
     return cid, False
 
@@ -294,7 +300,7 @@ def players(ctx: Ctx, y: float) -> float:
     g = d.group(d.root, class_="players")
     for p in view["players"]:
         seat = p["seat"]
-        hand_lines = _wrap(len(p["hand"]), inner, cfg["hand_chip"], 4) if "hand" in p else 0
+        hand_lines = max(1, _wrap(len(p["hand"]), inner, cfg["hand_chip"], 4)) if "hand" in p else 0
         loan_lines = _wrap(len(p["loans"]), inner, cfg["loan_chip"], 4)
         h = cfg["row_head"] + cfg["line"] * (1 + max(1, loan_lines) + hand_lines) + 6
         active = seat == view.get("active_seat")

@@ -77,9 +77,9 @@ def check_picture(svg: str, legal: Sequence[Mapping[str, Any]]) -> ET.Element:
             spots[sid] = indices
     expected: dict[str, list[int]] = {}
     for i, item in enumerate(legal):
-        sid = picture.spot(item["action"])
-        if sid is not None:
-            expected.setdefault(sid, []).append(i)
+        mapped = picture.spot(item["action"])
+        if mapped is not None:
+            expected.setdefault(mapped, []).append(i)
     assert spots == expected
     return root
 
