@@ -187,8 +187,21 @@ def bank(ctx: Ctx, y: float) -> float:
                fill=col["ink"], text_anchor="middle")
     if not ctx.view["bonus_cards_left"]:
         d.text(g, bx, y + 50, "none left", font_size=ctx.font("small"), fill=col["muted"])
+    d.text(g, m + 10, y + h - 10, _pool(ctx), font_size=ctx.font("small"), fill=col["ink"])
     _chart(ctx, g, m + w - len(CHART) * cfg["chart_cell"] - 8, y + 8)
     return float(y + h + ctx.cfg["board"]["gap"])
+
+
+def _pool(ctx: Ctx) -> str:
+    """The common pool of the colours in play, in words (pieces handed out at each phase)."""
+    colours = [p["colour"] for p in ctx.view["players"]] + [p["neutral_colour"] for p in ctx.view["players"]
+                                                            if p.get("neutral_colour")]
+    pool = ctx.view["pool"]
+
+    def counts(kind: str) -> str:
+        return " ".join(f"{ctx.piece(c)['label']}{pool[kind].get(c, 0)}" for c in colours)
+
+    return f"Common pool: warehouses {counts('warehouses')} · fortresses {counts('fortresses')}"
 
 
 def _chart(ctx: Ctx, g: ET.Element, x: float, y: float) -> None:
@@ -317,6 +330,11 @@ def players(ctx: Ctx, y: float) -> float:
             tags.append("▶ to move")
         if seat == view.get("start_player"):
             tags.append("El Capitán (start player)")
+            # the start-player token, drawn as on the table: a gold disc beside the name
+            tx = m + w - 150
+            d.circle(pg, tx, y + 15, 10, fill=col["value_marker"], stroke=col["tile_edge"], stroke_width=1.5)
+            d.text(pg, tx, y + 19, "EC", font_size=ctx.font("small") - 1, font_weight="bold", fill=col["ink"],
+                   text_anchor="middle")
         if tags:
             d.text(pg, m + 38 + len(title) * ctx.font("heading") * _CHAR + 14, y + 21, " · ".join(tags),
                    font_size=ctx.font("small"), font_weight="bold", fill=col["ink"])

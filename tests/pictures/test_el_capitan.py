@@ -122,6 +122,21 @@ def test_playouts_render_every_view(players: int) -> None:
     assert count > 30
 
 
+def test_what_the_view_leaves_out_is_not_drawn() -> None:
+    """Hands are public in El Capitán (R-25), so every view holds them; a view that leaves the other
+    seats' hands out (as a frontend or a later ruling may) gets a picture without them."""
+    state = _position(4, "picture/hands", lambda ply, s: ply == 80)
+    view = GAME.view(state, 1)
+    assert all(p["hand"] for p in view["players"])
+    everyone = drawn_cards(ET.fromstring(picture.render(view)))
+    assert all(set(p["hand"]) <= everyone for p in view["players"])
+    own = dict(view, players=[p if p["seat"] == 1 else {k: v for k, v in p.items() if k != "hand"}
+                              for p in view["players"]])
+    drawn = drawn_cards(ET.fromstring(picture.render(own)))
+    others = {c for p in view["players"] if p["seat"] != 1 for c in p["hand"]} - set(view["players"][1]["hand"])
+    assert others and not drawn & others and set(view["players"][1]["hand"]) <= drawn
+
+
 def test_the_registry_finds_the_picture() -> None:
     state = next(playout(3, "picture/registry", {}))[1]
     view = GAME.view(state, None)
