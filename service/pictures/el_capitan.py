@@ -31,6 +31,7 @@ Spots (``spot(action)``, the places a legal action is clicked on):
 
 from __future__ import annotations
 
+import textwrap
 import xml.etree.ElementTree as ET
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -42,7 +43,7 @@ from .svg import Drawing, data, spots_of
 
 __all__ = ["render", "spot"]
 
-_STYLE = (".spot{cursor:pointer}.spot:hover>rect,.spot:focus>rect{fill-opacity:.35}"
+_STYLE = (".spot{cursor:pointer}.spot:hover rect,.spot:focus rect{fill-opacity:.35}"
           ".spot:focus{outline:none}.provisional{font-style:italic}")
 
 
@@ -108,12 +109,14 @@ def _defs(ctx: Ctx) -> None:
 def _header(ctx: Ctx, title: str) -> float:
     d, v, m = ctx.d, ctx.view, ctx.cfg["margin"]
     d.text(d.root, m, 28, title.split(" (")[0], font_size=ctx.font("title"), font_weight="bold", fill=ctx.col["ink"])
-    d.text(d.root, m, 48, _status(ctx), font_size=ctx.font("subtitle"), fill=ctx.col["ink"])
+    size = ctx.font("subtitle")
+    lines = textwrap.wrap(_status(ctx), width=int((ctx.cfg["width"] - 2 * m) / (size * 0.58)))
+    for k, line in enumerate(lines):
+        d.text(d.root, m, 48 + k * (size + 4), line, font_size=size, fill=ctx.col["ink"])
     seat = v.get("seat")
     who = "Spectator view" if seat is None else f"Seen by {ctx.seat_name(seat)} (seat {seat})"
-    d.text(d.root, ctx.cfg["width"] - m, 28, who, font_size=ctx.font("subtitle"), fill=ctx.col["muted"],
-           text_anchor="end")
-    return float(ctx.cfg["header"]["height"])
+    d.text(d.root, ctx.cfg["width"] - m, 28, who, font_size=size, fill=ctx.col["muted"], text_anchor="end")
+    return float(ctx.cfg["header"]["height"] + (len(lines) - 1) * (size + 4))
 
 
 def _status(ctx: Ctx) -> str:
