@@ -328,8 +328,9 @@ def _closed(ctx: Ctx, g: ET.Element, c: Mapping[str, Any], x: float, y: float, w
             d.text(g, cx + 19, y + 14, f"×{count}", font_size=size, fill=col["ink"])
             cx += 42
     removed = ctx.view.get("removed_in_porto") or {}
-    if "porto" in ALL_CITIES and c["id"] == "porto" and removed:
-        d.text(g, cx, y + 14, "out: " + " ".join(f"{ctx.piece(k)['label']}×{n}" for k, n in removed.items()),
+    # Porto: a shut-down warehouse leaves the game (spec §8.2); the view counts them per colour
+    if c["id"] in ALL_CITIES and "shutdown_removes_from_game" in ALL_CITIES[c["id"]].special and removed:
+        d.text(g, cx, y + 14, "removed: " + " ".join(f"{ctx.piece(k)['label']}×{n}" for k, n in removed.items()),
                font_size=size, fill=col["ink"])
         cx += 70
     buttons = []

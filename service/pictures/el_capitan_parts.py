@@ -161,13 +161,14 @@ def bank(ctx: Ctx, y: float) -> float:
     # ships lying at the bank
     x = m + 12
     at_bank = [p for p in ctx.view["players"] if p["ship"] == "bank"]
-    for p in at_bank:
-        ctx.ship(g, x, y + 28, 30, 26, p["colour"])
-        x += 34
+    for k, p in enumerate(at_bank):
+        # three ships a row, so five fit left of the loan stacks
+        ctx.ship(g, x + (k % 3) * 34, y + 26 + (k // 3) * 26, 28, 24, p["colour"])
     if not at_bank:
         d.text(g, x, y + 46, "no ship", font_size=ctx.font("small"), fill=col["muted"])
     # loan stacks
     lx = m + 150
+    # k is also the loan's index in the game's data file (10 before 16), as its provisional paths use it
     for k, (amount, (repay, extended)) in enumerate(sorted(LOANS.items())):
         bx = lx + k * (cfg["loan_width"] + 8)
         card = d.group(g, class_="loan-stack")
@@ -187,7 +188,7 @@ def bank(ctx: Ctx, y: float) -> float:
                fill=col["ink"], text_anchor="middle")
     if not ctx.view["bonus_cards_left"]:
         d.text(g, bx, y + 50, "none left", font_size=ctx.font("small"), fill=col["muted"])
-    d.text(g, m + 10, y + h - 10, _pool(ctx), font_size=ctx.font("small"), fill=col["ink"])
+    d.text(g, m + 10, y + h - 8, _pool(ctx), font_size=ctx.font("small"), fill=col["ink"])
     _chart(ctx, g, m + w - len(CHART) * cfg["chart_cell"] - 8, y + 8)
     return float(y + h + ctx.cfg["board"]["gap"])
 
