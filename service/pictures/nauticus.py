@@ -119,26 +119,27 @@ def _title(view: Mapping[str, Any]) -> str:
     if view["step"] == "over":
         return f"{head}: game over"
     head += f", phase {min(view['phase'], view['phases_per_round'])} of {view['phases_per_round']}"
-    return f"{head}: {_now(view, names)}"
+    who, what = _now(view, names)
+    return f"{head}: {who}, {what}"
 
 
-def _now(view: Mapping[str, Any], names: Sequence[str]) -> str:
-    """Whose turn it is and to do what, in words."""
+def _now(view: Mapping[str, Any], names: Sequence[str]) -> tuple[str, str]:
+    """Who is to act and what they are doing, in words (("Red", "chooses an action tile"))."""
     step = view["step"]
     if step == "choose":
-        return f"{names[view['chooser']]} chooses an action tile"
+        return names[view["chooser"]], "chooses an action tile"
     if step == "bonus":
-        return f"{names[view['chooser']]} takes the bonus: a {view['pending_bonus']} of choice"
+        return names[view["chooser"]], f"takes the bonus: a {view['pending_bonus']} of choice"
     turn = view["turn"]
     if step != "turn" or turn is None:
-        return "game over"
+        return "nobody", "the game is over"
     who = names[turn["seat"]]
     if turn["rewards"]:
-        return f"{who} takes rewards for ship {turn['rewards']['ship']}"
+        return who, f"takes rewards for ship {turn['rewards']['ship']}"
     if turn["free_item"]:
-        return f"{who} takes the free item for buying all four kinds"
-    extra = " (extra action)" if turn["extra"] else ""
-    return f"{who}: {rules.ACTION_NAMES[turn['running']]}{extra}"
+        return who, "takes the free item for buying all four kinds"
+    extra = "extra action: " if turn["extra"] else ""
+    return who, f"{extra}{rules.ACTION_NAMES[turn['running']]}"
 
 
 # --------------------------------------------------------------------------------------------
@@ -174,7 +175,7 @@ def _tile(ctx: Ctx, parent: ET.Element, view: Mapping[str, Any], space: Mapping[
             ix = x + i * step + (step - 26) / 2
             d.rect(parent, ix - 3, y + 27, 32, 32, rx=4, fill=ctx.colour("free_tile"))
             item_icon(ctx, parent, item, ix, y + 30, 26)
-            ctx.value(parent, x + i * step + step / 2, y + 80, str(space["prices"][item]), prov,
+            ctx.value(parent, x + i * step + step / 2, y + 80, str(space["prices"][item]), prov, data_price=item,
                       font_size=ctx.font("big"), font_weight="bold", text_anchor="middle", fill=ink)
     else:
         for i, line in enumerate(_FREE_TEXT[action]):
@@ -271,10 +272,10 @@ def _status(ctx: Ctx, parent: ET.Element, view: Mapping[str, Any], x: float, y: 
         _final(ctx, g, view, x, ty)
         return
     d.text(g, x + 10, ty, f"Start player: {names[view['chooser']]}", font_size=ctx.font("body"), fill=ctx.colour("ink"))
-    who, _, what = _now(view, names).partition(" ")
+    who, what = _now(view, names)
     d.text(g, x + 10, ty + 22, f"Now: {who}", font_size=ctx.font("heading"), font_weight="bold",
            fill=ctx.colour("current"))
-    d.text(g, x + 10, ty + 40, what.lstrip(": "), font_size=ctx.font("body"), font_weight="bold", fill=ctx.colour("ink"))
+    d.text(g, x + 10, ty + 40, what, font_size=ctx.font("body"), font_weight="bold", fill=ctx.colour("ink"))
     ty += 62
     turn = view["turn"]
     if turn is None:
@@ -290,15 +291,20 @@ def _status(ctx: Ctx, parent: ET.Element, view: Mapping[str, Any], x: float, y: 
     lines.append((f"blue workers left {run['blue_left']} \u00b7 workers used {run['units']}", False))
     if run["bought"]:
         lines.append(("bought: " + ", ".join(run["bought"]), False))
-    if "prices" in run:
-        extra_prov = turn["extra"] is not None and ctx.is_provisional("extra_action.base_price")
-        prov = extra_prov or (turn["extra"] is None and ctx.is_provisional(*_PRICES))
-        lines.append(("next price: " + ", ".join(f"{i} {p}" for i, p in run["prices"].items()), prov))
     if run["action"] == "crowns":
         lines.append((f"crown VP so far {run['crown_vp']} of {rules.CROWN_CAP}", False))
     for text, prov in lines:
         ctx.value(g, x + 10, ty, text, prov, font_size=ctx.font("small"), fill=ctx.colour("ink"))
         ty += 18
+    if "prices" in run:
+        # what the next item of each kind costs now: repeats cost more than the printed price
+        prov = ctx.is_provisional("extra_action.base_price") if turn["extra"] else ctx.is_provisional(*_PRICES)
+        d.text(g, x + 10, ty, "price of the next one:", font_size=ctx.font("small"), fill=ctx.colour("ink"))
+        for i, (item, cost) in enumerate(run["prices"].items()):
+            ix = x + 10 + i * 66
+            item_icon(ctx, g, item, ix, ty + 6, 24)
+            ctx.value(g, ix + 28, ty + 25, str(cost), prov, font_size=ctx.font("big"), font_weight="bold",
+                      fill=ctx.colour("ink"))
 
 
 def _rewards(ctx: Ctx, parent: ET.Element, rewards: Mapping[str, Any], x: float, y: float, w: float) -> None:

@@ -312,7 +312,7 @@ def _warehouse(ctx: Ctx, parent: ET.Element, view: Mapping[str, Any], player: Ma
         i += size
     d.tooltip(g, f"{player['name']}'s warehouse: " + (", ".join(player["warehouse"]) or "empty"))
     if player["seat"] in view["active"]:
-        ctx.spot(parent, "warehouse", f"{player['name']}'s warehouse", x - 3, top - 3, cols * sw + 4, rows * sh + 4, "")
+        ctx.spot(parent, "warehouse", f"{player['name']}'s warehouse", x - 3, top - 2, cols * sw + 4, rows * sh + 4, "")
     dy = top + rows * sh + 8
     d.text(parent, x, dy + 20, "Delivered", font_size=ctx.font("body"), font_weight="bold", fill=ctx.colour("ink"))
     for j, (good, n) in enumerate(zip(rules.GOODS, player["delivered"], strict=True)):
