@@ -60,8 +60,8 @@ _REWARD_PATH = {r: f"ship_rewards.{r}" for r in ("workers", "vp", "goods")}
 
 _FREE_TEXT = {
     "transfer": ("warehouse \u2192 shipyard", "1 worker per tile"),
-    "deliver": ("unload a full, complete", "ship: 1 worker per good"),
-    "money": ("take money:", "{n} thaler per worker"),
+    "deliver": ("unload a complete, full", "ship: 1 worker per good"),
+    "money": ("{n} thaler per worker", "(blue workers too)"),
     "crowns": ("crowns \u00d7 workers VP", "at most {cap} per use"),
 }
 
@@ -120,7 +120,7 @@ def _title(view: Mapping[str, Any]) -> str:
         return f"{head}: game over"
     head += f", phase {min(view['phase'], view['phases_per_round'])} of {view['phases_per_round']}"
     who, what = _now(view, names)
-    return f"{head}: {who}, {what}"
+    return f"{head}: {who} {what}"
 
 
 def _now(view: Mapping[str, Any], names: Sequence[str]) -> tuple[str, str]:
@@ -138,8 +138,9 @@ def _now(view: Mapping[str, Any], names: Sequence[str]) -> tuple[str, str]:
         return who, f"takes rewards for ship {turn['rewards']['ship']}"
     if turn["free_item"]:
         return who, "takes the free item for buying all four kinds"
-    extra = "extra action: " if turn["extra"] else ""
-    return who, f"{extra}{rules.ACTION_NAMES[turn['running']]}"
+    if turn["extra"]:
+        return who, f"plays the extra action: {rules.ACTION_NAMES[turn['running']]}"
+    return who, f"executes {rules.ACTION_NAMES[turn['running']]}"
 
 
 # --------------------------------------------------------------------------------------------
@@ -206,10 +207,6 @@ def _space(ctx: Ctx, parent: ET.Element, view: Mapping[str, Any], space: Mapping
                       font_weight="bold", fill=ctx.colour("ink"))
     d.tooltip(bonus, "the chooser's bonus" + (f": a {space['bonus']['tile']} of choice to the warehouse"
                                               if "tile" in space["bonus"] else ""))
-    if current:
-        d.rect(g, x + w - 46, y + 4, 42, 17, rx=3, fill=ctx.colour("current"))
-        d.text(g, x + w - 25, y + 17, "NOW", font_size=ctx.font("small"), font_weight="bold", text_anchor="middle",
-               fill="#ffffff")
     _tile(ctx, g, view, space, x + 8, y + 24)
     blue = space["blue_workers"]
     anchor = view["anchor"] == s
@@ -217,6 +214,10 @@ def _space(ctx: Ctx, parent: ET.Element, view: Mapping[str, Any], space: Mapping
     for i in range(blue):
         d.rect(g, x + 8 + i * 16, by, 12, 12, rx=2, fill=ctx.colour("blue_worker"), stroke=ctx.colour("ink"),
                stroke_width=1)
+    if current:
+        d.rect(g, x + w - 48, by - 3, 42, 18, rx=3, fill=ctx.colour("current"))
+        d.text(g, x + w - 27, by + 11, "NOW", font_size=ctx.font("small"), font_weight="bold", text_anchor="middle",
+               fill="#ffffff")
     label = "wheel anchor: 0 blue workers" if anchor else f"{blue} blue worker{'s' if blue != 1 else ''}"
     ctx.value(g, x + 8 + max(blue, 0) * 16 + (4 if blue else 0), by + 11, label,
               not anchor and ctx.is_provisional(_WHEEL), font_size=ctx.font("small"), fill=ctx.colour("ink"))
@@ -337,8 +338,8 @@ def _final(ctx: Ctx, parent: ET.Element, view: Mapping[str, Any], x: float, y: f
     d.text(parent, x + 10, y, "Final scoring", font_size=ctx.font("body"), font_weight="bold", fill=ctx.colour("ink"))
     best = max(f["total"] for f in view["final"])
     for i, (p, f) in enumerate(zip(view["players"], view["final"], strict=True)):
-        fy = y + 22 + i * 40
-        d.text(parent, x + 10, fy, f"{p['name']}: {f['total']} VP" + ("  \u2605 best" if f["total"] == best else ""),
+        fy = y + 22 + i * 36
+        d.text(parent, x + 10, fy, f"{p['name']}: {f['total']} VP" + ("  \u2605 most VP" if f["total"] == best else ""),
                font_size=ctx.font("body"), font_weight="bold", fill=ctx.colour("ink"))
         d.text(parent, x + 10, fy + 16, f"track {f['track_vp']} + ships {f['ships_vp']} + goods {f['goods_vp']}"
                f" + money {f['money_vp']}", font_size=ctx.font("small"), fill=ctx.colour("muted"))
@@ -370,6 +371,15 @@ def _supply(ctx: Ctx, parent: ET.Element, view: Mapping[str, Any], x: float, y: 
 # --------------------------------------------------------------------------------------------
 
 
+def _legend() -> list[str]:
+    """What the letters on the tiles stand for (the box shows pictures: an anchor, a whale ...)."""
+    geo = data("nauticus")
+    crests = " \u00b7 ".join(f"{c['label']} {c['name']}" for c in geo["crests"].values())
+    goods = " \u00b7 ".join(f"{geo['goods'][g]['label']} {g}" for g in rules.GOODS)
+    hulls = " \u00b7 ".join(f"{geo['hull_labels'][h]} {h}" for h in rules.HULL_PIECES)
+    return [f"Crests on masts and sails: {crests}", f"Goods: {goods}.  Hull pieces: {hulls}."]
+
+
 def render(view: Mapping[str, Any], legal: Sequence[Mapping[str, Any]] = ()) -> str:
     """The SVG picture of a Nauticus view, with spots for ``legal`` (the API's legal actions)."""
     geo = data("nauticus")
@@ -397,12 +407,12 @@ def render(view: Mapping[str, Any], legal: Sequence[Mapping[str, Any]] = ()) -> 
         h = player_panel_height(ctx, player, player["seat"] in view["active"])
         player_panel(ctx, d.root, view, player, y, h)
         y += h + 8
-    height = round(y + (geo["footnote_height"] if ctx.marked else 0))
+    notes = _legend() + ([FOOTNOTE] if ctx.marked else [])
+    height = round(y + geo["footnote_height"] * len(notes) + 6)
     # the size is known only now: the players' strips grow with their ships
     d.height = height
     d.root.set("viewBox", f"0 0 {width} {height}")
     d.root.set("height", str(height))
     bg.set("height", str(height))
-    if ctx.marked:
-        d.footnote([FOOTNOTE], size=ctx.font("small"))
+    d.footnote(notes, y=y + geo["footnote_height"] - 4, size=ctx.font("small"))
     return d.to_string()

@@ -113,7 +113,7 @@ def item_icon(ctx: Ctx, parent: ET.Element, item: str, x: float, y: float, size:
     if item in rules.HULL_PIECES:
         d.polygon(parent, hull_shape(item, x, y + size * 0.3, size, size * 0.5), fill=ctx.colour("hull"),
                   stroke=ctx.colour("hull_edge"), stroke_width=1.5)
-        d.text(parent, x + size / 2, y + size * 0.7, item[0].upper(), font_size=round(size * 0.4),
+        d.text(parent, x + size / 2, y + size * 0.7, ctx.geo["hull_labels"][item], font_size=round(size * 0.4),
                font_weight="bold", text_anchor="middle", fill="#ffffff")
     elif item.startswith("mast-"):
         crest = ctx.geo["crests"][_crest(item)]
@@ -257,7 +257,7 @@ def _header(ctx: Ctx, parent: ET.Element, view: Mapping[str, Any], player: Mappi
     if tags:
         d.text(parent, x + 80, y + 22, "(" + ", ".join(tags) + ")", font_size=ctx.font("small"), fill=colours["text"])
     stats = (f"{player['vp']} VP \u00b7 {player['thaler']} thaler \u00b7 {player['workers']} worker{'' if player['workers'] == 1 else 's'}"
-             f" \u00b7 \u265b {player['crowns']} crowns")
+             f" \u00b7 \u265b {player['crowns']} crown{'' if player['crowns'] == 1 else 's'}")
     d.text(parent, x + 250, y + 23, stats, font_size=ctx.font("body"), font_weight="bold", fill=colours["text"])
     d.text(parent, x + w - 296, y + 22, "pass", font_size=ctx.font("small"), fill=colours["text"])
     _pass_tiles(ctx, parent, player, x + w - 262, y + 5)
