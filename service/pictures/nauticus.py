@@ -167,7 +167,8 @@ def _tile(ctx: Ctx, parent: ET.Element, view: Mapping[str, Any], space: Mapping[
            font_weight="bold", text_anchor="middle", fill=ink)
     if down:
         d.text(parent, x + w / 2, y + 46, "face down:", font_size=ctx.font("small"), text_anchor="middle", fill=ink)
-        d.text(parent, x + w / 2, y + 62, "used this round", font_size=ctx.font("small"), text_anchor="middle", fill=ink)
+        d.text(parent, x + w / 2, y + 62, "used this round", font_size=ctx.font("small"), text_anchor="middle",
+               fill=ink)
     elif paid:
         prov = ctx.is_provisional(*_PRICES)
         items = rules.ACTION_ITEMS[action]
@@ -181,7 +182,8 @@ def _tile(ctx: Ctx, parent: ET.Element, view: Mapping[str, Any], space: Mapping[
     else:
         for i, line in enumerate(_FREE_TEXT[action]):
             text = line.format(n=rules.THALER_PER_WORKER, cap=rules.CROWN_CAP)
-            d.text(parent, x + w / 2, y + 46 + i * 18, text, font_size=ctx.font("small"), text_anchor="middle", fill=ink)
+            d.text(parent, x + w / 2, y + 46 + i * 18, text, font_size=ctx.font("small"), text_anchor="middle",
+                   fill=ink)
     if view["anchor_tile"] == space["space"]:
         d.circle(parent, x + w - 12, y + 12, 11, fill=ctx.colour("anchor"), stroke="#ffffff", stroke_width=1.5)
         d.text(parent, x + w - 12, y + 18, "\u2693", font_size=ctx.font("big"), text_anchor="middle", fill="#ffffff")
@@ -258,11 +260,12 @@ def _wheel(ctx: Ctx, parent: ET.Element, view: Mapping[str, Any]) -> None:
 
 
 def _status(ctx: Ctx, parent: ET.Element, view: Mapping[str, Any], x: float, y: float, w: float, h: float) -> None:
+    """Round and phase, the start player, who acts doing what; the running execution (blue workers
+    left, what was bought, the next prices), a completed ship's rewards, or the final scores."""
     d = ctx.d
     names = [p["name"] for p in view["players"]]
     g = d.group(parent, class_="status")
     d.rect(g, x, y, w, h, rx=8, fill=ctx.colour("panel"), stroke=ctx.colour("panel_edge"), stroke_width=1.5)
-    lines: list[tuple[str, bool]] = []
     over = view["step"] == "over"
     phase = min(view["phase"], view["phases_per_round"])
     d.text(g, x + 10, y + 22, f"Round {view['round']} of {view['rounds']}" +
@@ -287,15 +290,15 @@ def _status(ctx: Ctx, parent: ET.Element, view: Mapping[str, Any], x: float, y: 
     if turn["rewards"]:
         _rewards(ctx, g, turn["rewards"], x + 6, ty - 8, w - 12)
         return
+    lines = [f"blue workers left {run['blue_left']} \u00b7 workers used {run['units']}"]
     if turn["free_item"]:
-        lines.append(("pick the free item's stack in the supply", False))
-    lines.append((f"blue workers left {run['blue_left']} \u00b7 workers used {run['units']}", False))
+        lines.insert(0, "pick the free item's stack in the supply")
     if run["bought"]:
-        lines.append(("bought: " + ", ".join(run["bought"]), False))
+        lines.append("bought: " + ", ".join(run["bought"]))
     if run["action"] == "crowns":
-        lines.append((f"crown VP so far {run['crown_vp']} of {rules.CROWN_CAP}", False))
-    for text, prov in lines:
-        ctx.value(g, x + 10, ty, text, prov, font_size=ctx.font("small"), fill=ctx.colour("ink"))
+        lines.append(f"crown VP so far {run['crown_vp']} of {rules.CROWN_CAP}")
+    for text in lines:
+        d.text(g, x + 10, ty, text, font_size=ctx.font("small"), fill=ctx.colour("ink"))
         ty += 18
     if "prices" in run:
         # what the next item of each kind costs now: repeats cost more than the printed price
@@ -334,6 +337,7 @@ def _rewards(ctx: Ctx, parent: ET.Element, rewards: Mapping[str, Any], x: float,
 
 
 def _final(ctx: Ctx, parent: ET.Element, view: Mapping[str, Any], x: float, y: float) -> None:
+    """Each player's final score and its parts (spec §8)."""
     d = ctx.d
     d.text(parent, x + 10, y, "Final scoring", font_size=ctx.font("body"), font_weight="bold", fill=ctx.colour("ink"))
     best = max(f["total"] for f in view["final"])
@@ -391,8 +395,8 @@ def render(view: Mapping[str, Any], legal: Sequence[Mapping[str, Any]] = ()) -> 
               [str(item["text"]) for item in legal])
     d = ctx.d
     bg = d.rect(d.root, 0, 0, width, 100, fill=ctx.colour("background"))
-    d.text(d.root, m + 4, 28, "NAUTICUS", font_size=ctx.font("title") + 4, font_weight="bold", fill=ctx.colour("anchor"),
-           letter_spacing=2)
+    d.text(d.root, m + 4, 28, "NAUTICUS", font_size=ctx.font("title") + 4, font_weight="bold",
+           fill=ctx.colour("anchor"), letter_spacing=2)
     d.text(d.root, m + 150, 28, _title(view).split(": ", 1)[-1], font_size=ctx.font("title"), fill=ctx.colour("ink"))
     board = d.group(d.root, class_="board")
     for space in view["spaces"]:

@@ -160,27 +160,35 @@ def _ship_rows(ctx: Ctx, ships: Sequence[Sequence[Any]], new_slot: bool) -> list
 
 def _piece(ctx: Ctx, parent: ET.Element, hull: Mapping[str, Any], x: float, y: float) -> None:
     """One hull piece with its mast, sail and good, in a column ``piece_width`` wide."""
-    d, pw = ctx.d, ctx.geo["player"]["piece_width"]
+    d, pw, g = ctx.d, ctx.geo["player"]["piece_width"], ctx.geo["player"]["piece"]
     cx = x + pw / 2
     crests = ctx.geo["crests"]
+    edge = ctx.colour("mast_edge")
     if hull["mast"]:
         crest = crests[_crest(hull["mast"])]
-        d.rect(parent, cx - 3, y + 4, 6, 62, fill=crest["fill"], stroke=ctx.colour("mast_edge"), stroke_width=1)
+        top, height = g["mast"]
+        d.rect(parent, cx - g["mast_width"] / 2, y + top, g["mast_width"], height, fill=crest["fill"], stroke=edge,
+               stroke_width=1)
     if hull["sail"]:
         crest = crests[_crest(hull["sail"])]
-        d.path(parent, f"M{x + 4:.1f},{y + 8:.1f} h{pw - 8:.1f} q-4,15 0,30 h-{pw - 8:.1f} q4,-15 0,-30 z",
-               fill=crest["fill"], stroke=ctx.colour("mast_edge"), stroke_width=1.2)
-        d.text(parent, cx, y + 29, crest["label"], font_size=ctx.font("big"), font_weight="bold",
+        (top, height), inset = g["sail"], g["sail_inset"]
+        # a square sail bellied by the wind: both sides curve the same way
+        d.path(parent, f"M{x + inset:.1f},{y + top:.1f} h{pw - 2 * inset:.1f} q-{inset},{height / 2:.1f} 0,{height:.1f}"
+                       f" h-{pw - 2 * inset:.1f} q{inset},-{height / 2:.1f} 0,-{height:.1f} z",
+               fill=crest["fill"], stroke=edge, stroke_width=1.2)
+        d.text(parent, cx, y + top + height * 0.7, crest["label"], font_size=ctx.font("big"), font_weight="bold",
                text_anchor="middle", fill=crest["text"])
     if hull["mast"]:
         crest = crests[_crest(hull["mast"])]
-        _badge(ctx, parent, cx, y + 53, 8, crest["fill"], crest["label"], crest["text"])
-    d.polygon(parent, hull_shape(hull["piece"], x, y + 66, pw, 24), fill=ctx.colour("hull"),
+        _badge(ctx, parent, cx, y + g["badge_y"], g["badge_radius"], crest["fill"], crest["label"], crest["text"])
+    top, height = g["hull"]
+    d.polygon(parent, hull_shape(hull["piece"], x, y + top, pw, height), fill=ctx.colour("hull"),
               stroke=ctx.colour("hull_edge"), stroke_width=1.5)
     if hull["good"]:
         good = ctx.geo["goods"][hull["good"]]
-        d.rect(parent, cx - 11, y + 69, 22, 17, rx=3, fill=good["fill"], stroke=ctx.colour("mast_edge"), stroke_width=1)
-        d.text(parent, cx, y + 82, good["label"], font_size=ctx.font("small"), font_weight="bold",
+        (top, height), gw = g["good"], g["good_width"]
+        d.rect(parent, cx - gw / 2, y + top, gw, height, rx=3, fill=good["fill"], stroke=edge, stroke_width=1)
+        d.text(parent, cx, y + top + height * 0.76, good["label"], font_size=ctx.font("small"), font_weight="bold",
                text_anchor="middle", fill=good["text"])
 
 
@@ -256,8 +264,9 @@ def _header(ctx: Ctx, parent: ET.Element, view: Mapping[str, Any], player: Mappi
     name.set("class", "player-name")
     if tags:
         d.text(parent, x + 80, y + 22, "(" + ", ".join(tags) + ")", font_size=ctx.font("small"), fill=colours["text"])
-    stats = (f"{player['vp']} VP \u00b7 {player['thaler']} thaler \u00b7 {player['workers']} worker{'' if player['workers'] == 1 else 's'}"
-             f" \u00b7 \u265b {player['crowns']} crown{'' if player['crowns'] == 1 else 's'}")
+    workers, crowns = player["workers"], player["crowns"]
+    stats = (f"{player['vp']} VP \u00b7 {player['thaler']} thaler \u00b7 {workers} worker{'' if workers == 1 else 's'}"
+             f" \u00b7 \u265b {crowns} crown{'' if crowns == 1 else 's'}")
     d.text(parent, x + 250, y + 23, stats, font_size=ctx.font("body"), font_weight="bold", fill=colours["text"])
     d.text(parent, x + w - 296, y + 22, "pass", font_size=ctx.font("small"), fill=colours["text"])
     _pass_tiles(ctx, parent, player, x + w - 262, y + 5)

@@ -31,11 +31,12 @@ GOLDEN = Path(__file__).with_name("golden")
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
 Legal = list[dict[str, Any]]
+BUILDING = ("buy", "transfer", "take-reward", "deliver")
 
 
 def _policy(rng: Rng, legal: Sequence[Action]) -> Action:
     """Random, but three times in four a step that builds, so ships get completed and delivered."""
-    building = [a for a in legal if a["type"] in ("buy", "transfer", "take-reward", "deliver") and a.get("to") != "warehouse"]
+    building = [a for a in legal if a["type"] in BUILDING and a.get("to") != "warehouse"]
     pool = building if building and rng.randbelow(4) else list(legal)
     return pool[rng.randbelow(len(pool))]
 
@@ -189,7 +190,8 @@ def test_provisional_values_are_marked_and_unaltered() -> None:
         if "prices" in space and not space["face_down"]:
             assert {i: drawn[i].text for i in space["prices"]} == {i: f"{p}*" for i, p in space["prices"].items()}
         if space["space"] != view["anchor"]:
-            assert drawn[None].text == f"{space['blue_workers']} blue worker{'s' if space['blue_workers'] != 1 else ''}*"
+            blue = space["blue_workers"]
+            assert drawn[None].text == f"{blue} blue worker{'s' if blue != 1 else ''}*"
     assert any((t.text or "").endswith(f"of {view['warehouse_capacity']} spaces used*") for t in marked)
 
 
