@@ -301,14 +301,15 @@ def _status(ctx: Ctx, parent: ET.Element, view: Mapping[str, Any], x: float, y: 
         d.text(g, x + 10, ty, text, font_size=ctx.font("small"), fill=ctx.colour("ink"))
         ty += 18
     if "prices" in run:
-        # what the next item of each kind costs now: repeats cost more than the printed price
-        prov = ctx.is_provisional("extra_action.base_price") if turn["extra"] else ctx.is_provisional(*_PRICES)
+        # what the next item of each kind costs now: a repeat costs the (checked) repeat price, a
+        # first one the printed price, or the extra action's base price
+        paths = ("extra_action.base_price",) if turn["extra"] else _PRICES
         d.text(g, x + 10, ty, "price of the next one:", font_size=ctx.font("small"), fill=ctx.colour("ink"))
         for i, (item, cost) in enumerate(run["prices"].items()):
             ix = x + 10 + i * 66
             item_icon(ctx, g, item, ix, ty + 6, 24)
-            ctx.value(g, ix + 28, ty + 25, str(cost), prov, font_size=ctx.font("big"), font_weight="bold",
-                      fill=ctx.colour("ink"))
+            ctx.value(g, ix + 28, ty + 25, str(cost), item not in run["bought"] and ctx.is_provisional(*paths),
+                      data_price=item, font_size=ctx.font("big"), font_weight="bold", fill=ctx.colour("ink"))
 
 
 def _rewards(ctx: Ctx, parent: ET.Element, rewards: Mapping[str, Any], x: float, y: float, w: float) -> None:
