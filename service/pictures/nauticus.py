@@ -217,7 +217,7 @@ def _space(ctx: Ctx, parent: ET.Element, view: Mapping[str, Any], space: Mapping
         d.rect(g, x + 8 + i * 16, by, 12, 12, rx=2, fill=ctx.colour("blue_worker"), stroke=ctx.colour("ink"),
                stroke_width=1)
     if current:
-        d.rect(g, x + w - 48, by - 3, 42, 18, rx=3, fill=ctx.colour("current"))
+        d.rect(g, x + w - 48, by - 3, 42, 18, rx=3, fill=ctx.colour("current_text"))
         d.text(g, x + w - 27, by + 11, "NOW", font_size=ctx.font("small"), font_weight="bold", text_anchor="middle",
                fill="#ffffff")
     label = "wheel anchor: 0 blue workers" if anchor else f"{blue} blue worker{'s' if blue != 1 else ''}"
@@ -278,7 +278,7 @@ def _status(ctx: Ctx, parent: ET.Element, view: Mapping[str, Any], x: float, y: 
     d.text(g, x + 10, ty, f"Start player: {names[view['chooser']]}", font_size=ctx.font("body"), fill=ctx.colour("ink"))
     who, what = _now(view, names)
     d.text(g, x + 10, ty + 22, f"Now: {who}", font_size=ctx.font("heading"), font_weight="bold",
-           fill=ctx.colour("current"))
+           fill=ctx.colour("current_text"))
     d.text(g, x + 10, ty + 40, what, font_size=ctx.font("body"), font_weight="bold", fill=ctx.colour("ink"))
     ty += 62
     turn = view["turn"]
