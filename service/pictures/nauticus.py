@@ -33,6 +33,10 @@ Spot ids (``data-spot``), one per place a legal action is natural to click:
 * ``extra-action`` - the acting seat's extra-action tile: ``extra-action`` of any action.
 
 ``pass`` and ``done`` have no place on the board: they stay buttons of the client.
+
+Further hooks for clients and tests: ``data-space`` on each action space, ``data-stack`` on each
+supply stack, ``data-seat`` on each player's strip, ``data-ship`` on each ship, ``data-price`` on
+each drawn price.
 """
 
 from __future__ import annotations
