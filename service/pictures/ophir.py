@@ -216,6 +216,7 @@ def _map(b: Board) -> None:
     size = L["size"]
     b.d.rect(sea, L["cx"] - 2.7 * size, L["cy"] - 2.6 * size, 5.4 * size, 5.2 * size, rx=12, fill=b.c["sea"],
              stroke=b.c["sea_edge"], stroke_width=2)
+    labels: list[tuple[float, float, str, str]] = []
     for h in v["map"]["hexes"]:
         hid, token = h["id"], h["token"]
         cx, cy = _centre(b, hid)
@@ -224,14 +225,19 @@ def _map(b: Board) -> None:
         poly = b.d.polygon(g, _corners(b, hid), fill=spec["fill"], stroke=b.c["sea_edge"], stroke_width=2,
                            data_hex=hid, data_token=token)
         b.ring(g, poly)
-        b.text(g, cx, cy - 40, spec["label"], kind="heading", text_anchor="middle", font_weight="bold")
-        b.text(g, cx, cy + 54, hid, kind="small", text_anchor="middle", fill=b.c["muted"], font_weight="bold")
+        labels.append((cx, cy, spec["label"], hid))
     for e in v["map"]["barriers"]:
         (x1, y1), (x2, y2) = _edge(b, e)
         bar = b.d.group(b.d.root, class_="barrier", data_edge=e)
         b.d.line(bar, x1, y1, x2, y2, stroke=b.c["barrier_edge"], stroke_width=14, stroke_linecap="round")
         ln = b.d.line(bar, x1, y1, x2, y2, stroke=b.c["barrier"], stroke_width=9, stroke_linecap="round")
         b.d.tooltip(ln, f"barrier on edge {e} ({EDGES[e][0]}-{EDGES[e][1]})")
+    # Labels go over the barriers, with a halo, and let clicks through to the hex below.
+    for cx, cy, label, hid in labels:
+        b.text(b.d.root, cx, cy - 34, label, kind="heading", text_anchor="middle", font_weight="bold",
+               stroke=b.c["panel"], stroke_width=3, paint_order="stroke", pointer_events="none")
+        b.text(b.d.root, cx, cy - 52, hid, kind="small", text_anchor="middle", fill=b.c["muted"], font_weight="bold",
+               pointer_events="none")
     if v["phase"] == "barriers":
         for e in EDGES:
             if e in v["map"]["barriers"]:
@@ -257,7 +263,7 @@ def _ships(b: Board) -> None:
     for hid, ships in at.items():
         cx, cy = _centre(b, hid)
         for k, (name, die, active, sid) in enumerate(ships):
-            x, y = cx - 57 + (k % 2) * 58, cy - 25 + (k // 2) * 21
+            x, y = cx - 57 + (k % 2) * 58, cy - 22 + (k // 2) * 21
             g = b.spot(b.d.root, sid, f"{name}'s ship") if sid else b.d.group(b.d.root)
             b.ring(g, b.ship(g, x, y, name, die, active=active))
 

@@ -187,11 +187,11 @@ class Board:
             # The stand's price modifier changes what a trade pays, not the printed card.
             self.tspan(coins, f" → {pays}", font_weight="bold", fill=self.c["highlight"])
         g = donate if donate is not None else parent
-        badge = self.d.circle(g, x + w - 22, y + h - 30, 14, fill=self.c["favor"], stroke=self.c["ink"])
+        badge = self.d.circle(g, x + w - 22, y + h - 32, 14, fill=self.c["favor"], stroke=self.c["ink"])
         self.ring(g, badge)
-        self.d.text(g, x + w - 22, y + h - 25, str(card["favor_vp"]), font_size=self.font("label"),
+        self.d.text(g, x + w - 22, y + h - 27, str(card["favor_vp"]), font_size=self.font("label"),
                     text_anchor="middle", fill="#ffffff", font_weight="bold")
-        self.text(g, x + w - 22, y + h - 5, "favor+VP", kind="tiny", text_anchor="middle", fill=self.c["muted"])
+        self.text(g, x + w - 22, y + h - 6, "favor+VP", kind="tiny", text_anchor="middle", fill=self.c["muted"])
 
 
 def seat_label(view: Mapping[str, Any], seat: int) -> str:
@@ -328,11 +328,11 @@ def _player(b: Board, p: Mapping[str, Any], x: float, y: float, w: float, h: flo
     spec = p["specialist"]
     if spec:
         s = SPECIALIST_BY_ID[spec]
-        el = b.text(g, x + 10, y + 44, "")
-        b.tspan(el, s.name, provisional=spec in provisionals().specialists, font_weight="bold")
-        b.tspan(el, f" · specialty {s.specialty}" if s.specialty else " · no specialty")
+        b.text(g, x + 10, y + 44, s.name, font_weight="bold", provisional=spec in provisionals().specialists)
+        b.text(g, x + 10, y + 59, f"specialty: {s.specialty}" if s.specialty else "no specialty good", kind="small")
     else:
         b.text(g, x + 10, y + 44, "no specialist yet", fill=b.c["muted"])
+    y += 14  # the specialty line
     # The favor track 0..6, as printed on the specialist card; the influence spot is on it
     # because declaring an influence move spends favor.
     fg = b.spot(g, "influence", "the favor track") if active else b.d.group(g)
@@ -374,7 +374,7 @@ def _hold(b: Board, g: ET.Element, p: Mapping[str, Any], x: float, y: float, w: 
         for i in range(count):
             # The specialty sale spot is the good itself, on the seller's own board.
             sg = b.spot(g, f"hold-{good}", f"your {good}") if active and i == 0 and good in BASIC else g
-            cube = b.cube(sg, x + 11 + k * (slot + 2), y + 21, good, size=slot - 2, wide=good not in BASIC)
+            cube = b.cube(sg, x + 10 + k * (slot + 2), y + 20, good, size=slot, wide=good not in BASIC)
             if sg is not g:
                 b.ring(sg, cube)
             k += 1 if good in BASIC else METAL_SIZE

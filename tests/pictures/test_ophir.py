@@ -222,3 +222,29 @@ def test_rasterises_to_png(tmp_path: Path) -> None:
     svg = ophir.render(GAME.view(state, 0), _legal(state, 0))
     png = bytes(resvg_py.svg_to_bytes(svg_string=svg))
     assert png.startswith(b"\x89PNG\r\n\x1a\n") and len(png) > 10_000
+
+
+def test_each_action_kind_with_a_place_is_clicked_there() -> None:
+    """The sampled plies may miss rare steps (the rival's trade, a specialty sale): find, in
+    whole games, the first position offering each action kind and check its spot is drawn."""
+    missing = {kind for kind in GAME.actions if ophir.spot({"type": kind, "edge": 1, "specialist": "priest",
+                                                             "hex": "C", "good": "wood", "metal": "gold",
+                                                             "slot": 0}) is not None}
+    for players in GAME.players:
+        for seed in range(3):
+            for state in _playout(players, seed):
+                if not missing:
+                    return
+                seat = GAME.active_seats(state)[0] if GAME.active_seats(state) else None
+                if seat is None:
+                    continue
+                kinds = {a["type"] for a in GAME.legal_actions(state, seat)} & missing
+                if kinds:
+                    legal = _legal(state, seat)
+                    root = _check(ophir.render(GAME.view(state, seat), legal), legal)
+                    spots = {el.get("data-spot") for el in root.iter() if el.get("data-actions")}
+                    for i, item in enumerate(legal):
+                        if item["action"]["type"] in kinds:
+                            assert ophir.spot(item["action"]) in spots, item
+                    missing -= kinds
+    assert not missing, f"no random game offered {sorted(missing)}: choose other seeds"
