@@ -243,7 +243,7 @@ def test_each_action_kind_with_a_place_is_clicked_there() -> None:
                     legal = _legal(state, seat)
                     root = _check(ophir.render(GAME.view(state, seat), legal), legal)
                     spots = {el.get("data-spot") for el in root.iter() if el.get("data-actions")}
-                    for i, item in enumerate(legal):
+                    for item in legal:
                         if item["action"]["type"] in kinds:
                             assert ophir.spot(item["action"]) in spots, item
                     missing -= kinds
