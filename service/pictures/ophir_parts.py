@@ -91,10 +91,12 @@ class Board:
 
     @property
     def c(self) -> dict[str, str]:
+        """The picture's colours by role (``ink``, ``panel``, ``spot``...)."""
         colours: dict[str, str] = self.cfg["colours"]
         return colours
 
     def font(self, kind: str) -> int:
+        """The font size of a kind of text (``title``, ``heading``, ``label``, ``small``, ``tiny``)."""
         size: int = self.cfg["font"][kind]
         return size
 
@@ -133,6 +135,7 @@ class Board:
         self.marked = self.marked or provisional
 
     def panel(self, x: float, y: float, w: float, h: float, heading: str | None = None) -> ET.Element:
+        """A framed part of the board with its heading; returns the group to draw into."""
         g = self.d.group(self.d.root)
         self.d.rect(g, x, y, w, h, rx=8, fill=self.c["panel"], stroke=self.c["panel_edge"], stroke_width=1.5)
         if heading:
@@ -357,10 +360,10 @@ def _player(b: Board, p: Mapping[str, Any], x: float, y: float, w: float, h: flo
     b.text(g, dx + 26, y + 97, "die", kind="small")
     if "vp" in p:
         b.text(g, x + w - 10, y + 97, f"{p['vp']} VP", text_anchor="end", font_weight="bold", data_vp=p["vp"])
-    _hold(b, g, p, x, y + 110, w, active)
+    _hold(b, g, p, x, y + 110, active)
 
 
-def _hold(b: Board, g: ET.Element, p: Mapping[str, Any], x: float, y: float, w: float, active: bool) -> None:
+def _hold(b: Board, g: ET.Element, p: Mapping[str, Any], x: float, y: float, active: bool) -> None:
     """The cargo holds: a slot per space, a basic good in one, a metal across two."""
     slot = b.cfg["hold_slot"]
     b.text(g, x + 10, y + 12, f"Hold: {p['free_holds']} of {p['holds']} free · upgrades {p['upgrades']} of "
