@@ -37,7 +37,7 @@ from service.pictures.ophir_parts import FOOTNOTE, provisionals
 GAME = registry()["ophir"]
 NS = "{http://www.w3.org/2000/svg}"
 GOLDEN = Path(__file__).with_name("golden")
-SAMPLES = 8  # plies rendered per game, spread over the whole game (the machine is shared: < 20 s in all)
+SAMPLES = 6  # plies rendered per game, spread over the whole game (the machine is shared: < 20 s in all)
 
 
 def _legal(state: State, seat: int) -> list[dict[str, Any]]:
