@@ -63,6 +63,7 @@ async function main() {
   } catch (err) {
     showError(err);
   }
+  document.body.dataset.ready = "true";
 }
 
 main();

@@ -77,6 +77,7 @@ async function main() {
   const failed = results.find((r) => r.status === "rejected");
   if (failed) showError(failed.reason);
   showStatus("");
+  document.body.dataset.ready = "true";
 }
 
 main();

@@ -198,6 +198,7 @@ async function main() {
     showStatus("");
     showError(err);
   }
+  document.body.dataset.ready = "true";
 }
 
 main();
