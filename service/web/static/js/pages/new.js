@@ -21,7 +21,8 @@ function optionField(name, schema) {
   const hintId = `${id}-about`;
   const hint = schema.description ? el("p", { class: "hint", id: hintId }, schema.description) : null;
   const describedBy = hint ? hintId : null;
-  const label = schema.title || name.replace(/_/g, " ");
+  const words = schema.title || name.replace(/_/g, " ");
+  const label = words.charAt(0).toUpperCase() + words.slice(1);
   if (schema.type === "boolean") {
     const box = el("input", { type: "checkbox", id, name, "aria-describedby": describedBy });
     box.checked = schema.default === true;
