@@ -201,3 +201,19 @@ def test_claim_refusals_show_the_servers_words_and_do_nothing(person: Any, serve
 
     ready(other, f"/claim/{match_id}/1")
     assert "no invite token" in other.locator("#error").inner_text()
+
+
+def test_a_device_clock_far_off_still_signs_requests_the_server_accepts(person: Any) -> None:
+    page = person()
+    ready(page, "/keys")
+    page.click("#make-key")
+    page.wait_for_selector("#key-id")
+    answer = page.evaluate("""async () => {
+        const real = Date.now.bind(Date);
+        Date.now = () => real() - 3600 * 1000;   // an hour slow: the server refuses the first ts
+        const api = await import('/web/static/js/api.js');
+        const first = await api.api('GET', '/v1/me/turns', {signed: true});
+        const second = await api.api('GET', '/v1/me/turns', {signed: true});   // the offset is kept
+        return [first.turns, second.turns];
+      }""")
+    assert answer == [[], []]
