@@ -217,3 +217,15 @@ def test_a_device_clock_far_off_still_signs_requests_the_server_accepts(person: 
         return [first.turns, second.turns];
       }""")
     assert answer == [[], []]
+
+
+def test_two_tabs_making_a_key_at_once_end_up_with_the_same_key(person: Any) -> None:
+    page = person()
+    ready(page, "/keys")
+    # two separate instances of the module stand for two tabs (each has its own in-page guard)
+    keys = page.evaluate("""async () => {
+        const [a, b] = await Promise.all([import('/web/static/js/keys.js?tab=a'), import('/web/static/js/keys.js?tab=b')]);
+        const made = await Promise.all([a.ensureKey(), b.ensureKey()]);
+        return [made[0].publicKey, made[1].publicKey, (await a.currentKey()).publicKey];
+      }""")
+    assert keys[0] == keys[1] == keys[2]
