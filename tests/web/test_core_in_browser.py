@@ -1,4 +1,4 @@
-"""The web client's key and signing code in Debian's Chromium, against the app over real HTTP.
+"""The web client's core in Debian's Chromium (keys, signing, create, claim), against the app over real HTTP.
 
 What only a browser can show: WebCrypto reproduces the published signing vectors, the stored key
 is non-extractable, the backup file decrypts in Python to the same key, a second browser imports
@@ -229,3 +229,27 @@ def test_two_tabs_making_a_key_at_once_end_up_with_the_same_key(person: Any) -> 
         return [made[0].publicKey, made[1].publicKey, (await a.currentKey()).publicKey];
       }""")
     assert keys[0] == keys[1] == keys[2]
+
+
+def test_a_match_can_be_created_with_the_keyboard_alone(person: Any, served: str) -> None:
+    page = person()
+    ready(page, "/new?game=el-capitan")
+    reached = []
+    for _ in range(40):  # Tab through the page until the create button, typing where asked
+        page.keyboard.press("Tab")
+        focused = page.evaluate("() => document.activeElement.id")
+        reached.append(focused)
+        if focused == "seat-email-1":
+            page.keyboard.type("bea@example.org")
+        elif focused == "my-name":
+            page.keyboard.type("Ana")
+        elif focused == "my-email":
+            page.keyboard.type("ana@example.org")
+        elif focused == "create":
+            break
+    assert {"game", "seat-kind-0", "seat-kind-1", "seat-email-1", "add-seat", "my-name", "my-email", "create"} <= set(reached)
+    page.keyboard.press("Enter")
+    page.wait_for_url("**/match/*")
+    match_id = page.url.rsplit("/", 1)[-1]
+    seats = requests.get(f"{served}/v1/matches/{match_id}", timeout=10).json()["seats"]
+    assert [s["claimed"] for s in seats] == [True, False]
