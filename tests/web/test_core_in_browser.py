@@ -144,6 +144,9 @@ def test_create_takes_my_seat_and_remembers_the_invitation(person: Any, served: 
     page.click("#add-seat")
     rows.nth(1).locator("input.seat-email").fill("bea@example.org")
     rows.nth(2).locator("select.seat-kind").select_option("bot:random")
+    # a seat option offers the seats as people count them: "Seat 3" is seat 2 in the API
+    assert page.locator("#option-start_player option").all_text_contents()[1:] == ["Seat 1", "Seat 2", "Seat 3"]
+    page.select_option("#option-start_player", label="Seat 3")
     page.fill("#my-name", "Ana <img src=x onerror=alert(1)>")
     page.fill("#my-email", "ana@example.org")
     page.click("#create")
@@ -153,6 +156,7 @@ def test_create_takes_my_seat_and_remembers_the_invitation(person: Any, served: 
     me = page.evaluate("async () => (await import('/web/static/js/keys.js')).currentKey()")
     assert view["seats"][0]["public_key"] == me["publicKey"] and view["seats"][0]["name"].startswith("Ana <img")
     assert [s["claimed"] for s in view["seats"]] == [True, False, True]
+    assert view["options"]["start_player"] == 2
     invites = page.evaluate("async (m) => (await import('/web/static/js/api.js')).invitesFor(m)", match_id)
     assert [i["seat"] for i in invites] == [1]
     assert invites[0]["url"].startswith(f"{served}/claim/{match_id}/1#token=")
