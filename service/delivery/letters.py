@@ -18,11 +18,11 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-from service import pictures
 from service.config import Settings
 from service.delivery.mail import InlineImage, Mail, render, shell_line
 from service.delivery.rasterise import to_png
 from service.games.base import Game
+from service.play import boards
 from service.play.matches import Matches
 from service.play.menu import SHOWN, menu
 from service.play.reply_address import Kind, reply_address
@@ -129,10 +129,10 @@ def board_picture(m: Matches, meta: Mapping[str, Any], view: Mapping[str, Any], 
     the notice (logged, so the failure is seen and fixed)."""
     game = m.game_of(meta)
     try:
-        svg = pictures.render(meta["game"], view["board"], view.get("legal_actions", []))
+        svg = boards.draw(meta["game"], view["board"], view.get("legal_actions", []))
+        if svg is None:
+            return None
         png = to_png(svg)
-    except pictures.UnknownPicture:
-        return None
     except Exception:  # any failure of the picture's code, whatever it is, must not stop the mail
         log.warning("no picture for the notice of match %s seat %s at ply %s", meta["id"], seat, view["ply"],
                     exc_info=True)

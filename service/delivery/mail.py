@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from email.message import EmailMessage
 from email.policy import default as default_policy
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 from urllib.parse import urlparse
 
 from jinja2 import Environment, PackageLoader, select_autoescape
@@ -168,11 +168,11 @@ def to_message(mail: Mail, sender: str, domain: str = "portolan.invalid", *, eig
         # multipart/alternative(text/plain, multipart/related(text/html, image/png...)): the
         # pictures belong to the HTML alternative alone (RFC 2387); a text-only reader never
         # sees them as attachments. PNG is binary, so these parts alone go base64.
-        html_part = msg.get_payload()[-1]
+        html_part = cast(EmailMessage, msg.get_payload()[-1])  # type: ignore[index]
         for image in mail.images:
             html_part.add_related(image.png, maintype="image", subtype="png", cid=f"<{image.cid}>",
                                   disposition="inline", filename=f"{image.cid.split('@')[0]}.png")
-            html_part.get_payload()[-1]["Content-Description"] = image.alt
+            cast(EmailMessage, html_part.get_payload()[-1])["Content-Description"] = image.alt  # type: ignore[index]
     # only now: the bodies were encoded under the default policy (quoted-printable wraps at 76)
     msg.policy = HEADER_POLICY
     return msg
