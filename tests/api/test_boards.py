@@ -7,6 +7,7 @@ result, not how a board looks.
 
 from __future__ import annotations
 
+import re
 import struct
 from typing import Any
 
@@ -15,7 +16,7 @@ import pytest
 from tests.api.test_contract import Api, signed
 from tests.api.test_matches_flow import create, started
 from tests.board_stub import drawn_from, spot_count, use_stub
-from tests.conftest import Player
+from tests.conftest import Player, signed_post
 
 SVG = "image/svg+xml; charset=utf-8"
 
@@ -195,3 +196,35 @@ def test_pictures_and_previews_answer_as_documented(client: Any, openapi: Any, p
     ask({"ply": 0, "actions": [{"type": "bank"}]}, players[seat], 422, code="illegal-action")
     ask({"ply": 0, "actions": [{"type": "roll"}]}, players[1 - seat], 403, code="not-your-seat")
     ask({"ply": 0, "actions": [{"type": "roll"}] * 21}, players[seat], 400, valid_request=False, code="bad-preview")
+
+
+@pytest.mark.parametrize("game", ["el-capitan", "nauticus", "ophir"])
+def test_the_real_pictures_through_the_routes(client: Any, players: list[Player], game: str,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """With each game's own renderer (skipped where it is not installed): the seat's picture has
+    one spot per legal action it draws a place for, and every spot's indices point into the seat
+    view's legal actions; the spectator's has none; the PNG is drawn; the preview carries the SVG."""
+    pytest.importorskip(f"service.pictures.{game.replace('-', '_')}")
+    monkeypatch.undo()
+    made = create(client, [{"invite": "a@example.org"}, {"invite": "b@example.org"}], game=game)
+    mid = made["id"]
+    for i in range(2):
+        r = client.post(f"/v1/matches/{mid}/seats/{i}/claim", json={
+            "token": made["invites"][str(i)], "public_key": players[i].public_key, "name": players[i].name})
+        assert r.status_code == 200, r.get_json()
+    path = f"/v1/matches/{mid}/board.svg"
+    public = client.get(path)
+    assert public.status_code == 200 and 'role="img"' in public.get_data(as_text=True)
+    assert spot_count(public.get_data(as_text=True)) == 0
+    seat = client.get(f"/v1/matches/{mid}").get_json()["active_seats"][0]
+    legal = signed_get(client, players[seat], f"/v1/matches/{mid}/seats/{seat}/view", "").get_json()["legal_actions"]
+    svg = signed_get(client, players[seat], path, f"seat={seat}").get_data(as_text=True)
+    indices = {int(i) for found in re.findall(r'data-actions="([0-9 ]*)"', svg) for i in found.split()}
+    assert spot_count(svg) > 0 and indices <= set(range(len(legal)))
+    png = client.get(f"/v1/matches/{mid}/board.png")
+    assert png.status_code == 200 and png.get_data()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert struct.unpack(">II", png.get_data()[16:24])[0] <= 900
+    ply = client.get(f"/v1/matches/{mid}").get_json()["ply"]
+    preview = signed_post(client, f"/v1/matches/{mid}/seats/{seat}/preview", {"ply": ply, "actions": [legal[0]["action"]]},
+                          players[seat].private_key)
+    assert preview.status_code == 200 and preview.get_json()["svg"].startswith("<svg")
