@@ -36,7 +36,9 @@ from service.config import Settings
 _CREATE = ("matches.create",)
 _WRITES = ("matches.claim", "matches.move", "matches.abort", "webhooks.add_my_hook", "webhooks.add_match_hook",
            "webhooks.remove_my_hook", "webhooks.remove_match_hook", "seat_keys.grant", "seat_keys.withdraw",
-           "seat_keys.attach")
+           "seat_keys.attach",
+           # a preview costs what a move does (replay the steps, draw the picture) but stores nothing
+           "boards.preview_move")
 # Each ping makes the server send a request to a URL the caller chose: far fewer than writes,
 # per key and per address (keys cost nothing), so pings cannot turn the server into a flood.
 _PINGS = ("webhooks.ping_my_hook", "webhooks.ping_match_hook")
