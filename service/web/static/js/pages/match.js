@@ -228,6 +228,14 @@ async function recentHappened(view) {
   for (const entry of log.entries || []) addHappened(movesHappened(view, entry.ply, entry.seat, entry.events));
 }
 
+/** "El Capitán match abc123": the game's own title (GET /v1/games/{game}) in the heading and tab. */
+async function showTitle(game) {
+  const about = await api("GET", `/v1/games/${encodeURIComponent(game)}`);
+  if (!about || !about.title) return;
+  byId("match-title").replaceChildren(`${about.title} match `, h("code", {}, matchId));
+  document.title = `${about.title} ${matchId} · Portolan`;
+}
+
 async function start() {
   try {
     page.key = await keyShown;
@@ -240,6 +248,7 @@ async function start() {
     }
   }
   byId("match").hidden = false;
+  run(() => showTitle(page.view.game));
   byId("send").addEventListener("click", () => run(send));
   byId("undo-step").addEventListener("click", () => run(undoStep));
   byId("clear-queue").addEventListener("click", () => run(clearQueue));
