@@ -99,17 +99,19 @@ function showPlay() {
   const canAct = page.seatView !== null && view.status === "active";
   const legal = !canAct ? [] : page.preview ? (page.preview.open ? page.preview.legal_actions || [] : [])
     : page.refused ? [] : page.seatView.legal_actions || [];
-  const svg = (page.preview && page.preview.svg) || page.serverSvg;
-  const previewing = Boolean(page.preview && page.preview.svg);
+  const svg = page.preview ? page.preview.svg : page.serverSvg;
+  const previewing = Boolean(page.preview && page.preview.text);
+  // A live update re-draws the buttons; a keyboard user's focus stays among them, not on <body>.
+  const hadFocus = byId("actions").contains(document.activeElement) || byId("board").contains(document.activeElement);
   closeChooser();
   let boardNote = previewing ? "Preview of your queued steps (not sent yet)." : "";
   try {
-    if (!svg) throw new Error(page.boardProblem);
+    if (!svg) throw new Error(page.boardProblem || "There is no picture of this position; here it is in words.");
     showBoard(byId("board"), svg, legal.length ? (spot, indices) => spotPicked(spot, indices, legal) : null);
   } catch (err) {
     const text = (previewing ? page.preview.text : (page.seatView || view).text) || "";
     byId("board").replaceChildren(...(text ? [h("pre", { class: "board-text" }, text)] : []));
-    boardNote = view.status === "waiting" ? "The board appears once every seat is taken." : errorText(err);
+    boardNote = view.status === "waiting" ? "The board appears once every seat is taken." : `${boardNote} ${errorText(err)}`.trim();
   }
   byId("board-note").textContent = boardNote;
   byId("play").hidden = page.seatView === null || view.status !== "active";
@@ -117,7 +119,7 @@ function showPlay() {
   showActions(legal, (i) => run(() => pick(legal, i)));
   const note = byId("preview-note");
   if (page.preview && !page.preview.open) {
-    note.textContent = `${page.preview.reason || "This move must be sent now."} Send it, or clear it to start again.`;
+    note.textContent = `${sentence(page.preview.reason) || "This move must be sent now."} (Or clear it to start again.)`;
   } else if (page.refused) {
     note.textContent = "Your move was not accepted (see the message above): remove steps or clear it, or send it again.";
   } else if (canAct && !legal.length && !page.queue.length) {
@@ -127,6 +129,14 @@ function showPlay() {
   }
   note.hidden = note.textContent === "";
   showQueue(page.queue, { canSend: canAct });
+  if (hadFocus && !byId("actions").contains(document.activeElement)) focusNext();
+}
+
+/** The server's reason as a sentence. */
+function sentence(text) {
+  const t = String(text || "").trim();
+  if (!t) return "";
+  return t.charAt(0).toUpperCase() + t.slice(1) + (/[.!?]$/.test(t) ? "" : ".");
 }
 
 function spotPicked(spot, indices, legal) {
@@ -139,6 +149,7 @@ async function pick(legal, index) {
   const item = legal[index];
   if (!item || page.view.status !== "active") return;
   clearError();
+  showStatus("");
   if (!page.queue.length) page.queuePly = page.view.ply;
   page.queue.push({ action: item.action, text: item.text });
   await preview({ focusAfter: true });
@@ -159,7 +170,7 @@ async function preview({ focusAfter }) {
     if (err.status === 404 || err.status === 405) {
       // A server without previews: the step stays queued and the player sends it as it is.
       page.preview = { open: false, reason: "This server cannot preview queued steps: send the move to play it.",
-        legal_actions: [], svg: null };
+        legal_actions: [], svg: page.serverSvg, text: null };
       showPlay();
       if (focusAfter) focusNext();
       return;
