@@ -28,6 +28,7 @@ const page = {
   preview: null, // the server's preview of the queue, or null
   refused: false, // the last send was refused: the queue waits to be fixed
   boardProblem: "", // why there is no picture, in words
+  shownLegal: [], // the legal actions the buttons and spots on screen stand for
 };
 
 // Why a chain: events, clicks and sends all read and change `page`; one at a time keeps every
@@ -75,6 +76,9 @@ async function refresh() {
   }
   const playing = page.seat !== null && view.status !== "waiting";
   page.seatView = playing ? await api("GET", `${base}/seats/${page.seat}/view`, { signed: true }) : null;
+  // The seat view is the spectator view and more, read a moment later: its ply is the one its
+  // legal actions belong to, so the page goes by it (a move may have landed in between).
+  if (page.seatView) page.view = page.seatView;
   page.serverSvg = null;
   page.boardProblem = "";
   if (view.status !== "waiting") {
@@ -86,10 +90,10 @@ async function refresh() {
         : `The board picture is not available (${errorText(err)}); here it is in words.`;
     }
   }
-  showStanding(view, page.mine);
-  showSeats(view, page.mine);
-  showInvites(view, invitesFor(matchId));
-  showOutcome(view);
+  showStanding(page.view, page.mine);
+  showSeats(page.view, page.mine);
+  showInvites(page.view, invitesFor(matchId));
+  showOutcome(page.view);
   showPlay();
 }
 
@@ -116,6 +120,7 @@ function showPlay() {
   byId("board-note").textContent = boardNote;
   byId("play").hidden = page.seatView === null || view.status !== "active";
   byId("actions-heading").textContent = page.seat === null ? "Your actions" : `Your actions as ${seatName(view, page.seat)}`;
+  page.shownLegal = legal;
   showActions(legal, (i) => run(() => pick(legal, i)));
   const note = byId("preview-note");
   if (page.preview && !page.preview.open) {
@@ -146,6 +151,8 @@ function spotPicked(spot, indices, legal) {
 
 /** Append a legal action to the queue and ask the server what the queue leads to. */
 async function pick(legal, index) {
+  // A second click made before the first one's preview came back belongs to buttons now gone.
+  if (legal !== page.shownLegal) return;
   const item = legal[index];
   if (!item || page.view.status !== "active") return;
   clearError();
