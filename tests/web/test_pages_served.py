@@ -88,3 +88,16 @@ def test_vendored_canonicalize_keeps_its_licence_and_version() -> None:
     head = (STATIC / "vendor" / "canonicalize.mjs").read_text().splitlines()[0]
     assert re.search(r"canonicalize \d+\.\d+\.\d+", head)
     assert "Apache License" in (STATIC / "vendor" / "canonicalize.LICENSE").read_text()
+
+
+def test_every_static_file_is_packaged() -> None:
+    # `pip install .` (the Containerfile) copies only package-data patterns; a file none matches
+    # is served in a checkout and missing in a deployment
+    import fnmatch
+    import tomllib
+
+    pyproject = tomllib.loads((STATIC.parents[2] / "pyproject.toml").read_text())
+    patterns = pyproject["tool"]["setuptools"]["package-data"]["*"]
+    for path in [*STATIC.rglob("*"), *(STATIC.parent / "templates").rglob("*")]:
+        if path.is_file():
+            assert any(fnmatch.fnmatch(path.name, p) for p in patterns), f"{path.name} is not package data"
