@@ -134,6 +134,7 @@ function showPlay() {
   }
   note.hidden = note.textContent === "";
   showQueue(page.queue, { canSend: canAct });
+  byId("queue-box").hidden = !legal.length && !page.queue.length; // nothing to build: no empty form
   if (hadFocus && !byId("actions").contains(document.activeElement)) focusNext();
 }
 
