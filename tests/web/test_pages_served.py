@@ -58,6 +58,7 @@ def test_modules_are_served_as_javascript(client: Any, module: str) -> None:
     assert answer.status_code == 200
     assert answer.mimetype in {"text/javascript", "application/javascript"}
     assert answer.headers["X-Content-Type-Options"] == "nosniff"
+    assert answer.headers["Cache-Control"] == "no-cache"  # never a module left over from an older client
 
 
 def test_stylesheet_is_css(client: Any) -> None:
