@@ -42,6 +42,10 @@ def claim(m: Matches, match_id: str, seat: int, token: str, public_key: str, nam
                          "curve point that is not of small order (such a key would accept forged signatures)")
     mail: dict[str, Any] = {}
     if mail_delegation:
+        # the seat is checked first: the delegation body names it, and a seat number beyond the
+        # match (say 2**54, which the stateful fuzz sent) cannot even be canonical JSON
+        if not 0 <= seat < m.meta(match_id)["players"]:
+            raise NotFound("unknown-seat", f"match {match_id} has no seat {seat}")
         mail_key = mail_key_of(m, match_id, seat, 0)
         if not signing.verify(public_key, delegation_body(match_id, seat, mail_key), mail_delegation):
             raise Unauthorized("bad-mail-delegation", f"the mail delegation does not verify under the claiming key: it "

@@ -225,3 +225,20 @@ def test_an_attach_token_is_only_for_a_custodial_seat(client: Any, service: Matc
     with pytest.raises(Exception) as refused:
         service.attach_token(mid, 0)
     assert getattr(refused.value, "code", None) == "not-custodial"
+
+
+def test_a_claim_with_a_delegation_for_a_seat_beyond_the_match_is_404(client: Any, service: Matches,
+                                                                      players: list[Player]) -> None:
+    """Found by the stateful fuzz: seat 2**54 + 1 with a mail delegation was a 500, since the
+    delegation body naming that seat is no canonical JSON (beyond 2**53). Now the seat is checked
+    first, and nothing changes."""
+    made = service.create("harbour-race", {"target": 100}, [{"invite": "ana@example.org"}, {"bot": "random"}],
+                          creator_key=CREATOR_KEY)
+    mid = str(made["id"])
+    before = service.meta(mid)
+    for seat in (2, 18014398509481985):
+        r = client.post(f"/v1/matches/{mid}/seats/{seat}/claim",
+                        json={"token": made["invites"]["0"], "public_key": players[0].public_key, "name": "Ana",
+                              "mail_delegation": "v8"})
+        assert r.status_code == 404 and r.get_json()["code"] == "unknown-seat", r.get_json()
+    assert service.meta(mid) == before
