@@ -1,0 +1,49 @@
+// This browser's key (/keys): its public half, a passphrase-encrypted backup to download, and
+// importing a backup (a second device, or after clearing the browser's storage).
+
+import { currentKey, ensureKey, exportBackup, importBackup, shortKey } from "../keys.js";
+import { busy, showStatus } from "../ui.js";
+
+const $ = (id) => document.getElementById(id);
+let lastUrl = null;
+
+function showKey(key) {
+  $("public-key").textContent = key ? key.publicKey : "No key yet: one is made when you create or join a match.";
+  $("public-key").dataset.publicKey = key ? key.publicKey : "";
+  $("make-key").hidden = Boolean(key);
+  $("export").disabled = !key;
+}
+
+async function exportKey() {
+  showStatus("Encrypting the backup…");
+  const blob = await exportBackup($("export-passphrase").value);
+  const key = await currentKey();
+  if (lastUrl) URL.revokeObjectURL(lastUrl);
+  lastUrl = URL.createObjectURL(blob);
+  const link = $("backup-link");
+  link.href = lastUrl;
+  link.download = `portolan-key-${shortKey(key.publicKey)}.json`;
+  $("export-done").hidden = false;
+  link.click();
+  $("export-passphrase").value = "";
+  showStatus("Backup ready: keep the file and its passphrase apart.");
+}
+
+async function importKey() {
+  const file = $("import-file").files[0];
+  if (!file) throw new Error("Choose the backup file first.");
+  showStatus("Decrypting the backup…");
+  const key = await importBackup(file, $("import-passphrase").value);
+  $("import-passphrase").value = "";
+  showKey(key);
+  showStatus(`Imported: this browser now uses the key ${shortKey(key.publicKey)}.`);
+}
+
+async function main() {
+  $("export-form").addEventListener("submit", busy($("export"), exportKey));
+  $("import-form").addEventListener("submit", busy($("import"), importKey));
+  $("make-key").addEventListener("click", busy($("make-key"), async () => showKey(await ensureKey())));
+  showKey(await currentKey());
+}
+
+main().catch((err) => import("../ui.js").then((ui) => ui.showError(err)));

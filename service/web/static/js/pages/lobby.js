@@ -1,0 +1,82 @@
+// The lobby (/): matches this browser's key plays in (remembered here, plus GET /v1/me/turns
+// signed, which knows where it must move), and the server's waiting and active matches.
+
+import { api, rememberedMatches } from "../api.js";
+import { keyShown } from "../header.js";
+import { el, replaceChildren, showError, showStatus } from "../ui.js";
+
+const STATUS_WORDS = { waiting: "waiting for players", active: "being played", finished: "finished", aborted: "aborted" };
+
+function matchLink(id, text) {
+  return el("a", { href: `/match/${encodeURIComponent(id)}`, class: "match-link", dataset: { match: id } }, text);
+}
+
+function describe(summary) {
+  const parts = [summary.game, STATUS_WORDS[summary.status] || summary.status, `${summary.players} players`];
+  if (summary.status === "waiting" && summary.open_seats) parts.push(`${summary.open_seats.length} seat(s) open`);
+  if (summary.status !== "waiting") parts.push(`ply ${summary.ply}`);
+  return parts.join(" · ");
+}
+
+async function openMatches() {
+  const [waiting, active] = await Promise.all([
+    api("GET", "/v1/matches", { query: "status=waiting&limit=50" }),
+    api("GET", "/v1/matches", { query: "status=active&limit=50" }),
+  ]);
+  const all = [...waiting.matches, ...active.matches];
+  const list = document.getElementById("open-matches");
+  replaceChildren(list, all.map((m) => el("li", { dataset: { status: m.status } }, matchLink(m.id, m.id), " ", el("span", { class: "meta" }, describe(m)))));
+  document.getElementById("open-empty").hidden = all.length > 0;
+}
+
+async function myMatches() {
+  const key = await keyShown;
+  const remembered = rememberedMatches().filter((m) => !key || !m.publicKey || m.publicKey === key.publicKey);
+  let turns = [];
+  if (key) {
+    try {
+      turns = (await api("GET", "/v1/me/turns", { signed: true })).turns;
+    } catch (err) {
+      showError(err);
+    }
+  }
+  // one line per match: remembered seats first (newest first), then turns the server knows of
+  const byMatch = new Map();
+  for (const m of remembered) {
+    if (!byMatch.has(m.match)) byMatch.set(m.match, { match: m.match, game: m.game, seats: new Set(), toMove: new Set() });
+    byMatch.get(m.match).seats.add(m.seat);
+  }
+  for (const t of turns) {
+    if (!byMatch.has(t.match)) byMatch.set(t.match, { match: t.match, game: t.game, seats: new Set(), toMove: new Set() });
+    const line = byMatch.get(t.match);
+    line.seats.add(t.seat);
+    line.toMove.add(t.seat);
+    line.game = line.game || t.game;
+  }
+  const lines = Array.from(byMatch.values()).slice(0, 30);
+  // the current status of each (public facts); a match that is gone just shows without it
+  const metas = await Promise.all(lines.map((l) => api("GET", `/v1/matches/${encodeURIComponent(l.match)}`).catch(() => null)));
+  const list = document.getElementById("my-matches");
+  replaceChildren(list, lines.map((line, i) => {
+    const meta = metas[i];
+    const seats = Array.from(line.seats).sort((a, b) => a - b);
+    const words = [line.game || (meta && meta.game) || "", `seat ${seats.join(", ")}`];
+    if (meta) words.push(STATUS_WORDS[meta.status] || meta.status);
+    const mine = line.toMove.size > 0;
+    return el("li", { class: mine ? "my-turn" : "", dataset: { status: meta ? meta.status : "" } },
+      matchLink(line.match, line.match), " ",
+      el("span", { class: "meta" }, words.filter(Boolean).join(" · ")),
+      mine ? el("strong", { class: "badge" }, " your turn") : null);
+  }));
+  document.getElementById("my-empty").hidden = lines.length > 0;
+}
+
+async function main() {
+  showStatus("Loading matches…");
+  const results = await Promise.allSettled([myMatches(), openMatches()]);
+  const failed = results.find((r) => r.status === "rejected");
+  if (failed) showError(failed.reason);
+  showStatus("");
+}
+
+main();
