@@ -1,0 +1,235 @@
+// The match page: the board, whose turn, what happened, and (for a seat this browser's key holds)
+// the legal actions as buttons and board spots. Steps are queued, previewed by the server, and sent
+// as one signed move. Everything shown is the server's: the spectator view, the seat view, the
+// server's preview of a queue; after any refusal the page reads the server again.
+
+import { api, signedText, submitMove, mySeats } from "../api.js";
+import { currentKey } from "../keys.js";
+import { showError, showStatus, clearError } from "../ui.js";
+import { byId } from "../match/dom.js";
+import { showBoard } from "../match/board.js";
+import { showActions, showQueue, openChooser, closeChooser } from "../match/actions.js";
+import { showStanding, showSeats, showInvites, showOutcome, addHappened, movesHappened, seatName } from "../match/state.js";
+import { listen } from "../match/live.js";
+import { invitesFor } from "../match/invites.js";
+
+const matchId = document.body.dataset.match;
+const base = `/v1/matches/${encodeURIComponent(matchId)}`;
+const HAPPENED_FROM_LOG = 12;
+
+const page = {
+  key: null, // {publicKey} or null: a spectator
+  view: null, // the spectator view
+  mine: [], // the seats this key holds
+  seat: null, // the seat the actions are for
+  seatView: null, // its signed view (legal_actions)
+  serverSvg: null, // the board as the server shows it now (the seat's own when it holds one)
+  queue: [], // [{action, text}] steps not yet sent
+  queuePly: null, // the ply the queue was built on
+  preview: null, // the server's preview of the queue, or null
+  refused: false, // the last send was refused: the queue waits to be fixed
+};
+
+// Why a chain: events, clicks and sends all read and change `page`; one at a time keeps every
+// step working on the state the one before left.
+let chain = Promise.resolve();
+let refreshQueued = false;
+function run(task) {
+  chain = chain.then(task).catch((err) => showError(err));
+  return chain;
+}
+function queueRefresh() {
+  if (refreshQueued) return;
+  refreshQueued = true;
+  run(async () => { refreshQueued = false; await refresh(); });
+}
+
+async function boardText(seat) {
+  if (seat !== null) return signedText(`${base}/board.svg`, `seat=${seat}`);
+  const res = await fetch(`${base}/board.svg`, { headers: { Accept: "image/svg+xml" } });
+  if (!res.ok) throw new Error(`the board picture could not be loaded (HTTP ${res.status})`);
+  return res.text();
+}
+
+/** The seat to act for: the one we were building a move for, else one of ours that must act now. */
+function chooseSeat(view, mine) {
+  if (page.queue.length && mine.includes(page.seat)) return page.seat;
+  const active = (view.active_seats || []).filter((s) => mine.includes(s));
+  return active.length ? active[0] : (mine.length ? mine[0] : null);
+}
+
+function dropQueue() {
+  page.queue = [];
+  page.queuePly = null;
+  page.preview = null;
+  page.refused = false;
+}
+
+/** Read the server again and show what it says. */
+async function refresh() {
+  const view = await api("GET", base);
+  page.view = view;
+  page.mine = page.key ? mySeats(view, page.key.publicKey) : [];
+  page.seat = chooseSeat(view, page.mine);
+  if (page.queue.length && (view.ply !== page.queuePly || view.status !== "active" || page.seat === null)) {
+    dropQueue();
+    showStatus(`The match moved on (now at ply ${view.ply}) before your move was sent: your queued steps were dropped. Choose again.`);
+  }
+  const playing = page.seat !== null && view.status !== "waiting";
+  page.seatView = playing ? await api("GET", `${base}/seats/${page.seat}/view`, { signed: true }) : null;
+  page.serverSvg = view.status === "waiting" ? null : await boardText(playing ? page.seat : null);
+  showStanding(view, page.mine);
+  showSeats(view, page.mine);
+  showInvites(view, invitesFor(matchId));
+  showOutcome(view);
+  showPlay();
+}
+
+/** The board, the actions and the queue as the current mode has them. */
+function showPlay() {
+  const view = page.view;
+  const canAct = page.seatView !== null && view.status === "active";
+  const legal = !canAct ? [] : page.preview ? (page.preview.open ? page.preview.legal_actions || [] : [])
+    : page.refused ? [] : page.seatView.legal_actions || [];
+  const svg = page.preview ? page.preview.svg : page.serverSvg;
+  closeChooser();
+  if (svg) {
+    showBoard(byId("board"), svg, legal.length ? (spot, indices) => spotPicked(spot, indices, legal) : null);
+    byId("board-note").textContent = page.preview ? "Preview of your queued steps (not sent yet)." : "";
+  } else {
+    byId("board").replaceChildren();
+    byId("board-note").textContent = view.status === "waiting" ? "The board appears once every seat is taken." : "";
+  }
+  byId("play").hidden = page.seatView === null || view.status !== "active";
+  byId("actions-heading").textContent = page.seat === null ? "Your actions" : `Your actions as ${seatName(view, page.seat)}`;
+  showActions(legal, (i) => run(() => pick(legal, i)));
+  const note = byId("preview-note");
+  if (page.preview && !page.preview.open) {
+    note.textContent = `${page.preview.reason || "This move must be sent now."} Send it, or clear it to start again.`;
+  } else if (page.refused) {
+    note.textContent = "Your move was not accepted (see the message above): remove steps or clear it, or send it again.";
+  } else if (canAct && !legal.length && !page.queue.length) {
+    note.textContent = "You need not act now.";
+  } else {
+    note.textContent = "";
+  }
+  note.hidden = note.textContent === "";
+  showQueue(page.queue, { canSend: canAct });
+}
+
+function spotPicked(spot, indices, legal) {
+  if (indices.length === 1) run(() => pick(legal, indices[0]));
+  else openChooser(spot, indices, legal, (i) => run(() => pick(legal, i)));
+}
+
+/** Append a legal action to the queue and ask the server what the queue leads to. */
+async function pick(legal, index) {
+  const item = legal[index];
+  if (!item || page.view.status !== "active") return;
+  clearError();
+  if (!page.queue.length) page.queuePly = page.view.ply;
+  page.queue.push({ action: item.action, text: item.text });
+  await preview({ focusAfter: true });
+}
+
+/** Preview the whole queue; a refused step is taken off again and the server re-read. */
+async function preview({ focusAfter }) {
+  if (!page.queue.length) {
+    page.preview = null;
+    showPlay();
+    return;
+  }
+  try {
+    page.preview = await api("POST", `${base}/seats/${page.seat}/preview`,
+      { body: { ply: page.queuePly, actions: page.queue.map((s) => s.action) }, signed: true });
+    page.refused = false;
+  } catch (err) {
+    showError(err);
+    page.queue.pop();
+    page.preview = null;
+    if (!page.queue.length) page.queuePly = null;
+    await refresh();
+    if (page.queue.length) await preview({ focusAfter });
+    return;
+  }
+  showPlay();
+  if (focusAfter) focusNext();
+}
+
+/** After a click the buttons are new: put focus on the next thing to do. */
+function focusNext() {
+  const next = byId("actions").querySelector("button.action");
+  (next || byId("send")).focus();
+}
+
+async function send() {
+  if (!page.queue.length || page.seat === null) return;
+  clearError();
+  const steps = page.queue.length;
+  try {
+    const result = await submitMove(matchId, page.seat, page.queuePly, page.queue.map((s) => s.action));
+    dropQueue();
+    showStatus(`Your move (${steps} step${steps === 1 ? "" : "s"}) was accepted; the match is at ply ${result.ply}.`);
+  } catch (err) {
+    showError(err); // the server's words; the queue stays so the player can fix it
+    page.preview = null;
+    page.refused = true;
+  }
+  await refresh();
+  byId("turn").focus();
+}
+
+async function undoStep() {
+  page.queue.pop();
+  page.refused = false;
+  if (!page.queue.length) page.queuePly = null;
+  await preview({ focusAfter: true });
+}
+
+function clearQueue() {
+  dropQueue();
+  clearError();
+  showPlay();
+  focusNext();
+}
+
+function onEvent(event) {
+  const view = page.view;
+  if (event.type === "move") addHappened(movesHappened(view, event.accepted_ply, event.seat, event.events));
+  else if (event.type === "started") addHappened((event.events || []).map((e, i) => ({ key: `start.${i}`, text: e.text })));
+  else if (event.type === "finished") addHappened([{ key: "over", text: "The game is over." }]);
+  else if (event.type === "aborted") addHappened([{ key: "aborted", text: "The match was aborted." }]);
+  queueRefresh();
+}
+
+async function recentHappened(view) {
+  if (view.status === "waiting" || view.ply === 0) return;
+  const log = await api("GET", `${base}/log`, { query: `from=${Math.max(0, view.ply - HAPPENED_FROM_LOG)}` });
+  for (const entry of log.entries || []) addHappened(movesHappened(view, entry.ply, entry.seat, entry.events));
+}
+
+async function start() {
+  try {
+    page.key = await currentKey();
+    await refresh();
+  } catch (err) {
+    showError(err); // e.g. an unknown match: the server's words and nothing else
+    if (!page.view) {
+      byId("match").hidden = true;
+      return;
+    }
+  }
+  byId("match").hidden = false;
+  byId("send").addEventListener("click", () => run(send));
+  byId("undo-step").addEventListener("click", () => run(undoStep));
+  byId("clear-queue").addEventListener("click", () => run(clearQueue));
+  await run(() => recentHappened(page.view));
+  const live = (s) => s === "waiting" || s === "active";
+  if (live(page.view.status)) {
+    listen(matchId, page.view.status === "waiting" ? null : page.view.ply, {
+      onEvent, currentPly: () => (page.view.status === "waiting" ? null : page.view.ply), wanted: () => live(page.view.status),
+    });
+  }
+}
+
+start();
