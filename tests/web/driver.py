@@ -1,0 +1,150 @@
+"""How the browser tests act as a player: create a match on /new, claim a seat from the
+invitation's link, and make moves on the match page by clicking legal actions (buttons, and
+now and then a board spot, by mouse or keyboard) and Send. Only the DOM contract of
+docs/web-client.md is used (``#actions button.action``, ``#queue li``, ``#send``, ``#ply``...),
+so a test that passes here passes for the page a player sees.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import requests
+
+from tests.web.conftest import WAIT_S, Dev
+
+PLAYERS = {"el-capitan": 3, "nauticus": 3, "ophir": 3}
+"""The player count each game's browser match uses: three (two people and a bot) where allowed."""
+
+
+def create_on_new_page(page: Any, game: str, seats: list[str], name: str, email: str,
+                       invite_emails: dict[int, str] | None = None) -> str:
+    """Fill in /new (game, one row per seat: ``me``, ``invite`` or ``bot:random``) and create;
+    answers the new match's id once the browser is on its page."""
+    page.goto(f"/new?game={game}")
+    page.wait_for_function("document.querySelectorAll('#seats .seat-row').length > 0")
+    page.select_option("select#game", game)
+    rows = page.locator("#seats .seat-row")
+    while rows.count() < len(seats):
+        page.click("#add-seat")
+    while rows.count() > len(seats):
+        page.click("#remove-seat")
+    for i, kind in enumerate(seats):
+        rows.nth(i).locator("select.seat-kind").select_option(kind)
+        if kind == "invite":
+            rows.nth(i).locator("input.seat-email").fill((invite_emails or {})[i])
+    page.fill("input#my-name", name)
+    page.fill("input#my-email", email)
+    page.click("button#create")
+    page.wait_for_url("**/match/*", timeout=WAIT_S * 1000)
+    return str(page.url.rstrip("/").rsplit("/", 1)[-1])
+
+
+def claim_from_link(page: Any, link: str, name: str) -> None:
+    """Open an invitation's claim link and take the seat under ``name``."""
+    page.goto(link)
+    page.fill("input#name", name)
+    page.click("button#claim")
+    page.wait_for_url("**/match/*", timeout=WAIT_S * 1000)
+
+
+def error_text(page: Any) -> str:
+    """The words in ``#error`` when it shows, else ""."""
+    box = page.locator("#error")
+    return str(box.text_content() or "").strip() if box.is_visible() else ""
+
+
+def wait_for_ply(page: Any, ply: int, *, mine: bool | None = None, timeout_s: float = WAIT_S) -> None:
+    """Wait until the page shows ``ply`` (and, with ``mine``, whose turn it says), without reloading."""
+    condition = f"document.querySelector('#ply') && document.querySelector('#ply').dataset.ply === '{ply}'"
+    if mine is not None:
+        condition += f" && document.querySelector('#turn').dataset.myTurn === '{str(mine).lower()}'"
+    try:
+        page.wait_for_function(condition, timeout=timeout_s * 1000)
+    except Exception as exc:
+        shown = page.locator("#ply").get_attribute("data-ply")
+        raise AssertionError(f"the page shows ply {shown}, not {ply} (error: {error_text(page)!r})") from exc
+
+
+@dataclass
+class Clicker:
+    """Makes moves for one seat by clicking, choices drawn from a seeded random stream."""
+
+    page: Any
+    rng: random.Random
+    spot_share: float = 0.3
+    """How often a step is picked on the board instead of from the buttons (when it has spots)."""
+    steps: int = 0
+    spot_steps: int = 0
+    moves: int = 0
+    seconds: list[float] = field(default_factory=list)
+
+    def _pick_spot(self) -> bool:
+        spots = self.page.locator("#board .spot")
+        n = spots.count()
+        if not n:
+            return False
+        spot = spots.nth(self.rng.randrange(n))
+        if self.rng.random() < 0.5:
+            spot.click()
+        else:  # the keyboard way in: a spot is a focusable button
+            spot.focus()
+            spot.press("Enter")
+        chooser = self.page.locator("#spot-chooser")
+        if chooser.is_visible():
+            choices = chooser.locator("button.choice")
+            choices.nth(self.rng.randrange(choices.count())).click()
+        self.spot_steps += 1
+        return True
+
+    def move(self, max_steps: int = 3) -> None:
+        """Queue one to ``max_steps`` legal steps (more only while the preview leaves the move
+        open), then Send; waits until the server accepted it (the ply advanced)."""
+        started = time.monotonic()
+        page = self.page
+        ply = int(page.locator("#ply").get_attribute("data-ply") or "0")
+        queued = 0
+        while queued < max_steps:
+            buttons = page.locator("#actions button.action")
+            n = buttons.count()
+            if not n or (queued and self.rng.random() < 0.6):
+                break
+            if not (self.rng.random() < self.spot_share and self._pick_spot()):
+                buttons.nth(self.rng.randrange(n)).click()
+            queued += 1
+            try:
+                page.wait_for_function(f"document.querySelectorAll('#queue li').length === {queued}"
+                                       " && !document.querySelector('#send').disabled", timeout=WAIT_S * 1000)
+            except Exception as exc:
+                raise AssertionError(f"step {queued} of the move at ply {ply} was not queued: {error_text(page)!r}") from exc
+        assert queued, f"no action to click at ply {ply}: {error_text(page)!r}"
+        page.click("#send")
+        try:
+            page.wait_for_function(f"Number(document.querySelector('#ply').dataset.ply) > {ply}"
+                                   " && document.querySelectorAll('#queue li').length === 0", timeout=WAIT_S * 1000)
+        except Exception as exc:
+            raise AssertionError(f"the move at ply {ply} was not accepted: {error_text(page)!r}") from exc
+        self.steps += queued
+        self.moves += 1
+        self.seconds.append(time.monotonic() - started)
+
+
+def match_view(dev: Dev, match_id: str) -> dict[str, Any]:
+    """The spectator view, straight from the API (what the server says, not the page)."""
+    answer = requests.get(f"{dev.url}/v1/matches/{match_id}", timeout=10)
+    answer.raise_for_status()
+    return dict(answer.json())
+
+
+def wait_for_humans(dev: Dev, match_id: str, humans: set[int], timeout_s: float = WAIT_S) -> dict[str, Any]:
+    """Wait while only bots are to act; answers the view once a human seat must act or the match ended."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        view = match_view(dev, match_id)
+        if view["status"] != "active" or set(view["active_seats"]) & humans:
+            return view
+        assert time.monotonic() < deadline, f"the bot did not move at ply {view['ply']}"
+        time.sleep(0.05)
