@@ -1,6 +1,7 @@
 // The legal actions as buttons, the queued steps, and the spot chooser.
 
-import { byId, h } from "./dom.js";
+import { el as h } from "../ui.js";
+import { byId } from "./dom.js";
 
 // Why a threshold: a handful of buttons reads best as one list; past it, headings per action type
 // ("build warehouse", "sail", ...) let a player (and a screen reader's heading list) skip around.

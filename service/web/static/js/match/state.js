@@ -1,6 +1,7 @@
 // Where the match stands, in words: status, ply, whose turn, the players, the outcome, what happened.
 
-import { byId, h } from "./dom.js";
+import { el as h } from "../ui.js";
+import { byId } from "./dom.js";
 
 const STATUS_WORDS = {
   waiting: "waiting for players",
@@ -65,14 +66,12 @@ export function showSeats(view, mine) {
   }));
 }
 
-/** The creator's invitation links while the match waits (tokens kept by the create page). */
+/** The creator's invitation links ([{seat, url}], kept by the create page) while seats are open. */
 export function showInvites(view, invites) {
   const box = byId("invites");
   const open = view.status === "waiting" ? (view.open_seats || []) : [];
-  const rows = open.filter((s) => invites[s]).map((s) => {
-    const href = `${location.origin}/claim/${encodeURIComponent(view.id)}/${s}#token=${encodeURIComponent(invites[s])}`;
-    return h("li", {}, `Seat ${s + 1}: `, h("a", { class: "invite-link", "data-seat": s, href }, href));
-  });
+  const rows = invites.filter((i) => open.includes(i.seat)).map((i) =>
+    h("li", {}, `Seat ${i.seat + 1}: `, h("a", { class: "invite-link", "data-seat": i.seat, href: i.url }, i.url)));
   byId("invite-list").replaceChildren(...rows);
   box.hidden = rows.length === 0;
 }

@@ -3,15 +3,14 @@
 // as one signed move. Everything shown is the server's: the spectator view, the seat view, the
 // server's preview of a queue; after any refusal the page reads the server again.
 
-import { api, signedText, submitMove, mySeats } from "../api.js";
-import { currentKey } from "../keys.js";
-import { showError, showStatus, clearError } from "../ui.js";
+import { api, getText, signedText, submitMove, mySeats, invitesFor } from "../api.js";
+import { keyShown } from "../header.js";
+import { el as h, errorText, showError, showStatus, clearError } from "../ui.js";
 import { byId } from "../match/dom.js";
 import { showBoard } from "../match/board.js";
 import { showActions, showQueue, openChooser, closeChooser } from "../match/actions.js";
 import { showStanding, showSeats, showInvites, showOutcome, addHappened, movesHappened, seatName } from "../match/state.js";
 import { listen } from "../match/live.js";
-import { invitesFor } from "../match/invites.js";
 
 const matchId = document.body.dataset.match;
 const base = `/v1/matches/${encodeURIComponent(matchId)}`;
@@ -28,6 +27,7 @@ const page = {
   queuePly: null, // the ply the queue was built on
   preview: null, // the server's preview of the queue, or null
   refused: false, // the last send was refused: the queue waits to be fixed
+  boardProblem: "", // why there is no picture, in words
 };
 
 // Why a chain: events, clicks and sends all read and change `page`; one at a time keeps every
@@ -46,9 +46,7 @@ function queueRefresh() {
 
 async function boardText(seat) {
   if (seat !== null) return signedText(`${base}/board.svg`, `seat=${seat}`);
-  const res = await fetch(`${base}/board.svg`, { headers: { Accept: "image/svg+xml" } });
-  if (!res.ok) throw new Error(`the board picture could not be loaded (HTTP ${res.status})`);
-  return res.text();
+  return getText(`${base}/board.svg`);
 }
 
 /** The seat to act for: the one we were building a move for, else one of ours that must act now. */
@@ -77,7 +75,17 @@ async function refresh() {
   }
   const playing = page.seat !== null && view.status !== "waiting";
   page.seatView = playing ? await api("GET", `${base}/seats/${page.seat}/view`, { signed: true }) : null;
-  page.serverSvg = view.status === "waiting" ? null : await boardText(playing ? page.seat : null);
+  page.serverSvg = null;
+  page.boardProblem = "";
+  if (view.status !== "waiting") {
+    try {
+      page.serverSvg = await boardText(playing ? page.seat : null);
+    } catch (err) {
+      // The picture is a help, not the state: without it the page shows the text rendering.
+      page.boardProblem = err.status === 404 ? "The board picture is not available; here it is in words."
+        : `The board picture is not available (${errorText(err)}); here it is in words.`;
+    }
+  }
   showStanding(view, page.mine);
   showSeats(view, page.mine);
   showInvites(view, invitesFor(matchId));
@@ -91,15 +99,19 @@ function showPlay() {
   const canAct = page.seatView !== null && view.status === "active";
   const legal = !canAct ? [] : page.preview ? (page.preview.open ? page.preview.legal_actions || [] : [])
     : page.refused ? [] : page.seatView.legal_actions || [];
-  const svg = page.preview ? page.preview.svg : page.serverSvg;
+  const svg = (page.preview && page.preview.svg) || page.serverSvg;
+  const previewing = Boolean(page.preview && page.preview.svg);
   closeChooser();
-  if (svg) {
+  let boardNote = previewing ? "Preview of your queued steps (not sent yet)." : "";
+  try {
+    if (!svg) throw new Error(page.boardProblem);
     showBoard(byId("board"), svg, legal.length ? (spot, indices) => spotPicked(spot, indices, legal) : null);
-    byId("board-note").textContent = page.preview ? "Preview of your queued steps (not sent yet)." : "";
-  } else {
-    byId("board").replaceChildren();
-    byId("board-note").textContent = view.status === "waiting" ? "The board appears once every seat is taken." : "";
+  } catch (err) {
+    const text = (previewing ? page.preview.text : (page.seatView || view).text) || "";
+    byId("board").replaceChildren(...(text ? [h("pre", { class: "board-text" }, text)] : []));
+    boardNote = view.status === "waiting" ? "The board appears once every seat is taken." : errorText(err);
   }
+  byId("board-note").textContent = boardNote;
   byId("play").hidden = page.seatView === null || view.status !== "active";
   byId("actions-heading").textContent = page.seat === null ? "Your actions" : `Your actions as ${seatName(view, page.seat)}`;
   showActions(legal, (i) => run(() => pick(legal, i)));
@@ -144,6 +156,14 @@ async function preview({ focusAfter }) {
       { body: { ply: page.queuePly, actions: page.queue.map((s) => s.action) }, signed: true });
     page.refused = false;
   } catch (err) {
+    if (err.status === 404 || err.status === 405) {
+      // A server without previews: the step stays queued and the player sends it as it is.
+      page.preview = { open: false, reason: "This server cannot preview queued steps: send the move to play it.",
+        legal_actions: [], svg: null };
+      showPlay();
+      if (focusAfter) focusNext();
+      return;
+    }
     showError(err);
     page.queue.pop();
     page.preview = null;
@@ -210,7 +230,7 @@ async function recentHappened(view) {
 
 async function start() {
   try {
-    page.key = await currentKey();
+    page.key = await keyShown;
     await refresh();
   } catch (err) {
     showError(err); // e.g. an unknown match: the server's words and nothing else
