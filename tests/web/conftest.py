@@ -176,7 +176,8 @@ def browser() -> Iterator[Any]:
 @pytest.fixture
 def new_player(browser: Any, dev: Dev) -> Iterator[Callable[[], Any]]:
     """Make a player: a fresh browser context (own storage, so own key) and a page in it, with
-    the dev server as base URL and every browser-side error collected in ``page.errors``."""
+    the dev server as base URL; uncaught exceptions collected in ``page.errors``, console
+    errors in ``page.console_errors``."""
     contexts: list[Any] = []
 
     def make() -> Any:
@@ -184,9 +185,12 @@ def new_player(browser: Any, dev: Dev) -> Iterator[Callable[[], Any]]:
         context.set_default_timeout(15_000)
         contexts.append(context)
         page = context.new_page()
+        # uncaught exceptions are always bugs; console errors include the browser's own line for
+        # every refused request, which some tests provoke on purpose
         page.errors = []  # type: ignore[attr-defined]
+        page.console_errors = []  # type: ignore[attr-defined]
         page.on("pageerror", lambda exc: page.errors.append(str(exc)))
-        page.on("console", lambda msg: page.errors.append(msg.text) if msg.type == "error" else None)
+        page.on("console", lambda msg: page.console_errors.append(msg.text) if msg.type == "error" else None)
         return page
 
     yield make

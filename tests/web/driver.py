@@ -25,7 +25,7 @@ def create_on_new_page(page: Any, game: str, seats: list[str], name: str, email:
     """Fill in /new (game, one row per seat: ``me``, ``invite`` or ``bot:random``) and create;
     answers the new match's id once the browser is on its page."""
     page.goto(f"/new?game={game}")
-    page.wait_for_function("document.querySelectorAll('#seats .seat-row').length > 0")
+    page.wait_for_function("() => document.querySelectorAll('#seats .seat-row').length > 0")
     page.select_option("select#game", game)
     rows = page.locator("#seats .seat-row")
     while rows.count() < len(seats):
@@ -59,11 +59,14 @@ def error_text(page: Any) -> str:
 
 def wait_for_ply(page: Any, ply: int, *, mine: bool | None = None, timeout_s: float = WAIT_S) -> None:
     """Wait until the page shows ``ply`` (and, with ``mine``, whose turn it says), without reloading."""
-    condition = f"document.querySelector('#ply') && document.querySelector('#ply').dataset.ply === '{ply}'"
-    if mine is not None:
-        condition += f" && document.querySelector('#turn').dataset.myTurn === '{str(mine).lower()}'"
+    # functions, not expression strings: the page's CSP forbids eval, which Playwright uses for those
+    condition = """([ply, mine]) => {
+      const shown = document.querySelector('#ply');
+      const turn = document.querySelector('#turn');
+      return !!shown && shown.dataset.ply === String(ply) && (mine === null || turn.dataset.myTurn === String(mine));
+    }"""
     try:
-        page.wait_for_function(condition, timeout=timeout_s * 1000)
+        page.wait_for_function(condition, arg=[ply, mine], timeout=timeout_s * 1000)
     except Exception as exc:
         shown = page.locator("#ply").get_attribute("data-ply")
         raise AssertionError(f"the page shows ply {shown}, not {ply} (error: {error_text(page)!r})") from exc
@@ -116,15 +119,15 @@ class Clicker:
                 buttons.nth(self.rng.randrange(n)).click()
             queued += 1
             try:
-                page.wait_for_function(f"document.querySelectorAll('#queue li').length === {queued}"
-                                       " && !document.querySelector('#send').disabled", timeout=WAIT_S * 1000)
+                page.wait_for_function("(n) => document.querySelectorAll('#queue li').length === n"
+                                       " && !document.querySelector('#send').disabled", arg=queued, timeout=WAIT_S * 1000)
             except Exception as exc:
                 raise AssertionError(f"step {queued} of the move at ply {ply} was not queued: {error_text(page)!r}") from exc
         assert queued, f"no action to click at ply {ply}: {error_text(page)!r}"
         page.click("#send")
         try:
-            page.wait_for_function(f"Number(document.querySelector('#ply').dataset.ply) > {ply}"
-                                   " && document.querySelectorAll('#queue li').length === 0", timeout=WAIT_S * 1000)
+            page.wait_for_function("(ply) => Number(document.querySelector('#ply').dataset.ply) > ply"
+                                   " && document.querySelectorAll('#queue li').length === 0", arg=ply, timeout=WAIT_S * 1000)
         except Exception as exc:
             raise AssertionError(f"the move at ply {ply} was not accepted: {error_text(page)!r}") from exc
         self.steps += queued

@@ -35,7 +35,7 @@ MAX_MOVES = 3000
 """A bound on the moves of one match, far above any (a stuck loop fails instead of running on)."""
 SCREENSHOT_PLY = 8
 SEEDS = {"el-capitan": 12, "nauticus": 21, "ophir": 30}
-MARKER = "window.__portolanLoaded = 'no reload since'"
+MARKER = "() => { window.__portolanLoaded = 'no reload since'; }"
 
 
 def mark(page: Any) -> None:
@@ -44,7 +44,7 @@ def mark(page: Any) -> None:
 
 
 def not_reloaded(page: Any) -> bool:
-    return bool(page.evaluate("window.__portolanLoaded === 'no reload since'"))
+    return bool(page.evaluate("() => window.__portolanLoaded === 'no reload since'"))
 
 
 def save_screenshot(page: Any, tmp_path: Path) -> None:
