@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint, render_template
+from flask import Blueprint, render_template, request
 
 bp = Blueprint("web", __name__, template_folder="templates", static_folder="static",
                static_url_path="/web/static")
@@ -28,6 +28,11 @@ def _headers(response: Any) -> Any:
     response.headers.setdefault("Content-Security-Policy", CSP)
     response.headers.setdefault("Referrer-Policy", "no-referrer")  # an invite token in a URL goes nowhere
     response.headers.setdefault("X-Content-Type-Options", "nosniff")
+    if request.path.startswith("/web/static/"):
+        # Why revalidate every time: the modules import each other with no version in their URLs,
+        # so a browser keeping some of them from before an upgrade would mix two versions of the
+        # client. A revalidation costs a 304.
+        response.headers["Cache-Control"] = "no-cache"
     return response
 
 

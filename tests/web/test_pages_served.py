@@ -58,6 +58,7 @@ def test_modules_are_served_as_javascript(client: Any, module: str) -> None:
     assert answer.status_code == 200
     assert answer.mimetype in {"text/javascript", "application/javascript"}
     assert answer.headers["X-Content-Type-Options"] == "nosniff"
+    assert answer.headers["Cache-Control"] == "no-cache"  # never a module left over from an older client
 
 
 def test_stylesheet_is_css(client: Any) -> None:
@@ -88,3 +89,16 @@ def test_vendored_canonicalize_keeps_its_licence_and_version() -> None:
     head = (STATIC / "vendor" / "canonicalize.mjs").read_text().splitlines()[0]
     assert re.search(r"canonicalize \d+\.\d+\.\d+", head)
     assert "Apache License" in (STATIC / "vendor" / "canonicalize.LICENSE").read_text()
+
+
+def test_every_static_file_is_packaged() -> None:
+    # `pip install .` (the Containerfile) copies only package-data patterns; a file none matches
+    # is served in a checkout and missing in a deployment
+    import fnmatch
+    import tomllib
+
+    pyproject = tomllib.loads((STATIC.parents[2] / "pyproject.toml").read_text())
+    patterns = pyproject["tool"]["setuptools"]["package-data"]["*"]
+    for path in [*STATIC.rglob("*"), *(STATIC.parent / "templates").rglob("*")]:
+        if path.is_file():
+            assert any(fnmatch.fnmatch(path.name, p) for p in patterns), f"{path.name} is not package data"

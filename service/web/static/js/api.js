@@ -47,7 +47,7 @@ export async function signedRequestBody(method, path, query, bodyBytes, ts, nonc
  * given it signs with those (vector checks); otherwise with this browser's key.
  */
 export async function authorization(method, path, query, bodyBytes, { ts, nonce, privateKey, publicKey } = {}) {
-  const when = ts ?? Math.floor(Date.now() / 1000);
+  const when = ts ?? Math.floor(Date.now() / 1000) + clockOffset;
   const once = nonce ?? newNonce();
   const message = await signedRequestBody(method, path, query, bodyBytes, when, once);
   let key = publicKey;
@@ -59,6 +59,18 @@ export async function authorization(method, path, query, bodyBytes, { ts, nonce,
     sig = await sign(message);
   }
   return `Portolan key="${key}", ts="${when}", nonce="${once}", sig="${sig}"`;
+}
+
+// Seconds to add to this device's clock for a signed request's ts. The server refuses a ts more
+// than 300 s off its own clock; a phone with a wrong clock learns the server's from the Date
+// header of that refusal and signs once more (a fresh nonce, so no replay).
+let clockOffset = 0;
+
+function learnClock(response) {
+  const date = Date.parse(response.headers.get("Date") || "");
+  if (Number.isNaN(date)) return false;
+  clockOffset = Math.round((date - Date.now()) / 1000);
+  return true;
 }
 
 function splitPath(path, query) {
@@ -79,7 +91,18 @@ async function problemOf(response) {
   return null;
 }
 
-async function send(method, path, { body, signed = false, query = "", headers = {}, accept = "application/json" } = {}) {
+async function send(method, path, options = {}) {
+  try {
+    return await sendOnce(method, path, options);
+  } catch (err) {
+    if (options.signed && err instanceof ApiError && err.code === "stale-signature" && err.response && learnClock(err.response)) {
+      return sendOnce(method, path, options);
+    }
+    throw err;
+  }
+}
+
+async function sendOnce(method, path, { body, signed = false, query = "", headers = {}, accept = "application/json" } = {}) {
   const [pathname, rawQuery] = splitPath(path, query);
   const bodyBytes = body === undefined ? new Uint8Array(0) : utf8(typeof body === "string" ? body : JSON.stringify(body));
   const sendHeaders = { Accept: accept, ...headers };
@@ -102,7 +125,9 @@ async function send(method, path, { body, signed = false, query = "", headers = 
     const problem = await problemOf(response);
     const detail = (problem && (problem.detail || problem.title)) ||
       `The server answered ${response.status} ${response.statusText || ""}`.trim() + ".";
-    throw new ApiError(detail, { status: response.status, code: (problem && problem.code) || "", detail, problem });
+    const err = new ApiError(detail, { status: response.status, code: (problem && problem.code) || "", detail, problem });
+    Object.defineProperty(err, "response", { value: response, enumerable: false });
+    throw err;
   }
   return response;
 }

@@ -57,6 +57,17 @@ async function withStore(mode, work) {
 const dbGet = (name) => withStore("readonly", (store) => store.get(name));
 const dbPut = (name, value) => withStore("readwrite", (store) => store.put(value, name));
 
+/** Store value under name only if nothing is there yet; true if stored. */
+async function dbAddOnce(name, value) {
+  try {
+    await withStore("readwrite", (store) => store.add(value, name));
+    return true;
+  } catch (err) {
+    if (await dbGet(name)) return false; // another tab was first (ConstraintError)
+    throw err;
+  }
+}
+
 function requireWebCrypto() {
   if (!globalThis.crypto || !crypto.subtle) {
     throw new Error("This browser has no WebCrypto (it needs a secure context: https or localhost).");
@@ -71,22 +82,35 @@ async function record() {
 
 /**
  * Store an extractable private key: wrap a copy under a new device key, keep a non-extractable
- * re-import of it for signing. The extractable one is only used here and then dropped.
+ * re-import of it for signing. The extractable one is only used here and then dropped. With
+ * `replace` false (a new key) it is stored only if this browser still has none, so two tabs
+ * making a key at once end up with the same one; answers the record that is current.
  */
-async function keep(extractablePrivate, publicKey) {
+async function keep(extractablePrivate, publicKey, replace) {
   const deviceKey = await crypto.subtle.generateKey({ name: "AES-GCM", length: 256 }, false, ["wrapKey", "unwrapKey"]);
   const iv = crypto.getRandomValues(new Uint8Array(12));
   const wrapped = await crypto.subtle.wrapKey("pkcs8", extractablePrivate, deviceKey, { name: "AES-GCM", iv });
   const privateKey = await crypto.subtle.unwrapKey(
     "pkcs8", wrapped, deviceKey, { name: "AES-GCM", iv }, { name: "Ed25519" }, false, ["sign"]);
-  const previous = await record();
-  if (previous && previous.publicKey !== publicKey) {
-    // Why keep the old one: its seats can only ever be moved with it; an import must not lose it.
-    await dbPut("replaced:" + previous.publicKey, previous);
-  }
   const rec = { publicKey, privateKey, deviceKey, wrapped: new Uint8Array(wrapped), iv, created: new Date().toISOString() };
-  await dbPut(CURRENT, rec);
+  if (!replace) {
+    if (!(await dbAddOnce(CURRENT, rec))) return record();
+  } else {
+    const previous = await record();
+    if (previous && previous.publicKey !== publicKey) {
+      // Why keep the old one: its seats can only ever be moved with it; an import must not lose it.
+      await dbPut("replaced:" + previous.publicKey, previous);
+    }
+    await dbPut(CURRENT, rec);
+  }
+  persist();
   return rec;
+}
+
+function persist() {
+  // Ask the browser not to evict this origin's storage under pressure: the key lives there.
+  // Browsers decide for themselves (Chromium grants it to sites in use); nothing depends on it.
+  if (navigator.storage && navigator.storage.persist) navigator.storage.persist().catch(() => {});
 }
 
 async function publicOf(extractablePrivate) {
@@ -118,8 +142,8 @@ export async function ensureKey() {
       } catch (err) {
         throw new Error("This browser cannot make Ed25519 keys (WebCrypto Ed25519 is missing): " + err.message);
       }
-      const publicKey = b64url(await crypto.subtle.exportKey("raw", pair.publicKey));
-      await keep(pair.privateKey, publicKey);
+      const made = b64url(await crypto.subtle.exportKey("raw", pair.publicKey));
+      const { publicKey } = await keep(pair.privateKey, made, false);
       document.dispatchEvent(new CustomEvent("portolan:key", { detail: { publicKey } }));
       return { publicKey };
     })().finally(() => { making = null; });
@@ -205,7 +229,7 @@ export async function importBackup(file, passphrase) {
   if (backup.public_key && backup.public_key !== publicKey) {
     throw new Error("The backup's public key does not match its private key; the file was altered.");
   }
-  await keep(transient, publicKey);
+  await keep(transient, publicKey, true);
   document.dispatchEvent(new CustomEvent("portolan:key", { detail: { publicKey } }));
   return { publicKey };
 }

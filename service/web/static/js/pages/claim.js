@@ -16,15 +16,15 @@ function token() {
   return fragment.get("token") || "";
 }
 
-function showMatch(meta) {
+function showMatch(meta, title) {
   const info = $("match-info");
   replaceChildren(info,
-    el("dt", {}, "Game"), el("dd", {}, meta.game),
+    el("dt", {}, "Game"), el("dd", {}, title || meta.game),
     el("dt", {}, "Match"), el("dd", {}, meta.id),
     el("dt", {}, "Status"), el("dd", {}, meta.status),
-    el("dt", {}, "Your seat"), el("dd", {}, String(seat)));
+    el("dt", {}, "Your seat"), el("dd", {}, String(seat + 1)));
   replaceChildren($("match-players"), meta.seats.map((s) => el("li", { dataset: { seat: String(s.seat) } },
-    `Seat ${s.seat}: `,
+    `Seat ${s.seat + 1}: `,
     s.kind === "bot" ? s.name || "bot" : s.claimed ? s.name : s.seat === seat ? "you (not taken yet)" : "waiting for its player")));
 }
 
@@ -54,7 +54,9 @@ async function main() {
   try {
     const meta = await api("GET", matchPath);
     document.body.dataset.game = meta.game;
-    showMatch(meta);
+    // the game's title is nicer than its id; without it the id will do
+    const game = await api("GET", `/v1/games/${encodeURIComponent(meta.game)}`).catch(() => null);
+    showMatch(meta, game && game.title);
     const key = await currentKey();
     if (key && mySeats(meta, key.publicKey).includes(seat)) {
       showStatus("This browser's key already holds this seat.");
@@ -63,6 +65,7 @@ async function main() {
   } catch (err) {
     showError(err);
   }
+  document.body.dataset.ready = "true";
 }
 
 main();

@@ -2,7 +2,7 @@
 // importing a backup (a second device, or after clearing the browser's storage).
 
 import { currentKey, ensureKey, exportBackup, importBackup, shortKey } from "../keys.js";
-import { busy, showStatus } from "../ui.js";
+import { busy, showError, showStatus } from "../ui.js";
 
 const $ = (id) => document.getElementById(id);
 let lastUrl = null;
@@ -43,7 +43,12 @@ async function main() {
   $("export-form").addEventListener("submit", busy($("export"), exportKey));
   $("import-form").addEventListener("submit", busy($("import"), importKey));
   $("make-key").addEventListener("click", busy($("make-key"), async () => showKey(await ensureKey())));
-  showKey(await currentKey());
+  try {
+    showKey(await currentKey());
+  } catch (err) {
+    showError(err);
+  }
+  document.body.dataset.ready = "true";
 }
 
-main().catch((err) => import("../ui.js").then((ui) => ui.showError(err)));
+main();

@@ -5,6 +5,8 @@ import { api, rememberedMatches } from "../api.js";
 import { keyShown } from "../header.js";
 import { el, replaceChildren, showError, showStatus } from "../ui.js";
 
+let titles = {}; // game id -> title, from GET /v1/games
+
 const STATUS_WORDS = { waiting: "waiting for players", active: "being played", finished: "finished", aborted: "aborted" };
 
 function matchLink(id, text) {
@@ -12,7 +14,7 @@ function matchLink(id, text) {
 }
 
 function describe(summary) {
-  const parts = [summary.game, STATUS_WORDS[summary.status] || summary.status, `${summary.players} players`];
+  const parts = [titles[summary.game] || summary.game, STATUS_WORDS[summary.status] || summary.status, `${summary.players} players`];
   if (summary.status === "waiting" && summary.open_seats) parts.push(`${summary.open_seats.length} seat(s) open`);
   if (summary.status !== "waiting") parts.push(`ply ${summary.ply}`);
   return parts.join(" · ");
@@ -60,7 +62,8 @@ async function myMatches() {
   replaceChildren(list, lines.map((line, i) => {
     const meta = metas[i];
     const seats = Array.from(line.seats).sort((a, b) => a - b);
-    const words = [line.game || (meta && meta.game) || "", `seat ${seats.join(", ")}`];
+    const game = line.game || (meta && meta.game) || "";
+    const words = [titles[game] || game, `${seats.length > 1 ? "seats" : "seat"} ${seats.map((s) => s + 1).join(", ")}`];
     if (meta) words.push(STATUS_WORDS[meta.status] || meta.status);
     const mine = line.toMove.size > 0;
     return el("li", { class: mine ? "my-turn" : "", dataset: { status: meta ? meta.status : "" } },
@@ -73,10 +76,16 @@ async function myMatches() {
 
 async function main() {
   showStatus("Loading matches…");
+  try {
+    titles = Object.fromEntries((await api("GET", "/v1/games")).games.map((g) => [g.id, g.title]));
+  } catch {
+    titles = {}; // the ids are shown instead; the lists below report any real trouble
+  }
   const results = await Promise.allSettled([myMatches(), openMatches()]);
   const failed = results.find((r) => r.status === "rejected");
   if (failed) showError(failed.reason);
   showStatus("");
+  document.body.dataset.ready = "true";
 }
 
 main();

@@ -21,7 +21,8 @@ function optionField(name, schema) {
   const hintId = `${id}-about`;
   const hint = schema.description ? el("p", { class: "hint", id: hintId }, schema.description) : null;
   const describedBy = hint ? hintId : null;
-  const label = schema.title || name.replace(/_/g, " ");
+  const words = schema.title || name.replace(/_/g, " ");
+  const label = words.charAt(0).toUpperCase() + words.slice(1);
   if (schema.type === "boolean") {
     const box = el("input", { type: "checkbox", id, name, "aria-describedby": describedBy });
     box.checked = schema.default === true;
@@ -105,7 +106,7 @@ function seatRow(index, kind) {
   select.addEventListener("change", sync);
   sync();
   return el("div", { class: "seat-row", dataset: { seat: String(index) } },
-    el("label", { for: kindId, class: "seat-label" }, `Seat ${index}`), select, emailField);
+    el("label", { for: kindId, class: "seat-label" }, `Seat ${index + 1}`), select, emailField);
 }
 
 function seatCount() {
@@ -147,7 +148,7 @@ async function create() {
     if (kind === "me") return { invite: email };
     if (kind.startsWith("bot:")) return { bot: kind.slice(4) };
     const address = row.querySelector(".seat-email").value.trim();
-    if (!address) throw new Error(`Give an email for seat ${i}, or make it a bot.`);
+    if (!address) throw new Error(`Give an email for seat ${i + 1}, or make it a bot.`);
     return { invite: address };
   });
   const body = { game: current.id, options: readOptions(), seats, creator_name: name };
@@ -162,14 +163,14 @@ async function create() {
   saveInvites(created.id, others);
   for (const [seat, token] of Object.entries(created.invites || {})) {
     if (kinds[Number(seat)] !== "me") continue;
-    showStatus(`Taking seat ${seat}…`);
+    showStatus(`Taking seat ${Number(seat) + 1}…`);
     try {
       await api("POST", `/v1/matches/${encodeURIComponent(created.id)}/seats/${seat}/claim`,
         { body: { token, public_key: key.publicKey, name, email, nonce: newNonce() } });
     } catch (err) {
       // the match exists: give the creator the way to retry instead of losing the token
       saveInvites(created.id, { ...others, [seat]: token });
-      err.detail = `The match ${created.id} was created, but taking seat ${seat} failed: ${err.detail || err.message}`;
+      err.detail = `The match ${created.id} was created, but taking seat ${Number(seat) + 1} failed: ${err.detail || err.message}`;
       throw err;
     }
     rememberMatch(created.id, Number(seat), { game: created.game, publicKey: key.publicKey });
@@ -198,6 +199,7 @@ async function main() {
     showStatus("");
     showError(err);
   }
+  document.body.dataset.ready = "true";
 }
 
 main();
