@@ -151,3 +151,17 @@ def wait_for_humans(dev: Dev, match_id: str, humans: set[int], timeout_s: float 
             return view
         assert time.monotonic() < deadline, f"the bot did not move at ply {view['ply']}"
         time.sleep(0.05)
+
+
+def play_until(dev: Dev, match_id: str, clickers: dict[int, Clicker], moves: int = 1, max_moves: int = 200) -> None:
+    """Let the seats in ``clickers`` move by clicking (the bots by themselves) until each of them
+    has made ``moves`` more moves (or the match ended)."""
+    target = {seat: c.moves + moves for seat, c in clickers.items()}
+    for _ in range(max_moves):
+        view = wait_for_humans(dev, match_id, set(clickers))
+        if view["status"] != "active" or all(c.moves >= target[s] for s, c in clickers.items()):
+            return
+        seat = min(set(view["active_seats"]) & set(clickers))
+        wait_for_ply(clickers[seat].page, view["ply"], mine=True)
+        clickers[seat].move()
+    raise AssertionError(f"the seats did not make {moves} moves each within {max_moves} moves")
