@@ -93,6 +93,9 @@ export function busy(button, handler) {
     } finally {
       button.disabled = false;
       button.removeAttribute("aria-busy");
+      // disabling the focused button drops focus to <body>; give it back so a keyboard user
+      // stays where they were
+      if (document.activeElement === document.body || document.activeElement === null) button.focus();
     }
   };
 }

@@ -44,6 +44,12 @@ function optionField(name, schema) {
     if (schema.default !== undefined) select.value = String(schema.default);
     return el("div", { class: "field" }, el("label", { for: id }, label), select, hint);
   }
+  if (schema.type === "integer" && /^seat\b/i.test(schema.description || "")) {
+    // an option that names a seat (e.g. who starts): a choice among the seats as people count
+    // them (Seat 1 = seat 0), refreshed when seats are added or removed
+    const select = el("select", { id, name, "aria-describedby": describedBy, dataset: { number: "integer", seatOption: "true" } });
+    return el("div", { class: "field" }, el("label", { for: id }, label), select, hint);
+  }
   if (schema.type === "integer" || schema.type === "number") {
     const input = el("input", {
       type: "number", id, name, min: schema.minimum, max: schema.maximum,
@@ -109,6 +115,15 @@ function seatRow(index, kind) {
     el("label", { for: kindId, class: "seat-label" }, `Seat ${index + 1}`), select, emailField);
 }
 
+function refreshSeatOptions(count) {
+  for (const select of $("options").querySelectorAll("select[data-seat-option]")) {
+    const chosen = select.value;
+    replaceChildren(select, el("option", { value: "" }, "(not set: the game's default)"),
+      Array.from({ length: count }, (_, i) => el("option", { value: String(i) }, `Seat ${i + 1}`)));
+    select.value = Number(chosen) < count ? chosen : "";
+  }
+}
+
 function seatCount() {
   return $("seats").querySelectorAll(".seat-row").length;
 }
@@ -121,6 +136,7 @@ function setSeats(count) {
   $("add-seat").disabled = count >= max;
   $("remove-seat").disabled = count <= min;
   $("seats-about").dataset.range = `${min}-${max}`;
+  refreshSeatOptions(count);
 }
 
 // ---- game choice ----

@@ -1,4 +1,4 @@
-"""The web client's key and signing code in Debian's Chromium, against the app over real HTTP.
+"""The web client's core in Debian's Chromium (keys, signing, create, claim), against the app over real HTTP.
 
 What only a browser can show: WebCrypto reproduces the published signing vectors, the stored key
 is non-extractable, the backup file decrypts in Python to the same key, a second browser imports
@@ -144,6 +144,9 @@ def test_create_takes_my_seat_and_remembers_the_invitation(person: Any, served: 
     page.click("#add-seat")
     rows.nth(1).locator("input.seat-email").fill("bea@example.org")
     rows.nth(2).locator("select.seat-kind").select_option("bot:random")
+    # a seat option offers the seats as people count them: "Seat 3" is seat 2 in the API
+    assert page.locator("#option-start_player option").all_text_contents()[1:] == ["Seat 1", "Seat 2", "Seat 3"]
+    page.select_option("#option-start_player", label="Seat 3")
     page.fill("#my-name", "Ana <img src=x onerror=alert(1)>")
     page.fill("#my-email", "ana@example.org")
     page.click("#create")
@@ -153,6 +156,7 @@ def test_create_takes_my_seat_and_remembers_the_invitation(person: Any, served: 
     me = page.evaluate("async () => (await import('/web/static/js/keys.js')).currentKey()")
     assert view["seats"][0]["public_key"] == me["publicKey"] and view["seats"][0]["name"].startswith("Ana <img")
     assert [s["claimed"] for s in view["seats"]] == [True, False, True]
+    assert view["options"]["start_player"] == 2
     invites = page.evaluate("async (m) => (await import('/web/static/js/api.js')).invitesFor(m)", match_id)
     assert [i["seat"] for i in invites] == [1]
     assert invites[0]["url"].startswith(f"{served}/claim/{match_id}/1#token=")
@@ -229,3 +233,27 @@ def test_two_tabs_making_a_key_at_once_end_up_with_the_same_key(person: Any) -> 
         return [made[0].publicKey, made[1].publicKey, (await a.currentKey()).publicKey];
       }""")
     assert keys[0] == keys[1] == keys[2]
+
+
+def test_a_match_can_be_created_with_the_keyboard_alone(person: Any, served: str) -> None:
+    page = person()
+    ready(page, "/new?game=el-capitan")
+    reached = []
+    for _ in range(40):  # Tab through the page until the create button, typing where asked
+        page.keyboard.press("Tab")
+        focused = page.evaluate("() => document.activeElement.id")
+        reached.append(focused)
+        if focused == "seat-email-1":
+            page.keyboard.type("bea@example.org")
+        elif focused == "my-name":
+            page.keyboard.type("Ana")
+        elif focused == "my-email":
+            page.keyboard.type("ana@example.org")
+        elif focused == "create":
+            break
+    assert {"game", "seat-kind-0", "seat-kind-1", "seat-email-1", "add-seat", "my-name", "my-email", "create"} <= set(reached)
+    page.keyboard.press("Enter")
+    page.wait_for_url("**/match/*")
+    match_id = page.url.rsplit("/", 1)[-1]
+    seats = requests.get(f"{served}/v1/matches/{match_id}", timeout=10).json()["seats"]
+    assert [s["claimed"] for s in seats] == [True, False]
