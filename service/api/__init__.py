@@ -10,7 +10,7 @@ from flask_cors import CORS
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from service import web
-from service.api import errors, games, limits, matches, notices, players, seat_keys, server, streams, webhooks
+from service.api import boards, errors, games, limits, matches, notices, players, seat_keys, server, streams, webhooks
 from service.config import Settings
 from service.play.matches import Matches
 from service.play.streams import Feeds
@@ -40,6 +40,7 @@ def create_app(settings: Settings | None = None, service: Matches | None = None,
     app.register_blueprint(server.bp)
     app.register_blueprint(games.bp)
     app.register_blueprint(matches.bp)
+    app.register_blueprint(boards.bp)  # board pictures and move previews
     app.register_blueprint(players.bp)
     app.register_blueprint(seat_keys.bp)
     app.register_blueprint(notices.bp)

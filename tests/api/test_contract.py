@@ -73,7 +73,8 @@ def test_spec_validates(spec: dict[str, Any]) -> None:
 
 
 SIGNED = {("/v1/matches/{match_id}/seats/{seat}/view", "get"), ("/v1/me/turns", "get"), ("/v1/matches", "post"),
-          ("/v1/matches/{match_id}/abort", "post"), ("/v1/me/notices", "get"), ("/v1/me/notices", "put")}
+          ("/v1/matches/{match_id}/abort", "post"), ("/v1/me/notices", "get"), ("/v1/me/notices", "put"),
+          ("/v1/matches/{match_id}/seats/{seat}/preview", "post")}
 
 
 def test_security_is_declared_for_every_operation(spec: dict[str, Any]) -> None:

@@ -97,7 +97,7 @@ export function showOutcome(view) {
   box.hidden = false;
 }
 
-const HAPPENED_KEEP = 30;
+const HAPPENED_KEEP = 20;
 
 /**
  * The recent events, newest last. ``items`` are {key, text}; a key seen before is not added

@@ -28,6 +28,7 @@ const page = {
   preview: null, // the server's preview of the queue, or null
   refused: false, // the last send was refused: the queue waits to be fixed
   boardProblem: "", // why there is no picture, in words
+  shownLegal: [], // the legal actions the buttons and spots on screen stand for
 };
 
 // Why a chain: events, clicks and sends all read and change `page`; one at a time keeps every
@@ -75,6 +76,9 @@ async function refresh() {
   }
   const playing = page.seat !== null && view.status !== "waiting";
   page.seatView = playing ? await api("GET", `${base}/seats/${page.seat}/view`, { signed: true }) : null;
+  // The seat view is the spectator view and more, read a moment later: its ply is the one its
+  // legal actions belong to, so the page goes by it (a move may have landed in between).
+  if (page.seatView) page.view = page.seatView;
   page.serverSvg = null;
   page.boardProblem = "";
   if (view.status !== "waiting") {
@@ -86,10 +90,10 @@ async function refresh() {
         : `The board picture is not available (${errorText(err)}); here it is in words.`;
     }
   }
-  showStanding(view, page.mine);
-  showSeats(view, page.mine);
-  showInvites(view, invitesFor(matchId));
-  showOutcome(view);
+  showStanding(page.view, page.mine);
+  showSeats(page.view, page.mine);
+  showInvites(page.view, invitesFor(matchId));
+  showOutcome(page.view);
   showPlay();
 }
 
@@ -99,25 +103,28 @@ function showPlay() {
   const canAct = page.seatView !== null && view.status === "active";
   const legal = !canAct ? [] : page.preview ? (page.preview.open ? page.preview.legal_actions || [] : [])
     : page.refused ? [] : page.seatView.legal_actions || [];
-  const svg = (page.preview && page.preview.svg) || page.serverSvg;
-  const previewing = Boolean(page.preview && page.preview.svg);
+  const svg = page.preview ? page.preview.svg : page.serverSvg;
+  const previewing = Boolean(page.preview && page.preview.text);
+  // A live update re-draws the buttons; a keyboard user's focus stays among them, not on <body>.
+  const hadFocus = byId("actions").contains(document.activeElement) || byId("board").contains(document.activeElement);
   closeChooser();
   let boardNote = previewing ? "Preview of your queued steps (not sent yet)." : "";
   try {
-    if (!svg) throw new Error(page.boardProblem);
+    if (!svg) throw new Error(page.boardProblem || "There is no picture of this position; here it is in words.");
     showBoard(byId("board"), svg, legal.length ? (spot, indices) => spotPicked(spot, indices, legal) : null);
   } catch (err) {
     const text = (previewing ? page.preview.text : (page.seatView || view).text) || "";
     byId("board").replaceChildren(...(text ? [h("pre", { class: "board-text" }, text)] : []));
-    boardNote = view.status === "waiting" ? "The board appears once every seat is taken." : errorText(err);
+    boardNote = view.status === "waiting" ? "The board appears once every seat is taken." : `${boardNote} ${errorText(err)}`.trim();
   }
   byId("board-note").textContent = boardNote;
   byId("play").hidden = page.seatView === null || view.status !== "active";
   byId("actions-heading").textContent = page.seat === null ? "Your actions" : `Your actions as ${seatName(view, page.seat)}`;
+  page.shownLegal = legal;
   showActions(legal, (i) => run(() => pick(legal, i)));
   const note = byId("preview-note");
   if (page.preview && !page.preview.open) {
-    note.textContent = `${page.preview.reason || "This move must be sent now."} Send it, or clear it to start again.`;
+    note.textContent = `${sentence(page.preview.reason) || "This move must be sent now."} (Or clear it to start again.)`;
   } else if (page.refused) {
     note.textContent = "Your move was not accepted (see the message above): remove steps or clear it, or send it again.";
   } else if (canAct && !legal.length && !page.queue.length) {
@@ -127,6 +134,15 @@ function showPlay() {
   }
   note.hidden = note.textContent === "";
   showQueue(page.queue, { canSend: canAct });
+  byId("queue-box").hidden = !legal.length && !page.queue.length; // nothing to build: no empty form
+  if (hadFocus && !byId("actions").contains(document.activeElement)) focusNext();
+}
+
+/** The server's reason as a sentence. */
+function sentence(text) {
+  const t = String(text || "").trim();
+  if (!t) return "";
+  return t.charAt(0).toUpperCase() + t.slice(1) + (/[.!?]$/.test(t) ? "" : ".");
 }
 
 function spotPicked(spot, indices, legal) {
@@ -136,9 +152,12 @@ function spotPicked(spot, indices, legal) {
 
 /** Append a legal action to the queue and ask the server what the queue leads to. */
 async function pick(legal, index) {
+  // A second click made before the first one's preview came back belongs to buttons now gone.
+  if (legal !== page.shownLegal) return;
   const item = legal[index];
   if (!item || page.view.status !== "active") return;
   clearError();
+  showStatus("");
   if (!page.queue.length) page.queuePly = page.view.ply;
   page.queue.push({ action: item.action, text: item.text });
   await preview({ focusAfter: true });
@@ -159,7 +178,7 @@ async function preview({ focusAfter }) {
     if (err.status === 404 || err.status === 405) {
       // A server without previews: the step stays queued and the player sends it as it is.
       page.preview = { open: false, reason: "This server cannot preview queued steps: send the move to play it.",
-        legal_actions: [], svg: null };
+        legal_actions: [], svg: page.serverSvg, text: null };
       showPlay();
       if (focusAfter) focusNext();
       return;
@@ -228,6 +247,14 @@ async function recentHappened(view) {
   for (const entry of log.entries || []) addHappened(movesHappened(view, entry.ply, entry.seat, entry.events));
 }
 
+/** "El Capitán match abc123": the game's own title (GET /v1/games/{game}) in the heading and tab. */
+async function showTitle(game) {
+  const about = await api("GET", `/v1/games/${encodeURIComponent(game)}`);
+  if (!about || !about.title) return;
+  byId("match-title").replaceChildren(`${about.title} match `, h("code", {}, matchId));
+  document.title = `${about.title} ${matchId} · Portolan`;
+}
+
 async function start() {
   try {
     page.key = await keyShown;
@@ -240,6 +267,7 @@ async function start() {
     }
   }
   byId("match").hidden = false;
+  run(() => showTitle(page.view.game));
   byId("send").addEventListener("click", () => run(send));
   byId("undo-step").addEventListener("click", () => run(undoStep));
   byId("clear-queue").addEventListener("click", () => run(clearQueue));

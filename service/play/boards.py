@@ -1,0 +1,119 @@
+"""Board pictures of a match: the current position or any past one, for a spectator or a seat.
+
+A past position is never stored: it is replayed from the log with the match's secret (the same
+replay the verifier runs, :mod:`service.proof.replay`), so the log stays the only truth and a
+picture of ply 3 is the same today and in a year. The view drawn is what that viewer could see
+at that ply (``Game.view``); the seat's legal actions, drawn as spots, only come with the current
+position, and only while the seat is to move.
+
+Who may see a seat's picture is the caller's business (the API checks the request signature and
+:meth:`service.play.matches.Matches.authenticate` first), as for :meth:`Matches.view`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from service import pictures
+from service.play import records
+from service.play.errors import Conflict, NotFound
+from service.proof.replay import replay
+
+if TYPE_CHECKING:
+    from service.play.matches import Matches
+
+
+@dataclass(frozen=True)
+class Position:
+    """What one viewer sees of a match at one ply."""
+
+    match: str
+    game: str
+    ply: int
+    current: bool
+    """True for the match's current ply (its legal actions may come with it), False for a past one."""
+    board: dict[str, Any]
+    """``Game.view`` of the state at ``ply`` for the viewer (the API's ``board``)."""
+    legal: list[dict[str, Any]] = field(default_factory=list)
+    """The seat's legal actions as the API lists them (``[{"action", "text"}]``), empty unless the
+    position is current and the seat is to move."""
+
+
+def no_board(meta: Mapping[str, Any]) -> Conflict:
+    """The refusal for a match that has no position yet (or never will)."""
+    if meta["status"] == "waiting":
+        return Conflict("match-not-started", f"match {meta['id']} is still waiting for players: no board yet "
+                        f"(open seats: {', '.join(str(s['seat']) for s in meta['seats'] if not s['claimed'])})",
+                        current_ply=meta["ply"])
+    return Conflict("match-not-started", f"match {meta['id']} was aborted before it started: it has no board",
+                    current_ply=meta["ply"])
+
+
+def state_at(matches: Matches, meta: Mapping[str, Any], ply: int) -> Any:
+    """The rules state of the match after its first ``ply`` moves, replayed from the log.
+
+    The events the replay makes are not compared with the stored ones here (the verifier does
+    that): a picture only needs the state, and it must not fail where the log itself is fine."""
+    matches.game_of(meta)  # an unknown game is a 404 before any replay
+    seats = records.genesis_seats(meta["seats"])
+    header = {"game": meta["game"], "match": meta["id"], "seats": seats, "players": meta["players"],
+              "options": meta["options"]}
+    entries = [{"seat": e["seat"], "envelope": e["envelope"]} for e in matches.store.log(meta["id"], 0, ply - 1)] \
+        if ply > 0 else []
+    if len(entries) != ply:  # the log is shorter than the meta says: a store fault, not the caller's
+        raise Conflict("log-incomplete", f"match {meta['id']}: the log holds {len(entries)} moves, not {ply}",
+                       current_ply=meta["ply"])
+    state = None
+    for step in replay(header, matches.store.seed(meta["id"]), entries):
+        state = step.state
+    return state
+
+
+def position(matches: Matches, match_id: str, seat: int | None = None, ply: int | None = None,
+             meta: Mapping[str, Any] | None = None) -> Position:
+    """The position at ``ply`` (None: the current one) as ``seat`` (None: a spectator) sees it.
+
+    409 for a match that has not started (waiting or aborted), 404 for a ply the match has not
+    reached yet (any ply from 0, the position after setup, to the current ply is there)."""
+    meta = matches.meta(match_id) if meta is None else meta
+    if meta["status"] in ("waiting", "aborted"):
+        raise no_board(meta)
+    if ply is not None and ply < 0:
+        raise NotFound("unknown-ply", f"plies count from 0 (the position after setup); there is no ply {ply}")
+    if ply is not None and ply > meta["ply"]:
+        raise NotFound("unknown-ply", f"match {match_id} is at ply {meta['ply']}: there is no ply {ply} yet "
+                       f"(ask for 0 to {meta['ply']}, or leave ply out for the current position)")
+    if ply is None or ply == meta["ply"]:
+        view = matches.view(match_id, seat, meta)  # a move may have landed meanwhile: its ply is view["ply"]
+        return Position(match_id, meta["game"], int(view["ply"]), True, view["board"],
+                        list(view.get("legal_actions", [])))
+    game = matches.game_of(meta)
+    return Position(match_id, meta["game"], ply, False, game.view(state_at(matches, meta, ply), seat))
+
+
+def etag_of(svg: str) -> str:
+    """The ETag of a picture: a digest of the SVG itself, so it changes exactly when the picture
+    does (a new position, a new seat's spots, or a new renderer after an upgrade)."""
+    return '"b-' + hashlib.sha256(svg.encode("utf-8")).hexdigest()[:24] + '"'
+
+
+def render(where: Position) -> str:
+    """The SVG of a position; 404 ``no-picture`` for a game this server draws no pictures of."""
+    try:
+        return pictures.render(where.game, where.board, where.legal)
+    except pictures.UnknownPicture as exc:
+        raise NotFound("no-picture", f"this server has no pictures of the game {where.game!r}; "
+                       "the match's JSON view has the same position") from exc
+
+
+def picture(matches: Matches, match_id: str, seat: int | None = None, ply: int | None = None,
+            meta: Mapping[str, Any] | None = None) -> tuple[str, str]:
+    """The SVG of the match at ``ply`` (None: now) for ``seat`` (None: a spectator), and its ETag.
+
+    See :func:`position` for the refusals; a seat must have been authenticated by the caller."""
+    svg = render(position(matches, match_id, seat, ply, meta))
+    return svg, etag_of(svg)
+
