@@ -13,26 +13,37 @@ templates (``templates/``); this module gathers the facts they show.
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
 from service.config import Settings
-from service.delivery.mail import Mail, render, shell_line
+from service.delivery.mail import InlineImage, Mail, render, shell_line
+from service.delivery.rasterise import to_png
 from service.games.base import Game
+from service.play import boards
 from service.play.matches import Matches
 from service.play.menu import SHOWN, menu
 from service.play.reply_address import Kind, reply_address
 from service.proof.chain import visible_events
+
+log = logging.getLogger("portolan.letters")
 
 HISTORY_SCAN = 200
 """How far back a notice looks for what happened since the seat last acted."""
 
 
 def match_link(public_url: str, match_id: str) -> str:
-    """The link to a match a mail gives: its public view on this server (the web client's page
-    takes this place once it exists)."""
-    return f"{public_url}/v1/matches/{match_id}"
+    """The link to a match a mail gives: its page in the web client on this server."""
+    return f"{public_url}/match/{match_id}"
+
+
+def claim_link(public_url: str, match_id: str, seat: int, token: str) -> str:
+    """The web client's page that claims ``seat`` with its invite ``token``. The token rides in
+    the fragment, which browsers never send to a server: it stays out of access logs and
+    ``Referer`` headers, and only the page's script reads it."""
+    return f"{public_url}/claim/{match_id}/{seat}#token={token}"
 
 
 def record_link(public_url: str, match_id: str) -> str:
@@ -110,6 +121,34 @@ def _common(m: Matches, settings: Settings, meta: Mapping[str, Any], seat: int) 
             "reply_o": reply_to(m, settings, "o", meta["id"], seat)}
 
 
+def board_picture(m: Matches, meta: Mapping[str, Any], view: Mapping[str, Any], seat: int) -> InlineImage | None:
+    """The seat's board as an inline PNG for the notice, or None when there is none to give.
+
+    A picture is a nicety: the plain-text board and the menu say everything a reply needs. So a
+    game without a renderer, or a renderer or rasteriser that fails, costs the picture only, never
+    the notice (logged, so the failure is seen and fixed)."""
+    game = m.game_of(meta)
+    try:
+        svg = boards.draw(meta["game"], view["board"], view.get("legal_actions", []))
+        if svg is None:
+            return None
+        png = to_png(svg)
+    except Exception:  # any failure of the picture's code, whatever it is, must not stop the mail
+        log.warning("no picture for the notice of match %s seat %s at ply %s", meta["id"], seat, view["ply"],
+                    exc_info=True)
+        return None
+    colour = game.seat_names(meta["players"])[seat]
+    return InlineImage(cid=f"board.{meta['id']}.{seat}.{view['ply']}@{_cid_domain(m.public_url)}", png=png,
+                       alt=f"The board of {game.title}, match {meta['id']} at ply {view['ply']}, as {colour} "
+                           f"(seat {seat}) sees it")
+
+
+def _cid_domain(public_url: str) -> str:
+    """The host of the public URL, for the right side of a Content-ID (RFC 2392: an addr-spec)."""
+    host = public_url.split("://", 1)[-1].split("/", 1)[0].split(":", 1)[0]
+    return host or "portolan.invalid"
+
+
 def turn_notice(m: Matches, settings: Settings, match_id: str, seat: int, key: str) -> Mail | None:
     """The turn notice of ``seat`` as the match stands now (None: the seat has no address).
 
@@ -133,9 +172,10 @@ def turn_notice(m: Matches, settings: Settings, match_id: str, seat: int, key: s
         "head": view["head"], "commitment": meta["commitment"],
     })
     title = m.game_of(meta).title
+    picture = board_picture(m, meta, view, seat)
     return render("turn_notice", row["email"], f"[Portolan] Your turn in {title} ({match_id}, ply {ply})", key, ctx,
                   reply_to=reply_to(m, settings, "t", match_id, seat, ply),
-                  headers=(unsubscribe(m, settings, match_id, seat),))
+                  headers=(unsubscribe(m, settings, match_id, seat),), images=(picture,) if picture else ())
 
 
 def invitation(m: Matches, settings: Settings, match_id: str, seat: int, email: str, token: str, key: str) -> Mail:
@@ -145,6 +185,7 @@ def invitation(m: Matches, settings: Settings, match_id: str, seat: int, email: 
     ctx = _common(m, settings, meta, seat)
     claim = ["portolan", "claim", match_id, seat, token, "--name", "Your name", "--email", email, "--server", m.public_url]
     ctx.update({"token": token, "to": email, "commitment": meta["commitment"], "claim_line": shell_line(claim),
+                "claim_link": claim_link(m.public_url, match_id, seat, token),
                 "install_line": f"python3 -m venv ~/portolan-venv && . ~/portolan-venv/bin/activate && "
                                 f"{settings.install} && portolan keygen && {shell_line(claim)}"})
     inviter = ctx["inviter"] or "A Portolan player"

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from email.message import EmailMessage
 from email.policy import default as default_policy
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 from urllib.parse import urlparse
 
 from jinja2 import Environment, PackageLoader, select_autoescape
@@ -66,6 +66,20 @@ decode in those headers: the unsubscribe link would be dead."""
 
 
 @dataclass(frozen=True)
+class InlineImage:
+    """A picture the HTML body shows inline (``<img src="cid:...">``), sent in the same
+    ``multipart/related`` part as the HTML: mail clients block remote images by default, but show
+    the ones the message carries."""
+
+    cid: str
+    """The Content-ID without angle brackets (``board.<match>.<seat>.<ply>@<domain>``); the HTML
+    refers to it as ``cid:<cid>``."""
+    png: bytes
+    alt: str
+    """What the picture shows, in words: the HTML's ``alt``, and the part's description."""
+
+
+@dataclass(frozen=True)
 class Mail:
     """One message to send: its recipient, subject, bodies, identity and reply headers."""
 
@@ -85,6 +99,8 @@ class Mail:
     headers: tuple[tuple[str, str], ...] = ()
     """Extra headers in order (``List-Unsubscribe`` ...). One named like a default header
     (``Auto-Submitted``, ``References``) replaces the default."""
+    images: tuple[InlineImage, ...] = ()
+    """Pictures the HTML body shows inline (the plain-text body never depends on them)."""
 
 
 def render(
@@ -97,11 +113,14 @@ def render(
     reply_to: str = "",
     in_reply_to: str = "",
     headers: tuple[tuple[str, str], ...] = (),
+    images: tuple[InlineImage, ...] = (),
 ) -> Mail:
-    """Render ``<template>.txt`` and ``<template>.html`` with ``context``."""
+    """Render ``<template>.txt`` and ``<template>.html`` with ``context``; the HTML template sees
+    ``images`` (to refer to each by ``cid:``) as ``images`` too."""
     text = _env.get_template(f"{template}.txt").render(**context)
-    html = _env.get_template(f"{template}.html").render(**context)
-    return Mail(to=to, subject=subject, text=text, html=html, key=key, reply_to=reply_to, in_reply_to=in_reply_to, headers=headers)
+    html = _env.get_template(f"{template}.html").render(**context, images=images)
+    return Mail(to=to, subject=subject, text=text, html=html, key=key, reply_to=reply_to, in_reply_to=in_reply_to,
+                headers=headers, images=images)
 
 
 def message_id(key: str, domain: str) -> str:
@@ -145,6 +164,15 @@ def to_message(mail: Mail, sender: str, domain: str = "portolan.invalid", *, eig
         msg[name] = value
     msg.set_content(mail.text, cte=body_cte(mail.text, eight_bit))
     msg.add_alternative(mail.html, subtype="html", cte=body_cte(mail.html, eight_bit))
+    if mail.images:
+        # multipart/alternative(text/plain, multipart/related(text/html, image/png...)): the
+        # pictures belong to the HTML alternative alone (RFC 2387); a text-only reader never
+        # sees them as attachments. PNG is binary, so these parts alone go base64.
+        html_part = cast(EmailMessage, msg.get_payload()[-1])  # type: ignore[index]
+        for image in mail.images:
+            html_part.add_related(image.png, maintype="image", subtype="png", cid=f"<{image.cid}>",
+                                  disposition="inline", filename=f"{image.cid.split('@')[0]}.png")
+            cast(EmailMessage, html_part.get_payload()[-1])["Content-Description"] = image.alt  # type: ignore[index]
     # only now: the bodies were encoded under the default policy (quoted-printable wraps at 76)
     msg.policy = HEADER_POLICY
     return msg

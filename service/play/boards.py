@@ -13,7 +13,7 @@ Who may see a seat's picture is the caller's business (the API checks the reques
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -100,13 +100,27 @@ def etag_of(svg: str) -> str:
     return '"b-' + hashlib.sha256(svg.encode("utf-8")).hexdigest()[:24] + '"'
 
 
+def draw(game_id: str, board: Mapping[str, Any], legal: Sequence[Mapping[str, Any]] = ()) -> str | None:
+    """The SVG of ``board`` (with spots for ``legal``), None for a game this server draws no
+    pictures of: one without a renderer, or whose picture module is not installed (a failure
+    to import anything else is a bug and is raised)."""
+    try:
+        return pictures.render(game_id, board, legal)
+    except pictures.UnknownPicture:
+        return None
+    except ModuleNotFoundError as exc:
+        if exc.name and exc.name.startswith(f"{pictures.__name__}."):
+            return None
+        raise
+
+
 def render(where: Position) -> str:
     """The SVG of a position; 404 ``no-picture`` for a game this server draws no pictures of."""
-    try:
-        return pictures.render(where.game, where.board, where.legal)
-    except pictures.UnknownPicture as exc:
+    svg = draw(where.game, where.board, where.legal)
+    if svg is None:
         raise NotFound("no-picture", f"this server has no pictures of the game {where.game!r}; "
-                       "the match's JSON view has the same position") from exc
+                       "the match's JSON view has the same position")
+    return svg
 
 
 def picture(matches: Matches, match_id: str, seat: int | None = None, ply: int | None = None,

@@ -36,11 +36,11 @@ client that previews before it sends meets them early: 409 ``stale-ply`` / ``not
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from service import pictures
 from service.games.base import Game, IllegalAction, InvalidAction, Rng
+from service.play import boards
 from service.play.errors import BadRequest, Conflict, Unprocessable
 from service.play.limits import check_json_value
 
@@ -147,12 +147,5 @@ def preview(matches: Matches, meta: Mapping[str, Any], seat: int, ply: int, acti
     board = game.view(state, seat)
     legal = [{"action": a, "text": game.describe_action(a)} for a in game.legal_actions(state, seat)] if is_open else []
     return {"match": match_id, "seat": seat, "ply": ply, "applied": applied, "open": is_open, "reason": reason,
-            "board": board, "text": game.render(board), "legal_actions": legal, "svg": _svg(game.id, board, legal)}
+            "board": board, "text": game.render(board), "legal_actions": legal, "svg": boards.draw(game.id, board, legal)}
 
-
-def _svg(game_id: str, board: Mapping[str, Any], legal: Sequence[Mapping[str, Any]]) -> str | None:
-    """The picture of the previewed position, None for a game this server draws no pictures of."""
-    try:
-        return pictures.render(game_id, board, legal)
-    except pictures.UnknownPicture:
-        return None

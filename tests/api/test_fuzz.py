@@ -33,7 +33,7 @@ SPEC_PATH = Path(__file__).resolve().parents[2] / "openapi.yaml"
 SIGNED_OPERATIONS = {"createMatch", "abortMatch", "getSeatView", "getMyTurns", "submitMove", "listMyWebhooks",
                      "addMyWebhook", "removeMyWebhook", "pingMyWebhook", "getMyWebhookDeliveries", "listMatchWebhooks",
                      "addMatchWebhook", "removeMatchWebhook", "pingMatchWebhook", "getMatchWebhookDeliveries",
-                     "getMyNotices", "setMyNotices"}
+                     "getMyNotices", "setMyNotices", "getBoardSvg", "getBoardPng", "previewMove"}
 
 
 def contract_checks() -> list[Any]:

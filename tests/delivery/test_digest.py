@@ -92,7 +92,7 @@ def test_digest_sends_one_mail_a_day_listing_every_waiting_match(outbox_settings
     assert msg["To"] == ZOE and "2 matches waiting" in msg["Subject"] and msg["Auto-Submitted"] == "auto-generated"
     text = body(msg)
     for mid in (first, second):
-        assert f"match {mid}" in text and f"http://portolan.test/v1/matches/{mid}" in text
+        assert f"match {mid}" in text and f"http://portolan.test/match/{mid}" in text
         [address] = [ln.strip() for ln in text.splitlines() if ln.strip().startswith(f"turns+o-{mid}-0-")]
         reply = parse_reply_address(address)
         assert reply is not None and reply.kind == "o" and authentic(m.server_key, reply)

@@ -42,8 +42,15 @@ def body(msg: EmailMessage, kind: str = "plain") -> str:
 
 
 def assert_clean_8bit(raw: bytes) -> None:
-    """Plain UTF-8, never quoted-printable or base64, and no line over 998 octets."""
-    assert b"quoted-printable" not in raw.lower() and b"base64" not in raw.lower()
+    """Text bodies in plain UTF-8, never quoted-printable or base64 (an inline picture alone is
+    base64: PNG is binary), and no line over 998 octets."""
+    msg = parsed(raw)
+    for part in msg.walk():
+        if part.get_content_maintype() == "text":
+            assert part["Content-Transfer-Encoding"] == "8bit", part.get_content_type()
+        elif not part.is_multipart():
+            assert part.get_content_type() == "image/png" and part["Content-Transfer-Encoding"] == "base64"
+    assert b"quoted-printable" not in raw.lower()
     assert raw.count(b"Content-Transfer-Encoding: 8bit") == 2
     assert max(len(line) for line in raw.split(b"\n")) <= 998
     raw.decode("utf-8")
@@ -95,7 +102,7 @@ def test_a_turn_notice_has_everything_a_remote_player_needs(outbox_settings: Set
     assert ("reply \"show\" for all" in text) == (len(items) > SHOWN)
     assert "reply to this mail" in text and "3, 1, end" in text and "stop notices" in text
     # the link, and a CLI line that works on another machine (with --server, shell-quoted)
-    assert f"http://portolan.test/v1/matches/{mid}" in text
+    assert f"http://portolan.test/match/{mid}" in text and f'href="http://portolan.test/match/{mid}"' in html
     [line] = [ln.strip() for ln in text.splitlines() if ln.strip().startswith("portolan move") and "--pick" not in ln]
     words = shlex.split(line)
     assert words[:8] == ["portolan", "move", mid, "--seat", str(seat), "--ply", str(ply), "--server"]
@@ -161,6 +168,9 @@ def test_the_invitation_says_who_invites_and_how_to_join_by_mail_or_cli(outbox_s
     claim = shlex.split(one_line.rpartition("&& ")[2])
     assert claim == ["portolan", "claim", mid, "0", token, "--name", "Your name", "--email", "zoe@example.org",
                      "--server", "http://portolan.test"]
+    # the web client's claim page, the token in the fragment (never sent to a server)
+    link = f"http://portolan.test/claim/{mid}/0#token={token}"
+    assert link in text and f'href="{link}"' in body(msg, "html")
     assert msg["Auto-Submitted"] == "auto-generated"
 
 
