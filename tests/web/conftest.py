@@ -190,6 +190,13 @@ def new_player(browser: Any, dev: Dev) -> Iterator[Callable[[], Any]]:
         page.errors = []  # type: ignore[attr-defined]
         page.console_errors = []  # type: ignore[attr-defined]
         page.on("pageerror", lambda exc: page.errors.append(str(exc)))
+        # the page's API calls in flight (not its event stream, which stays open): a test that
+        # clicks waits for them, so its click does not land on buttons a refresh is replacing
+        page.inflight = set()  # type: ignore[attr-defined]
+        api_call = lambda r: "/v1/" in r.url and "/events" not in r.url  # noqa: E731
+        page.on("request", lambda r: page.inflight.add(r) if api_call(r) else None)
+        page.on("requestfinished", lambda r: page.inflight.discard(r))
+        page.on("requestfailed", lambda r: page.inflight.discard(r))
         page.on("console", lambda msg: page.console_errors.append(msg.text) if msg.type == "error" else None)
         return page
 

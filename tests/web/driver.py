@@ -13,9 +13,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import requests
+from playwright.sync_api import Error as PlaywrightError
 
 from tests.web.conftest import WAIT_S, Dev
 
+CLICK_TRIES = 4
+RETRY_AFTER_S = 1.5
+"""How long a click may take to show in the queue before the test clicks again (see Clicker.move)."""
 PLAYERS = {"el-capitan": 3, "nauticus": 3, "ophir": 3}
 """The player count each game's browser match uses: three (two people and a bot) where allowed."""
 
@@ -57,6 +61,19 @@ def error_text(page: Any) -> str:
     return str(box.text_content() or "").strip() if box.is_visible() else ""
 
 
+def settle(page: Any, quiet_s: float = 0.12, timeout_s: float = 10.0) -> None:
+    """Wait until the page has had no API call in flight for ``quiet_s`` (a live update re-reads
+    the views and re-draws the buttons: clicking meanwhile would hit buttons about to go)."""
+    deadline = time.monotonic() + timeout_s
+    quiet_since = time.monotonic()
+    while time.monotonic() < deadline:
+        if page.inflight:
+            quiet_since = time.monotonic()
+        elif time.monotonic() - quiet_since >= quiet_s:
+            return
+        page.wait_for_timeout(30)
+
+
 def wait_for_ply(page: Any, ply: int, *, mine: bool | None = None, timeout_s: float = WAIT_S) -> None:
     """Wait until the page shows ``ply`` (and, with ``mine``, whose turn it says), without reloading."""
     # functions, not expression strings: the page's CSP forbids eval, which Playwright uses for those
@@ -82,26 +99,42 @@ class Clicker:
     """How often a step is picked on the board instead of from the buttons (when it has spots)."""
     steps: int = 0
     spot_steps: int = 0
+    retries: int = 0
     moves: int = 0
     seconds: list[float] = field(default_factory=list)
 
-    def _pick_spot(self) -> bool:
+    def _pick_spot(self) -> str:
+        """Pick a step on the board (a spot, by mouse or keyboard; the chooser when it stands for
+        several actions); answers what was done, or "" when the board has no spot."""
         spots = self.page.locator("#board .spot")
         n = spots.count()
         if not n:
-            return False
+            return ""
         spot = spots.nth(self.rng.randrange(n))
-        if self.rng.random() < 0.5:
-            spot.click()
-        else:  # the keyboard way in: a spot is a focusable button
-            spot.focus()
-            spot.press("Enter")
-        chooser = self.page.locator("#spot-chooser")
-        if chooser.is_visible():
-            choices = chooser.locator("button.choice")
-            choices.nth(self.rng.randrange(choices.count())).click()
+        try:
+            actions = spot.get_attribute("data-actions", timeout=RETRY_AFTER_S * 1000) or ""
+        except PlaywrightError:
+            return "a spot that was gone"
+        label = f"spot (actions {actions})"
+        several = len(actions.split()) > 1
+        try:  # a live update may re-draw the board under the click: then the queue check retries
+            if self.rng.random() < 0.5:
+                spot.click(timeout=RETRY_AFTER_S * 1000)
+                label += " clicked"
+            else:  # the keyboard way in: a spot is a focusable button
+                spot.focus(timeout=RETRY_AFTER_S * 1000)
+                spot.press("Enter", timeout=RETRY_AFTER_S * 1000)
+                label += " by Enter"
+            if several:
+                chooser = self.page.locator("#spot-chooser")
+                chooser.wait_for(state="visible", timeout=RETRY_AFTER_S * 1000)
+                choices = chooser.locator("button.choice")
+                choices.nth(self.rng.randrange(choices.count())).click(timeout=RETRY_AFTER_S * 1000)
+                label += ", then a choice"
+        except PlaywrightError as exc:
+            return f"{label}: gone before the click landed ({type(exc).__name__})"
         self.spot_steps += 1
-        return True
+        return label
 
     def move(self, max_steps: int = 3) -> None:
         """Queue one to ``max_steps`` legal steps (more only while the preview leaves the move
@@ -115,14 +148,28 @@ class Clicker:
             n = buttons.count()
             if not n or (queued and self.rng.random() < 0.6):
                 break
-            if not (self.rng.random() < self.spot_share and self._pick_spot()):
-                buttons.nth(self.rng.randrange(n)).click()
             queued += 1
-            try:
-                page.wait_for_function("(n) => document.querySelectorAll('#queue li').length === n"
-                                       " && !document.querySelector('#send').disabled", arg=queued, timeout=WAIT_S * 1000)
-            except Exception as exc:
-                raise AssertionError(f"step {queued} of the move at ply {ply} was not queued: {error_text(page)!r}") from exc
+            for attempt in range(CLICK_TRIES):
+                settle(page)
+                how = self._pick_spot() if self.rng.random() < self.spot_share else ""
+                if not how:
+                    button = page.locator("#actions button.action").nth(self.rng.randrange(n))
+                    how = f"button {button.text_content()!r}"
+                    button.click()
+                try:
+                    page.wait_for_function("(n) => document.querySelectorAll('#queue li').length >= n"
+                                           " && !document.querySelector('#send').disabled", arg=queued,
+                                           timeout=(WAIT_S if attempt == CLICK_TRIES - 1 else RETRY_AFTER_S) * 1000)
+                    queued = page.locator("#queue li").count()  # a slow first click may have landed too
+                    break
+                except Exception as exc:
+                    if error_text(page) or attempt == CLICK_TRIES - 1:
+                        raise AssertionError(f"step {queued} of the move at ply {ply} ({how}) was not queued: "
+                                             f"{error_text(page)!r}") from exc
+                    # the page re-drew its buttons (a live update) as the click landed, and drops a
+                    # click on buttons that are gone: a person clicks again, and so does the test
+                    self.retries += 1
+                    n = page.locator("#actions button.action").count() or n
         assert queued, f"no action to click at ply {ply}: {error_text(page)!r}"
         page.click("#send")
         try:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import os
 import random
 import shutil
+import statistics
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -60,7 +61,7 @@ def save_screenshot(page: Any, tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("game", [
-    pytest.param("nauticus", marks=pytest.mark.slow),
+    "nauticus",  # the shortest whole match (about 230 plies, two minutes): in the default suite
     pytest.param("el-capitan", marks=pytest.mark.slow),
     pytest.param("ophir", marks=pytest.mark.slow),
 ])
@@ -136,7 +137,10 @@ def test_two_players_and_a_bot_play_a_whole_match_by_clicking(game: str, dev: De
     assert {e["seat"] for e in record["entries"]} >= {0, 1, 2}
 
     seconds = time.monotonic() - started
+    all_moves = [x for c in clickers.values() for x in c.seconds]
     moves = sum(c.moves for c in clickers.values())
     record_property("duration", round(seconds, 1))
     print(f"\n{game}: {ply} plies, {moves} moves by clicking ({sum(c.steps for c in clickers.values())} steps, "
-          f"{sum(c.spot_steps for c in clickers.values())} on the board) in {seconds:.0f} s")
+          f"{sum(c.spot_steps for c in clickers.values())} on the board, {sum(c.retries for c in clickers.values())} clicks "
+          f"again) in {seconds:.0f} s; a move takes {statistics.median(all_moves):.2f} s "
+          f"(median) to {max(all_moves):.1f} s, {sum(all_moves):.0f} s in all")
