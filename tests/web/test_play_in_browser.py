@@ -48,11 +48,15 @@ def not_reloaded(page: Any) -> bool:
     return bool(page.evaluate("() => window.__portolanLoaded === 'no reload since'"))
 
 
+def record_head(dev: Dev, match_id: str) -> str:
+    return str(requests.get(f"{dev.url}/v1/matches/{match_id}", timeout=10).json()["head"])
+
+
 def save_screenshot(page: Any, tmp_path: Path) -> None:
     """The README's picture of a match page mid-game: always made (into tmp), copied to
     docs/images/match-page.png only when PORTOLAN_SCREENSHOT=1 (a normal run changes no file)."""
     shot = tmp_path / "match-page.png"
-    page.screenshot(path=str(shot), full_page=True)
+    page.screenshot(path=str(shot))  # the first screen, as a player sees it
     assert shot.stat().st_size > 10_000
     if os.environ.get("PORTOLAN_SCREENSHOT") == "1":
         target = ROOT / "docs" / "images" / "match-page.png"
@@ -124,6 +128,12 @@ def test_two_players_and_a_bot_play_a_whole_match_by_clicking(game: str, dev: De
     ana.wait_for_selector("#log tr.entry")
     ply = view["ply"]
     assert ana.locator("#log tr.entry").count() == ply
+    # the chain as the page draws it: each row's prev is the row before's hash
+    rows = ana.locator("#log tr.entry").evaluate_all(
+        "(rows) => rows.map((r) => Array.from(r.querySelectorAll('td.hash code'), (c) => c.dataset.hash))")
+    assert len(rows[0]) == 1  # ply 0's prev is the genesis, the header's digest
+    assert [r[1] for r in rows[1:]] == [r[0] for r in rows[:-1]]
+    assert rows[-1][0] == record_head(dev, match_id)
     ana.click("button#verify")
     result = ana.wait_for_selector("#verify-result[data-ok]", timeout=60_000)
     assert result.get_attribute("data-ok") == "true", result.text_content()

@@ -234,3 +234,34 @@ def test_the_browser_refuses_exactly_the_keys_libsodium_refuses(page: Any) -> No
     expected = [signing.valid_public_key(k) for k in keys]
     assert sum(expected) >= 6 and not all(expected)
     assert page.evaluate(JS_KEYS, keys) == expected
+
+
+def test_the_log_page_draws_the_chain_and_its_verify_button_names_a_changed_move(
+        page: Any, service: Matches, players: list[Player]) -> None:
+    mid = signed_match(service, players)
+    honest = service.record(mid)
+    n = len(honest["entries"])
+    page.goto(f"/match/{mid}/log")
+    page.wait_for_selector("#log tr.entry")
+    rows = page.locator("#log tr.entry").evaluate_all(
+        "(rows) => rows.map((r) => [r.dataset.ply, ...Array.from(r.querySelectorAll('td.hash code'), (c) => c.dataset.hash)])")
+    assert [r[0] for r in rows] == [str(i) for i in range(n)]
+    assert [r[1] for r in rows] == [e["hash"] for e in honest["entries"]]
+    assert [r[2] for r in rows[1:]] == [r[1] for r in rows[:-1]]  # the chain: prev is the row before's hash
+    page.click("button#verify")
+    result = page.wait_for_selector("#verify-result[data-ok]")
+    assert result.get_attribute("data-ok") == "true", result.text_content()
+    words = result.text_content() or ""
+    assert "The record checks out" in words and "not checked in the browser" in words and "portolan verify" in words
+
+    # the same page with one action changed on its way from the server
+    i = n // 2
+    tampered = copy.deepcopy(honest)
+    _action(tampered, i)
+    page.route(f"**/v1/matches/{mid}/record", lambda route: route.fulfill(json=tampered))
+    page.click("button#verify")
+    page.wait_for_selector("#verify-result[data-ok=false]")
+    words = page.locator("#verify-result").text_content() or ""
+    seat = honest["entries"][i]["seat"]
+    assert f"ply {i}: the signature does not verify under seat {seat}'s key" in words, words
+    assert "does NOT verify" in words
