@@ -121,20 +121,21 @@ class Signers {
     return null;
   }
 
+  // [place, sentence] of the first key change or withdrawal at `ply` that does not hold, else null
   async advance(ply) {
     for (const c of this.changes.filter((x) => Number(x.from_ply) === ply)) {
       const seat = Number(c.seat);
       const where = `key change of seat ${seat} at ply ${ply}`;
       if (!this.custodial.has(seat)) {
-        return `${where}: seat ${seat} is not custodial at ply ${ply}: only a seat whose key the server holds can take a new key`;
+        return [where, `seat ${seat} is not custodial at ply ${ply}: only a seat whose key the server holds can take a new key`];
       }
-      if (!validKey(c.public_key)) return `${where}: the new key is not a valid Ed25519 public key`;
+      if (!validKey(c.public_key)) return [where, "the new key is not a valid Ed25519 public key"];
       const body = { type: SEAT_KEY, match: this.match, seat, public_key: c.public_key, from_ply: ply };
       if (!(await verifySig(c.public_key, body, c.signature))) {
-        return `${where}: the new key's signature (proof of possession) does not verify`;
+        return [where, "the new key's signature (proof of possession) does not verify"];
       }
       if (!(await verifySig(this.keys.get(seat), body, c.custodial_signature))) {
-        return `${where}: the countersignature does not verify under seat ${seat}'s custodial key`;
+        return [where, `the countersignature does not verify under seat ${seat}'s custodial key`];
       }
       this.keys.set(seat, String(c.public_key));
       this.custodial.delete(seat);
@@ -143,7 +144,7 @@ class Signers {
       const seat = Number(w.seat);
       const body = { type: WITHDRAWAL, match: this.match, seat, mail_key: String(w.mail_key) };
       if (!this.keys.has(seat) || !(await verifySig(this.keys.get(seat), body, w.signature))) {
-        return `mail withdrawal of seat ${seat} at ply ${ply}: the withdrawal is not signed by seat ${seat}'s key`;
+        return [`mail withdrawal of seat ${seat} at ply ${ply}`, `the withdrawal is not signed by seat ${seat}'s key`];
       }
       if (!this.withdrawn.has(String(w.mail_key))) this.withdrawn.set(String(w.mail_key), ply);
     }
@@ -312,7 +313,7 @@ async function walk(record, serverKey, pass, later, fail, checks) {
     if (env.match !== matchId || env.seat !== entry.seat) return fail("chain", where, "the envelope names another match or seat");
     if (entry.prev !== prev) return fail("chain", where, "prev is not the hash of the entry before (the chain is broken)");
     const changed = await signers.advance(i);
-    if (changed) return fail("signatures", changed.split(": ")[0], changed.split(": ").slice(1).join(": "));
+    if (changed) return fail("signatures", ...changed);
     const wrong = await signers.checkEntry(entry);
     if (wrong) return fail("signatures", where, wrong);
     const ok = await eventsMatch(entry.events, entry.events_digest, `ply:${i}`, withheld ? withheld.entries[i] : null);
@@ -326,7 +327,7 @@ async function walk(record, serverKey, pass, later, fail, checks) {
   }
   if (entries.length && record.head !== prev) return fail("chain", "head", "the record's head is not the hash of its last entry");
   const after = await signers.advance(entries.length);
-  if (after) return fail("signatures", after.split(": ")[0], after.split(": ").slice(1).join(": "));
+  if (after) return fail("signatures", ...after);
   const n = entries.length;
   pass("chain", `${n} entries: each one's prev is the hash of the entry before, from the header's digest, up to the head`);
   pass("entry hashes", `all ${n} entry hashes recomputed from their contents`);
