@@ -265,3 +265,22 @@ def test_the_log_page_draws_the_chain_and_its_verify_button_names_a_changed_move
     seat = honest["entries"][i]["seat"]
     assert f"ply {i}: the signature does not verify under seat {seat}'s key" in words, words
     assert "does NOT verify" in words
+
+
+def test_a_mail_withdrawal_verifies_in_the_browser_and_a_forged_one_fails(
+        page: Any, service: Matches, players: list[Player]) -> None:
+    from service.play.seat_keys import withdraw_mail_delegation
+    from service.proof.delegation import withdrawal_body
+
+    ana = players[0]
+    mid = two_player_match(service, players, target=100)
+    play_by_mail(service, mid, moves=5)
+    mail_key = service.meta(mid)["seats"][0]["mail_key"]
+    withdraw_mail_delegation(service, mid, 0, ana.public_key, signing.sign(ana.private_key, withdrawal_body(mid, 0, mail_key)))
+    record = service.record(mid)
+    assert record["mail_withdrawals"]
+    report, result = both(page, record)
+    assert report.ok and result["ok"] is True, (report.text(), result)
+    forged = copy.deepcopy(record)
+    forged["mail_withdrawals"][0]["signature"] = signing.sign(signing.generate_private_key(), {"x": 1})
+    assert "the withdrawal is not signed by seat 0's key" in assert_same_failure(page, forged)
