@@ -17,6 +17,9 @@ from playwright.sync_api import Error as PlaywrightError
 
 from tests.web.conftest import WAIT_S, Dev
 
+SEND_SHARE = 0.3
+"""After each queued step, how often the player sends at once rather than queue another (when
+the preview leaves the move open): mostly several steps a move, as the queue is meant for."""
 CLICK_TRIES = 4
 RETRY_AFTER_S = 1.5
 """How long a click may take to show in the queue before the test clicks again (see Clicker.move)."""
@@ -136,7 +139,7 @@ class Clicker:
         self.spot_steps += 1
         return label
 
-    def move(self, max_steps: int = 3) -> None:
+    def move(self, max_steps: int = 4) -> None:
         """Queue one to ``max_steps`` legal steps (more only while the preview leaves the move
         open), then Send; waits until the server accepted it (the ply advanced)."""
         started = time.monotonic()
@@ -146,7 +149,7 @@ class Clicker:
         while queued < max_steps:
             buttons = page.locator("#actions button.action")
             n = buttons.count()
-            if not n or (queued and self.rng.random() < 0.6):
+            if not n or (queued and self.rng.random() < SEND_SHARE):
                 break
             queued += 1
             for attempt in range(CLICK_TRIES):
