@@ -257,3 +257,33 @@ def test_a_match_can_be_created_with_the_keyboard_alone(person: Any, served: str
     match_id = page.url.rsplit("/", 1)[-1]
     seats = requests.get(f"{served}/v1/matches/{match_id}", timeout=10).json()["seats"]
     assert [s["claimed"] for s in seats] == [True, False]
+
+
+def test_an_import_keeps_the_old_key_and_the_page_switches_back_to_it(person: Any, tmp_path: Path) -> None:
+    source = person()
+    ready(source, "/keys")
+    source.click("#make-key")
+    source.wait_for_selector("#key-id")
+    imported = source.locator("#public-key").get_attribute("data-public-key")
+    source.fill("#export-passphrase", PASSPHRASE)
+    with source.expect_download() as download:
+        source.click("#export")
+    download.value.save_as(tmp_path / "backup.json")
+
+    page = person()
+    ready(page, "/keys")
+    page.click("#make-key")
+    page.wait_for_selector("#key-id")
+    own = page.locator("#public-key").get_attribute("data-public-key")
+    assert page.locator("#kept").is_hidden()
+    page.set_input_files("#import-file", str(tmp_path / "backup.json"))
+    page.fill("#import-passphrase", PASSPHRASE)
+    page.click("#import")
+    page.wait_for_selector("#status:has-text('Imported')")
+    assert page.locator("#public-key").get_attribute("data-public-key") == imported
+    assert page.locator("#kept-keys button.use-key").get_attribute("data-public-key") == own
+    page.click("#kept-keys button.use-key")
+    page.wait_for_selector("#status:has-text('again')")
+    assert page.locator("#public-key").get_attribute("data-public-key") == own
+    assert page.locator("#kept-keys button.use-key").get_attribute("data-public-key") == imported
+    assert page.locator("#key-id").get_attribute("data-public-key") == own

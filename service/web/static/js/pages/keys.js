@@ -1,8 +1,8 @@
 // This browser's key (/keys): its public half, a passphrase-encrypted backup to download, and
 // importing a backup (a second device, or after clearing the browser's storage).
 
-import { currentKey, ensureKey, exportBackup, importBackup, shortKey } from "../keys.js";
-import { busy, showError, showStatus } from "../ui.js";
+import { currentKey, ensureKey, exportBackup, importBackup, keptKeys, shortKey, useKeptKey } from "../keys.js";
+import { busy, el, replaceChildren, showError, showStatus } from "../ui.js";
 
 const $ = (id) => document.getElementById(id);
 let lastUrl = null;
@@ -12,6 +12,22 @@ function showKey(key) {
   $("public-key").dataset.publicKey = key ? key.publicKey : "";
   $("make-key").hidden = Boolean(key);
   $("export").disabled = !key;
+}
+
+async function showKept() {
+  const kept = await keptKeys();
+  $("kept").hidden = kept.length === 0;
+  replaceChildren($("kept-keys"), kept.map((k) => {
+    const button = el("button", { type: "button", class: "use-key", dataset: { publicKey: k.publicKey } },
+      `Use ${shortKey(k.publicKey)} again`);
+    button.addEventListener("click", busy(button, async () => {
+      const key = await useKeptKey(k.publicKey);
+      showKey(key);
+      await showKept();
+      showStatus(`This browser now uses the key ${shortKey(key.publicKey)} again.`);
+    }));
+    return el("li", {}, el("code", { class: "key" }, k.publicKey), " ", button);
+  }));
 }
 
 async function exportKey() {
@@ -36,6 +52,7 @@ async function importKey() {
   const key = await importBackup(file, $("import-passphrase").value);
   $("import-passphrase").value = "";
   showKey(key);
+  await showKept();
   showStatus(`Imported: this browser now uses the key ${shortKey(key.publicKey)}.`);
 }
 
@@ -45,6 +62,7 @@ async function main() {
   $("make-key").addEventListener("click", busy($("make-key"), async () => showKey(await ensureKey())));
   try {
     showKey(await currentKey());
+    await showKept();
   } catch (err) {
     showError(err);
   }
