@@ -9,6 +9,7 @@ sans-serif font it finds, and with none at all the text is left out of the pictu
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 import resvg_py
 
@@ -38,9 +39,14 @@ def natural_width(svg: str) -> float | None:
     return float(found.group(1)) if found else None
 
 
+@lru_cache(maxsize=32)
 def to_png(svg: str, max_width: int = MAX_WIDTH) -> bytes:
     """The PNG of ``svg`` on a white background, at its own width but at most ``max_width`` pixels
-    (the height follows the aspect ratio)."""
+    (the height follows the aspect ratio).
+
+    Drawing a board takes a few tenths of a second of CPU, and the same picture is asked for again
+    and again (every spectator of a position, the PNG after its SVG), so the last few are kept:
+    a picture is a pure function of its SVG, so a kept one is never stale."""
     natural = natural_width(svg)
     width = max(1, min(max_width, round(natural))) if natural else max_width
     try:

@@ -7,14 +7,16 @@ result, not how a board looks.
 
 from __future__ import annotations
 
+import re
 import struct
 from typing import Any
 
 import pytest
 
+from tests.api.test_contract import Api, signed
 from tests.api.test_matches_flow import create, started
 from tests.board_stub import drawn_from, spot_count, use_stub
-from tests.conftest import Player
+from tests.conftest import Player, signed_post
 
 SVG = "image/svg+xml; charset=utf-8"
 
@@ -149,3 +151,80 @@ def test_a_game_without_pictures_is_404_in_words(client: Any, players: list[Play
     r = client.get(f"/v1/matches/{mid}/board.svg")
     assert r.status_code == 404 and r.get_json()["code"] == "no-picture"
     assert "harbour-race" in r.get_json()["detail"]
+
+
+@pytest.fixture(scope="module")
+def openapi() -> Any:
+    """openapi.yaml as tests/api/test_contract.py reads it, with the pictures' media types read as
+    what they are (openapi-core hands unknown ones over as bytes, which no ``string`` schema takes)."""
+    from openapi_core import Config, OpenAPI
+    from openapi_core.deserializing.media_types.util import json_loads
+
+    from service.api import spec as game_spec
+    from tests.fixture_game import GAME as FIXTURE
+
+    readers = {"application/problem+json": json_loads, "image/svg+xml": lambda b: b.decode("utf-8"),
+               "image/png": lambda b: b.decode("latin-1")}
+    config = Config(extra_media_type_deserializers=readers, additional_properties_default_policy="forbid")
+    return OpenAPI.from_dict(game_spec.document([*game_spec.hosted_games(), FIXTURE]), config=config)
+
+
+def test_pictures_and_previews_answer_as_documented(client: Any, openapi: Any, players: list[Player]) -> None:
+    """Every answer of the three operations, validated against openapi.yaml by openapi-core."""
+    api = Api(client, openapi)
+    waiting = create(client, [{"invite": "a@example.org"}, {"bot": "random"}])
+    api("GET", f"/v1/matches/{waiting['id']}/board.svg", 409, code="match-not-started")
+    mid, view = started(client, players)
+    seat = view["active_seats"][0]
+    path = f"/v1/matches/{mid}/board.svg"
+    etag = api("GET", path, 200).headers["ETag"]
+    api("GET", path, 304, headers={"If-None-Match": etag})
+    api("GET", f"/v1/matches/{mid}/board.png", 200)
+    api("GET", f"{path}?ply=3", 404, code="unknown-ply")
+    api("GET", f"{path}?ply=x", 400, valid_request=False, code="bad-query")
+    api("GET", f"{path}?seat={seat}", 401, code="missing-signature")
+    api("GET", f"{path}?seat={seat}", 403, code="not-your-seat", headers=players[1 - seat].auth("GET", path, f"seat={seat}"))
+    api("GET", f"{path}?seat={seat}", 200, headers=players[seat].auth("GET", path, f"seat={seat}"))
+    preview = f"/v1/matches/{mid}/seats/{seat}/preview"
+
+    def ask(body: Any, key: Player, status: int, **kw: Any) -> Any:
+        return api("POST", preview, status, **signed(body, preview, key.private_key), **kw)
+
+    body = ask({"ply": 0, "actions": [{"type": "roll"}]}, players[seat], 200).get_json()
+    assert body["open"] is False and body["svg"].startswith("<svg")
+    ask({"ply": 1, "actions": [{"type": "roll"}]}, players[seat], 409, code="stale-ply")
+    ask({"ply": 0, "actions": [{"type": "bank"}]}, players[seat], 422, code="illegal-action")
+    ask({"ply": 0, "actions": [{"type": "roll"}]}, players[1 - seat], 403, code="not-your-seat")
+    ask({"ply": 0, "actions": [{"type": "roll"}] * 21}, players[seat], 400, valid_request=False, code="bad-preview")
+
+
+@pytest.mark.parametrize("game", ["el-capitan", "nauticus", "ophir"])
+def test_the_real_pictures_through_the_routes(client: Any, players: list[Player], game: str,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """With each game's own renderer (skipped where it is not installed): the seat's picture has
+    one spot per legal action it draws a place for, and every spot's indices point into the seat
+    view's legal actions; the spectator's has none; the PNG is drawn; the preview carries the SVG."""
+    pytest.importorskip(f"service.pictures.{game.replace('-', '_')}")
+    monkeypatch.undo()
+    made = create(client, [{"invite": "a@example.org"}, {"invite": "b@example.org"}], game=game)
+    mid = made["id"]
+    for i in range(2):
+        r = client.post(f"/v1/matches/{mid}/seats/{i}/claim", json={
+            "token": made["invites"][str(i)], "public_key": players[i].public_key, "name": players[i].name})
+        assert r.status_code == 200, r.get_json()
+    path = f"/v1/matches/{mid}/board.svg"
+    public = client.get(path)
+    assert public.status_code == 200 and 'role="img"' in public.get_data(as_text=True)
+    assert spot_count(public.get_data(as_text=True)) == 0
+    seat = client.get(f"/v1/matches/{mid}").get_json()["active_seats"][0]
+    legal = signed_get(client, players[seat], f"/v1/matches/{mid}/seats/{seat}/view", "").get_json()["legal_actions"]
+    svg = signed_get(client, players[seat], path, f"seat={seat}").get_data(as_text=True)
+    indices = {int(i) for found in re.findall(r'data-actions="([0-9 ]*)"', svg) for i in found.split()}
+    assert spot_count(svg) > 0 and indices <= set(range(len(legal)))
+    png = client.get(f"/v1/matches/{mid}/board.png")
+    assert png.status_code == 200 and png.get_data()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert struct.unpack(">II", png.get_data()[16:24])[0] <= 900
+    ply = client.get(f"/v1/matches/{mid}").get_json()["ply"]
+    preview = signed_post(client, f"/v1/matches/{mid}/seats/{seat}/preview", {"ply": ply, "actions": [legal[0]["action"]]},
+                          players[seat].private_key)
+    assert preview.status_code == 200 and preview.get_json()["svg"].startswith("<svg")

@@ -10,11 +10,13 @@ const STATUS_WORDS = {
   aborted: "aborted",
 };
 
-/** A seat's name for people: the player's name, or "seat N" while nobody holds it. */
+/** A seat's name for people: the player's name, or "seat N" while nobody holds it. Seats are
+ * counted from 0 as the server counts them, so the page agrees with the picture and the server's
+ * own sentences ("seat 1 need not act now"). */
 export function seatName(view, seat) {
   const info = (view.seats || []).find((s) => s.seat === seat);
   const name = info && info.name ? info.name : "";
-  return name ? `${name} (seat ${seat + 1})` : `seat ${seat + 1}`;
+  return name ? `${name} (seat ${seat})` : `seat ${seat}`;
 }
 
 /** Join names as words: "A", "A and B", "A, B and C". */
@@ -62,7 +64,7 @@ export function showSeats(view, mine) {
     if (mine.includes(s.seat)) tags.push("you");
     if ((view.active_seats || []).includes(s.seat) && view.status === "active") tags.push("to act");
     return h("li", { class: mine.includes(s.seat) ? "seat me" : "seat", "data-seat": s.seat, "data-claimed": String(s.claimed) },
-      `Seat ${s.seat + 1}: ${who}`, tags.length ? ` — ${tags.join(", ")}` : "");
+      `Seat ${s.seat}: ${who}`, tags.length ? ` — ${tags.join(", ")}` : "");
   }));
 }
 
@@ -71,7 +73,7 @@ export function showInvites(view, invites) {
   const box = byId("invites");
   const open = view.status === "waiting" ? (view.open_seats || []) : [];
   const rows = invites.filter((i) => open.includes(i.seat)).map((i) =>
-    h("li", {}, `Seat ${i.seat + 1}: `, h("a", { class: "invite-link", "data-seat": i.seat, href: i.url }, i.url)));
+    h("li", {}, `Seat ${i.seat}: `, h("a", { class: "invite-link", "data-seat": i.seat, href: i.url }, i.url)));
   byId("invite-list").replaceChildren(...rows);
   box.hidden = rows.length === 0;
 }

@@ -152,9 +152,17 @@ function spotPicked(spot, indices, legal) {
 
 /** Append a legal action to the queue and ask the server what the queue leads to. */
 async function pick(legal, index) {
-  // A second click made before the first one's preview came back belongs to buttons now gone.
-  if (legal !== page.shownLegal) return;
-  const item = legal[index];
+  let item = legal[index];
+  if (legal !== page.shownLegal && item) {
+    // The click was made on buttons that a live update or an earlier click's preview has since
+    // replaced: it still counts if the same action is among the ones on screen now.
+    const same = JSON.stringify(item.action);
+    item = page.shownLegal.find((other) => JSON.stringify(other.action) === same);
+    if (!item) {
+      showStatus("The choices changed before your click was handled: choose again.");
+      return;
+    }
+  }
   if (!item || page.view.status !== "active") return;
   clearError();
   showStatus("");
