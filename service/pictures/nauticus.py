@@ -33,6 +33,10 @@ Spot ids (``data-spot``), one per place a legal action is natural to click:
 * ``extra-action`` - the acting seat's extra-action tile: ``extra-action`` of any action.
 
 ``pass`` and ``done`` have no place on the board: they stay buttons of the client.
+
+Further hooks for clients and tests: ``data-space`` on each action space, ``data-stack`` on each
+supply stack, ``data-seat`` on each player's strip, ``data-ship`` on each ship, ``data-price`` on
+each drawn price.
 """
 
 from __future__ import annotations
@@ -217,7 +221,7 @@ def _space(ctx: Ctx, parent: ET.Element, view: Mapping[str, Any], space: Mapping
         d.rect(g, x + 8 + i * 16, by, 12, 12, rx=2, fill=ctx.colour("blue_worker"), stroke=ctx.colour("ink"),
                stroke_width=1)
     if current:
-        d.rect(g, x + w - 48, by - 3, 42, 18, rx=3, fill=ctx.colour("current"))
+        d.rect(g, x + w - 48, by - 3, 42, 18, rx=3, fill=ctx.colour("current_text"))
         d.text(g, x + w - 27, by + 11, "NOW", font_size=ctx.font("small"), font_weight="bold", text_anchor="middle",
                fill="#ffffff")
     label = "wheel anchor: 0 blue workers" if anchor else f"{blue} blue worker{'s' if blue != 1 else ''}"
@@ -278,7 +282,7 @@ def _status(ctx: Ctx, parent: ET.Element, view: Mapping[str, Any], x: float, y: 
     d.text(g, x + 10, ty, f"Start player: {names[view['chooser']]}", font_size=ctx.font("body"), fill=ctx.colour("ink"))
     who, what = _now(view, names)
     d.text(g, x + 10, ty + 22, f"Now: {who}", font_size=ctx.font("heading"), font_weight="bold",
-           fill=ctx.colour("current"))
+           fill=ctx.colour("current_text"))
     d.text(g, x + 10, ty + 40, what, font_size=ctx.font("body"), font_weight="bold", fill=ctx.colour("ink"))
     ty += 62
     turn = view["turn"]
@@ -301,14 +305,15 @@ def _status(ctx: Ctx, parent: ET.Element, view: Mapping[str, Any], x: float, y: 
         d.text(g, x + 10, ty, text, font_size=ctx.font("small"), fill=ctx.colour("ink"))
         ty += 18
     if "prices" in run:
-        # what the next item of each kind costs now: repeats cost more than the printed price
-        prov = ctx.is_provisional("extra_action.base_price") if turn["extra"] else ctx.is_provisional(*_PRICES)
+        # what the next item of each kind costs now: a repeat costs the (checked) repeat price, a
+        # first one the printed price, or the extra action's base price
+        paths = ("extra_action.base_price",) if turn["extra"] else _PRICES
         d.text(g, x + 10, ty, "price of the next one:", font_size=ctx.font("small"), fill=ctx.colour("ink"))
         for i, (item, cost) in enumerate(run["prices"].items()):
             ix = x + 10 + i * 66
             item_icon(ctx, g, item, ix, ty + 6, 24)
-            ctx.value(g, ix + 28, ty + 25, str(cost), prov, font_size=ctx.font("big"), font_weight="bold",
-                      fill=ctx.colour("ink"))
+            ctx.value(g, ix + 28, ty + 25, str(cost), item not in run["bought"] and ctx.is_provisional(*paths),
+                      data_price=item, font_size=ctx.font("big"), font_weight="bold", fill=ctx.colour("ink"))
 
 
 def _rewards(ctx: Ctx, parent: ET.Element, rewards: Mapping[str, Any], x: float, y: float, w: float) -> None:

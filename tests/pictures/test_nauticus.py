@@ -195,6 +195,21 @@ def test_provisional_values_are_marked_and_unaltered() -> None:
     assert any((t.text or "").endswith(f"of {view['warehouse_capacity']} spaces used*") for t in marked)
 
 
+def test_repeat_prices_are_not_marked() -> None:
+    """The next-item prices of a running purchase: a repeat costs the checked repeat price (no
+    mark), a first item of a kind its provisional printed price."""
+    players, seed, ply, _ = GOLDEN_POSITIONS["buy-3p"]
+    view = GAME.view(_position(players, seed, ply), None)
+    run = view["turn"]["normal"]
+    assert run["bought"], "the position should have a purchase under way"
+    status = next(g for g in ET.fromstring(render(view)).iter(f"{NS}g") if g.get("class") == "status")
+    drawn = {t.get("data-price"): t for t in status.iter(f"{NS}text") if t.get("data-price")}
+    for item, cost in run["prices"].items():
+        bought = item in run["bought"]
+        assert drawn[item].text == (str(cost) if bought else f"{cost}*")
+        assert (drawn[item].get("class") == "provisional") is not bought
+
+
 def test_no_marks_once_nothing_is_provisional(monkeypatch: pytest.MonkeyPatch) -> None:
     """When the data is checked against the printed game, the stars and the footnote go."""
     monkeypatch.setattr(nauticus, "_provisional_paths", frozenset)
