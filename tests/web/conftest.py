@@ -38,22 +38,30 @@ WAIT_S = 60.0
 """How long a fixture waits for what must come (dev up, a mail): a bound that only stops a broken run."""
 
 
+def wanted_chromium() -> str:
+    """Where the tests look for Chromium: $PORTOLAN_CHROMIUM, else Debian's /usr/bin/chromium."""
+    return os.environ.get("PORTOLAN_CHROMIUM") or "/usr/bin/chromium"
+
+
 def chromium_path() -> str | None:
-    """The Chromium the tests drive: $PORTOLAN_CHROMIUM, else Debian's /usr/bin/chromium."""
-    path = os.environ.get("PORTOLAN_CHROMIUM") or "/usr/bin/chromium"
+    """The Chromium the tests drive, None when there is none where they look."""
+    path = wanted_chromium()
     return path if os.access(path, os.X_OK) else None
 
 
+NO_CHROMIUM = "no Chromium at {} (apt-get install chromium, or set PORTOLAN_CHROMIUM; .ci/run installs it)"
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Every test in tests/web is a browser test; skip them all, saying why, without Chromium."""
+    """Every test here that drives a browser is a ``browser`` test; without Chromium those are
+    skipped, saying where it was looked for (the page tests without a browser still run)."""
     here = Path(__file__).parent
     missing = chromium_path() is None
     for item in items:
-        if here in Path(str(item.fspath)).parents:
+        if here in Path(str(item.fspath)).parents and "browser" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.browser)
             if missing:
-                item.add_marker(pytest.mark.skip(reason="no Chromium at $PORTOLAN_CHROMIUM or /usr/bin/chromium "
-                                                        "(apt-get install chromium; .ci/run does)"))
+                item.add_marker(pytest.mark.skip(reason=NO_CHROMIUM.format(wanted_chromium())))
 
 
 def _children(pid: int) -> list[int]:
@@ -115,7 +123,7 @@ def dev(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Dev]:
     folder (embedded Redis there) and mail into that folder's outbox; stopped with Ctrl-C (SIGINT)
     at the end of the session, and every process it started must be gone."""
     if chromium_path() is None:
-        pytest.skip("no Chromium at $PORTOLAN_CHROMIUM or /usr/bin/chromium")
+        pytest.skip(NO_CHROMIUM.format(wanted_chromium()))
     home = tmp_path_factory.mktemp("dev")
     port = free_port()
     env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "SMTP_URL", "OUTBOX_DIR", "PUBLIC_URL")}
@@ -162,7 +170,7 @@ def browser() -> Iterator[Any]:
     """Debian's headless Chromium through Playwright, one for the whole session."""
     path = chromium_path()
     if path is None:
-        pytest.skip("no Chromium at $PORTOLAN_CHROMIUM or /usr/bin/chromium")
+        pytest.skip(NO_CHROMIUM.format(wanted_chromium()))
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as pw:
