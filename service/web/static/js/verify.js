@@ -227,7 +227,8 @@ export function verifyCommand(matchId, serverKey, origin = location.origin) {
  * (GET /v1/server-key). Answers {ok, checks: [{name, ok, detail}], failure}: `ok` is false as
  * soon as one check fails (the walk stops there, like `portolan verify`, and `failure` names
  * the place, e.g. "ply 7: the signature does not verify under seat 1's key"); a check whose `ok`
- * is null could not be made here (not yet, or not in the browser) and says why.
+ * is null could not be made here (not yet, or not in the browser) and says why. `command` is the
+ * `portolan verify` line that checks the rest (seats are numbered from 0 here, as in the record).
  */
 export async function verifyRecord(record, serverKey) {
   const checks = [];
@@ -347,8 +348,8 @@ async function walk(record, serverKey, pass, later, fail, checks) {
     pass("events", "the visible setup and move events match the chain");
     later("hidden events", "not yet: hidden events are withheld while the match runs (only their salted digests are shown)");
   }
+  const command = verifyCommand(matchId, serverKey || header.server_key);
   later("rules replay", "not checked in the browser: the dice, every event and the outcome are reproduced "
-    + "from the seed and the moves by the rules, which only `portolan verify` runs: "
-    + verifyCommand(matchId, serverKey || header.server_key));
-  return { ok: !checks.some((c) => c.ok === false), checks, failure: null };
+    + `from the seed and the moves by the rules, which only portolan verify runs: ${command}`);
+  return { ok: !checks.some((c) => c.ok === false), checks, failure: null, command };
 }

@@ -20,10 +20,11 @@ function what(entry) {
   return texts.length ? texts.join(" ") : JSON.stringify(entry.envelope.actions);
 }
 
+// Seats counted from 1 for people, as on every page (the record and the verifier count from 0).
 function who(entry, names) {
   const name = names.get(entry.seat);
-  const by = entry.by === "human" ? "" : ` (${entry.by === "email" ? "by mail" : entry.by})`;
-  return `${name ? `${name}, ` : ""}seat ${entry.seat}${by}`;
+  const by = entry.by === "human" ? "" : `, ${entry.by === "email" ? "by mail" : entry.by}`;
+  return `${name ? `${name} ` : ""}(seat ${entry.seat + 1}${by})`;
 }
 
 function drawLog(record, names) {
@@ -42,6 +43,7 @@ function drawResult(result) {
   const box = document.getElementById("verify-result");
   const mark = (ok) => (ok === true ? "✓" : ok === false ? "✗" : "–");
   const word = (ok) => (ok === true ? "passed" : ok === false ? "FAILED" : "not checked here");
+  const line = (c) => (c.ok === null ? c.detail : `${word(c.ok)}: ${c.detail}`);  // a null's detail says why
   const verdict = result.ok
     ? "The record checks out: everything the browser can check holds."
     : `The record does NOT verify: ${result.failure}`;
@@ -49,7 +51,9 @@ function drawResult(result) {
     el("p", { class: "verdict" }, verdict),
     el("ul", {}, ...result.checks.map((c) => el("li", { class: `check ${word(c.ok).replace(/ /g, "-").toLowerCase()}`, "data-check": c.name },
       el("span", { "aria-hidden": "true" }, `${mark(c.ok)} `),
-      el("strong", {}, `${c.name}: `), `${word(c.ok)}. ${c.detail}`))));
+      el("strong", {}, `${c.name}: `), line(c)))),
+    ...(result.command ? [el("p", {}, "The rules replay, on your own machine (with the portolan command installed):"),
+      el("pre", {}, el("code", { id: "verify-command" }, result.command))] : []));
   box.dataset.ok = String(result.ok);
   box.hidden = false;
 }
