@@ -284,3 +284,14 @@ def test_a_mail_withdrawal_verifies_in_the_browser_and_a_forged_one_fails(
     forged = copy.deepcopy(record)
     forged["mail_withdrawals"][0]["signature"] = signing.sign(signing.generate_private_key(), {"x": 1})
     assert "the withdrawal is not signed by seat 0's key" in assert_same_failure(page, forged)
+
+
+def test_the_log_page_of_a_running_match_verifies_so_far(page: Any, service: Matches, players: list[Player]) -> None:
+    mid = signed_match(service, players, target=100, moves=5)
+    page.goto(f"/match/{mid}/log")
+    page.wait_for_selector("#log tr.entry")
+    assert page.locator("#log tr.entry").count() == 5
+    page.click("button#verify")
+    result = page.wait_for_selector("#verify-result[data-ok=true]")
+    words = result.text_content() or ""
+    assert "checks out so far" in words and "not yet: the seed is revealed once the match is over" in words

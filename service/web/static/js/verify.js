@@ -202,7 +202,7 @@ class Signers {
 
   notes() {
     const out = [];
-    for (const seat of [...this.everCustodial].sort()) {
+    for (const seat of [...this.everCustodial].sort((a, b) => a - b)) {
       const change = this.changes.find((c) => Number(c.seat) === seat);
       const until = change ? ` until ply ${change.from_ply}, then by the player's own key` : "";
       out.push(`seat ${seat} is custodial: its moves are signed by a key the server holds${until}, so they are only as trustworthy as the server`);
