@@ -165,9 +165,11 @@ def dev(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Dev]:
     assert not left, f"portolan dev left running: {left}"
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    """Debian's headless Chromium through Playwright, one for the whole session."""
+    """Debian's headless Chromium through Playwright, one per test module. Why not one for the
+    session: Playwright's sync API runs one driver per thread at a time, and a module may start
+    its own (pytest ends a module's fixtures before the next module's begin)."""
     path = chromium_path()
     if path is None:
         pytest.skip(NO_CHROMIUM.format(wanted_chromium()))
