@@ -1,0 +1,355 @@
+// "Verify this record" in the browser: the checks of `portolan verify` (service/proof/verify.py,
+// docs/record-format.md) that need no rules engine, done with WebCrypto on the record as the
+// server serves it. Everything is recomputed here from the record alone: the chain from the
+// header's digest, every entry hash, every move signature under the key the record says may sign
+// it (the seat's own key, a mail key under the seat's delegation, a custodial key, a key taken
+// over at a key change), every server receipt, the event digests and, once the match is over,
+// the seed against its commitment. What it does not do is replay the rules: the result says so
+// and names the `portolan verify` command that does.
+
+import canonicalize from "../vendor/canonicalize.mjs";
+import { fromB64url, hex } from "./b64.js";
+import { smallOrderR, validPublicKey } from "./ed25519.js";
+
+const FORMAT_1 = "portolan-record/1";
+const FORMATS = [FORMAT_1, "portolan-record/2", "portolan-record/3"];
+const MAIL_FIELDS = ["mail", "delegation"];
+const DELEGATION = "portolan-mail-delegation/1";
+const WITHDRAWAL = "portolan-mail-withdrawal/1";
+const SEAT_KEY = "portolan-seat-key/1";
+
+const encoder = new TextEncoder();
+const jcs = (obj) => encoder.encode(canonicalize(obj));
+
+async function sha256hex(bytes) {
+  return hex(new Uint8Array(await crypto.subtle.digest("SHA-256", bytes)));
+}
+
+/** Hex SHA-256 of the RFC 8785 canonical JSON: how the chain names things. */
+export async function digest(obj) {
+  return sha256hex(jcs(obj));
+}
+
+async function hmac(keyBytes, messageBytes) {
+  const key = await crypto.subtle.importKey("raw", keyBytes, { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+  return new Uint8Array(await crypto.subtle.sign("HMAC", key, messageBytes));
+}
+
+function fromHex(text) {
+  if (typeof text !== "string" || !/^([0-9a-f]{2})*$/.test(text)) throw new Error("malformed hex");
+  return Uint8Array.from(text.match(/../g) || [], (b) => parseInt(b, 16));
+}
+
+const keyCache = new Map();
+
+// Strict Ed25519 as the server verifies (service/proof/signing.py): the key must be a canonical
+// point of large order and R not of small order; WebCrypto then checks the equation (and that S
+// is canonical). False for anything malformed, never an exception.
+async function verifySig(publicKey, obj, signature) {
+  try {
+    const sig = fromB64url(signature);
+    if (sig.length !== 64 || smallOrderR(sig)) return false;
+    let key = keyCache.get(publicKey);
+    if (key === undefined) {
+      const raw = fromB64url(publicKey);
+      if (!validPublicKey(raw)) return false;
+      key = await crypto.subtle.importKey("raw", raw, { name: "Ed25519" }, false, ["verify"]);
+      keyCache.set(publicKey, key);
+    }
+    return await crypto.subtle.verify({ name: "Ed25519" }, key, sig, jcs(obj));
+  } catch {
+    return false;
+  }
+}
+
+function validKey(publicKey) {
+  try {
+    return validPublicKey(fromB64url(publicKey));
+  } catch {
+    return false;
+  }
+}
+
+const isHidden = (event) => Object.prototype.hasOwnProperty.call(event, "visible_to");
+
+async function splitDigest(publicEvents, hidden) {
+  return digest({ public: await digest(publicEvents), hidden });
+}
+
+// The events digest of a full event list (fairness.md's match secret gives the salt).
+async function eventsDigest(fmt, events, salt) {
+  if (fmt === FORMAT_1) return digest(events);
+  const hidden = await digest({ salt, events: events.flatMap((e, i) => (isHidden(e) ? [[i, e]] : [])) });
+  return splitDigest(events.filter((e) => !isHidden(e)), hidden);
+}
+
+async function entryHash(matchId, entry) {
+  const chained = {
+    match: matchId, ply: entry.ply, seat: entry.seat, by: entry.by, envelope: entry.envelope,
+    signature: entry.signature, prev: entry.prev, accepted_at: entry.accepted_at, events_digest: entry.events_digest,
+  };
+  for (const name of MAIL_FIELDS) if (Object.prototype.hasOwnProperty.call(entry, name)) chained[name] = entry[name];
+  return digest(chained);
+}
+
+// Who may sign each seat's moves as the walk goes ply by ply: service/proof/signers.py in JS.
+class Signers {
+  constructor(header, record, plies) {
+    this.match = header.match;
+    this.keys = new Map(header.seats.map((s) => [Number(s.seat), String(s.public_key)]));
+    this.custodial = new Set(header.seats.filter((s) => s.custody === "server").map((s) => Number(s.seat)));
+    this.everCustodial = new Set(this.custodial);
+    this.changes = [...(record.key_changes || [])].sort((a, b) => a.from_ply - b.from_ply);
+    this.withdrawals = [...(record.mail_withdrawals || [])].sort((a, b) => a.ply - b.ply);
+    this.withdrawn = new Map();
+    this.mailMoves = new Map();
+    this.plies = plies;
+  }
+
+  load() {
+    for (const c of this.changes) {
+      if (!(c.from_ply >= 0 && c.from_ply <= this.plies)) {
+        return `key change of seat ${c.seat}: from_ply ${c.from_ply} is outside the record (0 to ${this.plies})`;
+      }
+      if (!this.keys.has(Number(c.seat))) return `key change names seat ${c.seat}, which the header does not have`;
+    }
+    for (const w of this.withdrawals) {
+      if (!(w.ply >= 0 && w.ply <= this.plies)) {
+        return `mail withdrawal of seat ${w.seat}: ply ${w.ply} is outside the record (0 to ${this.plies})`;
+      }
+    }
+    return null;
+  }
+
+  // [place, sentence] of the first key change or withdrawal at `ply` that does not hold, else null
+  async advance(ply) {
+    for (const c of this.changes.filter((x) => Number(x.from_ply) === ply)) {
+      const seat = Number(c.seat);
+      const where = `key change of seat ${seat} at ply ${ply}`;
+      if (!this.custodial.has(seat)) {
+        return [where, `seat ${seat} is not custodial at ply ${ply}: only a seat whose key the server holds can take a new key`];
+      }
+      if (!validKey(c.public_key)) return [where, "the new key is not a valid Ed25519 public key"];
+      const body = { type: SEAT_KEY, match: this.match, seat, public_key: c.public_key, from_ply: ply };
+      if (!(await verifySig(c.public_key, body, c.signature))) {
+        return [where, "the new key's signature (proof of possession) does not verify"];
+      }
+      if (!(await verifySig(this.keys.get(seat), body, c.custodial_signature))) {
+        return [where, `the countersignature does not verify under seat ${seat}'s custodial key`];
+      }
+      this.keys.set(seat, String(c.public_key));
+      this.custodial.delete(seat);
+    }
+    for (const w of this.withdrawals.filter((x) => Number(x.ply) === ply)) {
+      const seat = Number(w.seat);
+      const body = { type: WITHDRAWAL, match: this.match, seat, mail_key: String(w.mail_key) };
+      if (!this.keys.has(seat) || !(await verifySig(this.keys.get(seat), body, w.signature))) {
+        return [`mail withdrawal of seat ${seat} at ply ${ply}`, `the withdrawal is not signed by seat ${seat}'s key`];
+      }
+      if (!this.withdrawn.has(String(w.mail_key))) this.withdrawn.set(String(w.mail_key), ply);
+    }
+    return null;
+  }
+
+  async checkEntry(entry) {
+    const seat = Number(entry.seat);
+    const env = entry.envelope;
+    if (entry.by !== "email") {
+      if ("mail" in entry || "delegation" in entry) {
+        return "a move that did not come by mail carries a mail digest or delegation";
+      }
+      if (!(await verifySig(this.keys.get(seat), env, entry.signature))) {
+        return `the signature does not verify under seat ${seat}'s key`;
+      }
+      return null;
+    }
+    const mail = entry.mail;
+    if (!mail || typeof mail.digest !== "string") return "the move came by mail but carries no message digest";
+    if (env.nonce !== "mail-" + mail.digest.slice(0, 32)) {
+      return "the mail digest is not the one the signed envelope's nonce was made from";
+    }
+    this.mailMoves.set(seat, (this.mailMoves.get(seat) || 0) + 1);
+    if (this.custodial.has(seat)) {
+      if ("delegation" in entry) {
+        return `seat ${seat} is custodial: its mail moves are signed by its own key and carry no delegation`;
+      }
+      if (!(await verifySig(this.keys.get(seat), env, entry.signature))) {
+        return `the signature does not verify under seat ${seat}'s custodial key`;
+      }
+      return null;
+    }
+    const delegation = entry.delegation;
+    const body = delegation && delegation.body;
+    if (!body || typeof body !== "object") {
+      return `the move came by mail but carries no mail delegation from seat ${seat}'s key`;
+    }
+    const fields = Object.keys(body).sort().join(",");
+    if (fields !== "mail_key,match,seat,type" || body.type !== DELEGATION || body.match !== this.match || body.seat !== seat) {
+      return `the mail delegation does not name this match and seat ${seat}`;
+    }
+    if (!(await verifySig(this.keys.get(seat), body, String(delegation.signature)))) {
+      return `the mail delegation is not signed by seat ${seat}'s key`;
+    }
+    const mailKey = String(body.mail_key);
+    if (this.withdrawn.has(mailKey) && entry.ply > this.withdrawn.get(mailKey)) {
+      return `seat ${seat} withdrew that mail key at ply ${this.withdrawn.get(mailKey)}, before this move`;
+    }
+    if (!(await verifySig(mailKey, env, entry.signature))) {
+      return `the signature does not verify under seat ${seat}'s mail key`;
+    }
+    return null;
+  }
+
+  notes() {
+    const out = [];
+    for (const seat of [...this.everCustodial].sort((a, b) => a - b)) {
+      const change = this.changes.find((c) => Number(c.seat) === seat);
+      const until = change ? ` until ply ${change.from_ply}, then by the player's own key` : "";
+      out.push(`seat ${seat} is custodial: its moves are signed by a key the server holds${until}, so they are only as trustworthy as the server`);
+    }
+    for (const [seat, n] of [...this.mailMoves].sort((a, b) => a[0] - b[0])) {
+      if (!this.everCustodial.has(seat)) {
+        out.push(`seat ${seat} moved ${n} times by mail, each under a mail delegation signed by the seat's key`);
+      }
+    }
+    return out;
+  }
+}
+
+/** The command that checks what the browser does not (the rules replay), for this match. */
+export function verifyCommand(matchId, serverKey, origin = location.origin) {
+  return `PORTOLAN_URL=${origin} portolan record ${matchId} -o record.json && `
+    + `portolan verify record.json --server-key ${serverKey}`;
+}
+
+/**
+ * Check a record (GET /v1/matches/{id}/record) against the server key you trust
+ * (GET /v1/server-key). Answers {ok, checks: [{name, ok, detail}], failure}: `ok` is false as
+ * soon as one check fails (the walk stops there, like `portolan verify`, and `failure` names
+ * the place, e.g. "ply 7: the signature does not verify under seat 1's key"); a check whose `ok`
+ * is null could not be made here (not yet, or not in the browser) and says why. `command` is the
+ * `portolan verify` line that checks the rest (seats are numbered from 0 here, as in the record).
+ */
+export async function verifyRecord(record, serverKey) {
+  const checks = [];
+  const pass = (name, detail) => checks.push({ name, ok: true, detail });
+  const later = (name, detail) => checks.push({ name, ok: null, detail });
+  const fail = (name, where, what) => {
+    const failure = `${where}: ${what}`;
+    checks.push({ name, ok: false, detail: failure });
+    return { ok: false, checks, failure };
+  };
+  try {
+    return await walk(record, serverKey, pass, later, fail, checks);
+  } catch (err) {
+    return fail("record", "record", `malformed record: ${err && err.message ? err.message : err}`);
+  }
+}
+
+async function walk(record, serverKey, pass, later, fail, checks) {
+  const header = record.header;
+  const fmt = header.format;
+  if (!FORMATS.includes(fmt)) {
+    return fail("format", "header", `unknown format ${JSON.stringify(fmt)} (this verifier reads ${FORMATS.join(", ")})`);
+  }
+  const matchId = header.match;
+  pass("format", `match ${matchId}: ${header.game}, ${header.players} seats, format ${fmt}`);
+  if (serverKey && header.server_key !== serverKey) {
+    return fail("server key", "header", "the record's server key is not the one this server publishes (GET /v1/server-key)");
+  }
+  pass("server key", serverKey
+    ? "the receipts are checked under the key this server publishes (GET /v1/server-key)"
+    : "no server key given: the receipts are checked under the record's own");
+  for (const row of header.seats) {
+    if (!validKey(row.public_key)) {
+      return fail("seat keys", "header", `seat ${row.seat}'s public key is not a valid Ed25519 key (not a canonical point, or one of small order)`);
+    }
+  }
+  pass("seat keys", `all ${header.seats.length} seat keys are valid Ed25519 keys (canonical points of large order)`);
+
+  let secret = null;
+  if (record.seed !== null && record.seed !== undefined) {
+    const seed = fromHex(record.seed);
+    if ((await sha256hex(seed)) !== header.commitment) {
+      return fail("seed", "seed", "sha256(seed) is not the commitment published at creation");
+    }
+    pass("seed", "the revealed seed matches the commitment published at creation (sha256(seed))");
+    const contributions = header.seats.map((s) => ({ seat: s.seat, public_key: s.public_key, nonce: s.nonce || "" }));
+    secret = await hmac(seed, jcs({ match: matchId, contributions }));
+  } else {
+    later("seed", "not yet: the seed is revealed once the match is over; then the commitment is checked");
+  }
+  const withheld = secret === null ? record.withheld : null;
+  if (secret === null && fmt !== FORMAT_1
+      && (!withheld || typeof withheld !== "object" || (withheld.entries || []).length !== record.entries.length)) {
+    return fail("events", "withheld", "a live record must carry the digest of the withheld part of the setup and of every entry");
+  }
+
+  // true: the events match their digest; false: they do not; null: cannot tell yet (format 1, live)
+  const eventsMatch = async (events, committed, label, hidden) => {
+    if (secret !== null) {
+      const salt = hex(await hmac(secret, encoder.encode(`hidden-events:${label}`)));
+      return (await eventsDigest(fmt, events, salt)) === committed;
+    }
+    if (fmt === FORMAT_1) return (await digest(events)) === committed ? true : null;
+    return (await splitDigest(events, String(hidden))) === committed;
+  };
+  const unchecked = [];
+  const setupOk = await eventsMatch(record.setup_events, header.setup_events_digest, "setup", withheld ? withheld.setup : null);
+  if (setupOk === false) return fail("events", "setup", "the setup events do not match the header's digest");
+  if (setupOk === null) unchecked.push("setup");
+
+  let prev = await digest(header);
+  const entries = record.entries;
+  const signers = new Signers(header, record, entries.length);
+  const trouble = signers.load();
+  if (trouble) return fail("signatures", "key changes", trouble);
+  for (let i = 0; i < entries.length; i++) {
+    const entry = entries[i];
+    const where = `ply ${i}`;
+    const env = entry.envelope;
+    if (entry.ply !== i || env.ply !== i) {
+      return fail("chain", where, `entry says ply ${entry.ply} (envelope ${env.ply}); entries out of order or missing`);
+    }
+    if (env.match !== matchId || env.seat !== entry.seat) return fail("chain", where, "the envelope names another match or seat");
+    if (entry.prev !== prev) return fail("chain", where, "prev is not the hash of the entry before (the chain is broken)");
+    const changed = await signers.advance(i);
+    if (changed) return fail("signatures", ...changed);
+    const wrong = await signers.checkEntry(entry);
+    if (wrong) return fail("signatures", where, wrong);
+    const ok = await eventsMatch(entry.events, entry.events_digest, `ply:${i}`, withheld ? withheld.entries[i] : null);
+    if (ok === false) return fail("events", where, "the events do not match their digest");
+    if (ok === null) unchecked.push(where);
+    if ((await entryHash(matchId, entry)) !== entry.hash) return fail("entry hashes", where, "the entry hash does not match its contents");
+    if (!(await verifySig(header.server_key, { match: matchId, ply: i, hash: entry.hash }, entry.receipt))) {
+      return fail("receipts", where, "the server receipt does not verify under the server key");
+    }
+    prev = entry.hash;
+  }
+  if (entries.length && record.head !== prev) return fail("chain", "head", "the record's head is not the hash of its last entry");
+  const after = await signers.advance(entries.length);
+  if (after) return fail("signatures", ...after);
+  const n = entries.length;
+  pass("chain", `${n} entries: each one's prev is the hash of the entry before, from the header's digest, up to the head`);
+  pass("entry hashes", `all ${n} entry hashes recomputed from their contents`);
+  const mail = [...signers.mailMoves.values()].reduce((a, b) => a + b, 0);
+  pass("signatures", `all ${n} moves signed by a key allowed to sign for their seat at their ply`
+    + (mail ? ` (${mail} by mail, under the mail delegation or custodial key the record names)` : ""));
+  for (const line of signers.notes()) pass("signers", line);
+  pass("receipts", `all ${n} server receipts verify under the server key`);
+  if (secret !== null) {
+    pass("events", "every setup and move event list, hidden events included, matches its digest");
+  } else if (fmt === FORMAT_1) {
+    pass("events", "every event list that is complete matches its digest");
+    if (unchecked.length) {
+      later("events", `not yet: the events of ${unchecked.join(", ")} include withheld ones that this format-1 record's digests cover; checked once the match is over`);
+    }
+  } else {
+    pass("events", "the visible setup and move events match the chain");
+    later("hidden events", "not yet: hidden events are withheld while the match runs (only their salted digests are shown)");
+  }
+  const command = verifyCommand(matchId, serverKey || header.server_key);
+  later("rules replay", "not checked in the browser: the dice, every event and the outcome are reproduced "
+    + `from the seed and the moves by the rules, which only portolan verify runs: ${command}`);
+  return { ok: !checks.some((c) => c.ok === false), checks, failure: null, command };
+}
