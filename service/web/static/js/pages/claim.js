@@ -22,9 +22,9 @@ function showMatch(meta, title) {
     el("dt", {}, "Game"), el("dd", {}, title || meta.game),
     el("dt", {}, "Match"), el("dd", {}, meta.id),
     el("dt", {}, "Status"), el("dd", {}, meta.status),
-    el("dt", {}, "Your seat"), el("dd", {}, String(seat + 1)));
+    el("dt", {}, "Your seat"), el("dd", {}, String(seat)));
   replaceChildren($("match-players"), meta.seats.map((s) => el("li", { dataset: { seat: String(s.seat) } },
-    `Seat ${s.seat + 1}: `,
+    `Seat ${s.seat}: `,
     s.kind === "bot" ? s.name || "bot" : s.claimed ? s.name : s.seat === seat ? "you (not taken yet)" : "waiting for its player")));
 }
 

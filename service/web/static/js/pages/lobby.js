@@ -63,7 +63,7 @@ async function myMatches() {
     const meta = metas[i];
     const seats = Array.from(line.seats).sort((a, b) => a - b);
     const game = line.game || (meta && meta.game) || "";
-    const words = [titles[game] || game, `${seats.length > 1 ? "seats" : "seat"} ${seats.map((s) => s + 1).join(", ")}`];
+    const words = [titles[game] || game, `${seats.length > 1 ? "seats" : "seat"} ${seats.map((s) => s).join(", ")}`];
     if (meta) words.push(STATUS_WORDS[meta.status] || meta.status);
     const mine = line.toMove.size > 0;
     return el("li", { class: mine ? "my-turn" : "", dataset: { status: meta ? meta.status : "" } },

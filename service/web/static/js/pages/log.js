@@ -20,11 +20,11 @@ function what(entry) {
   return texts.length ? texts.join(" ") : JSON.stringify(entry.envelope.actions);
 }
 
-// Seats counted from 1 for people, as on every page (the record and the verifier count from 0).
+// Seats counted from 0, as everywhere: the server's sentences, the pictures, the CLI and the record.
 function who(entry, names) {
   const name = names.get(entry.seat);
   const by = entry.by === "human" ? "" : `, ${entry.by === "email" ? "by mail" : entry.by}`;
-  return `${name ? `${name} ` : ""}(seat ${entry.seat + 1}${by})`;
+  return `${name ? `${name} ` : ""}(seat ${entry.seat}${by})`;
 }
 
 function drawLog(record, names) {

@@ -112,14 +112,14 @@ function seatRow(index, kind) {
   select.addEventListener("change", sync);
   sync();
   return el("div", { class: "seat-row", dataset: { seat: String(index) } },
-    el("label", { for: kindId, class: "seat-label" }, `Seat ${index + 1}`), select, emailField);
+    el("label", { for: kindId, class: "seat-label" }, `Seat ${index}`), select, emailField);
 }
 
 function refreshSeatOptions(count) {
   for (const select of $("options").querySelectorAll("select[data-seat-option]")) {
     const chosen = select.value;
     replaceChildren(select, el("option", { value: "" }, "(not set: the game's default)"),
-      Array.from({ length: count }, (_, i) => el("option", { value: String(i) }, `Seat ${i + 1}`)));
+      Array.from({ length: count }, (_, i) => el("option", { value: String(i) }, `Seat ${i}`)));
     select.value = Number(chosen) < count ? chosen : "";
   }
 }
@@ -164,7 +164,7 @@ async function create() {
     if (kind === "me") return { invite: email };
     if (kind.startsWith("bot:")) return { bot: kind.slice(4) };
     const address = row.querySelector(".seat-email").value.trim();
-    if (!address) throw new Error(`Give an email for seat ${i + 1}, or make it a bot.`);
+    if (!address) throw new Error(`Give an email for seat ${i}, or make it a bot.`);
     return { invite: address };
   });
   const body = { game: current.id, options: readOptions(), seats, creator_name: name };
@@ -179,14 +179,14 @@ async function create() {
   saveInvites(created.id, others);
   for (const [seat, token] of Object.entries(created.invites || {})) {
     if (kinds[Number(seat)] !== "me") continue;
-    showStatus(`Taking seat ${Number(seat) + 1}…`);
+    showStatus(`Taking seat ${Number(seat)}…`);
     try {
       await api("POST", `/v1/matches/${encodeURIComponent(created.id)}/seats/${seat}/claim`,
         { body: { token, public_key: key.publicKey, name, email, nonce: newNonce() } });
     } catch (err) {
       // the match exists: give the creator the way to retry instead of losing the token
       saveInvites(created.id, { ...others, [seat]: token });
-      err.detail = `The match ${created.id} was created, but taking seat ${Number(seat) + 1} failed: ${err.detail || err.message}`;
+      err.detail = `The match ${created.id} was created, but taking seat ${Number(seat)} failed: ${err.detail || err.message}`;
       throw err;
     }
     rememberMatch(created.id, Number(seat), { game: created.game, publicKey: key.publicKey });
