@@ -67,8 +67,8 @@ def save_screenshot(page: Any, tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("game", [
     "nauticus",  # the shortest whole match (about 230 plies, two minutes): in the default suite
-    pytest.param("el-capitan", marks=pytest.mark.slow),  # about 950 plies: 9 minutes on a busy 2-core machine
-    pytest.param("ophir", marks=pytest.mark.slow),  # about 960 plies: 7 to 8 minutes
+    pytest.param("el-capitan", marks=pytest.mark.slow),  # 850 to 950 plies: 7 to 9 minutes on 2 cores
+    pytest.param("ophir", marks=pytest.mark.slow),  # 950 to 1450 plies: 7 to 10 minutes
 ])
 def test_two_players_and_a_bot_play_a_whole_match_by_clicking(game: str, dev: Dev, new_player: Callable[[], Any],
                                                               tmp_path: Path, record_property: Any) -> None:
