@@ -44,6 +44,12 @@ _WRITES = ("matches.claim", "matches.move", "matches.abort", "webhooks.add_my_ho
 _PINGS = ("webhooks.ping_my_hook", "webhooks.ping_match_hook")
 PINGS_PER_KEY = "20/hour"
 PINGS_PER_ADDRESS = "100/hour"
+# A PNG costs a few tenths of a second of CPU to draw (resvg), and any past ply may be asked for,
+# so the read limit would let one client keep every core busy. The web client uses the SVG and the
+# mails carry their PNG inline, so only the odd chat or mail client asks for this route: few per
+# address, whatever keys it signs with.
+_PICTURES = ("boards.board_png",)
+PNGS_PER_ADDRESS = "60/minute"
 
 
 def client_identity() -> str:
@@ -79,6 +85,9 @@ def install(app: Flask, settings: Settings, connection_pool: Any) -> Limiter:
     # could create without end (each creation stores a match and may send mail).
     for endpoint in _CREATE:
         limiter.limit(settings.rate_create_per_address, key_func=client_address)(app.view_functions[endpoint])
+    for endpoint in _PICTURES:
+        png: Any = app.view_functions[endpoint]
+        app.view_functions[endpoint] = limiter.limit(PNGS_PER_ADDRESS, key_func=client_address)(png)
     for endpoint in _PINGS:  # the decorated view must be the one served: its wrapper does the check
         view = limiter.limit(PINGS_PER_KEY)(app.view_functions[endpoint])
         app.view_functions[endpoint] = limiter.limit(PINGS_PER_ADDRESS, key_func=client_address)(view)

@@ -276,3 +276,16 @@ def test_forgeries_count_against_the_senders_address(settings: Settings, service
     assert_rate_limited(c.get(path))  # the address's budget on this route is spent
     # while the named key's holder, signing for real from the same address, is untouched
     assert c.get(path, headers=players[0].auth("GET", path)).status_code == 200
+
+
+def test_board_pngs_have_a_small_budget_per_address(settings: Settings, service: Matches) -> None:
+    """A PNG costs tenths of a second of CPU to draw, for any past ply: far fewer than reads, per
+    address (keys cost nothing), while the SVG keeps the read limit."""
+    from service.api.limits import PNGS_PER_ADDRESS
+    budget = int(PNGS_PER_ADDRESS.split("/")[0])
+    c = limited(settings, service)
+    for _ in range(budget):
+        assert c.get("/v1/matches/nosuchmatch/board.png").status_code == 404
+    assert_rate_limited(c.get("/v1/matches/nosuchmatch/board.png"))
+    assert c.get("/v1/matches/nosuchmatch/board.svg").status_code == 404  # the read budget is its own
+    assert c.get("/v1/matches/nosuchmatch/board.png", environ_base={"REMOTE_ADDR": "10.0.0.9"}).status_code == 404
