@@ -64,7 +64,8 @@ Portolan is running at {url}
   worker: pid {worker.pid} (outbox dispatcher, RQ worker, watchdog); mail: {mail}
   mail in: smtp://{listen} (pid {receiver.pid}) takes replies to {replies.replace('@', '+...@')}
 
-Play your first match (in another terminal):
+Play in a browser: open {url}/ (the lobby; New match starts one).
+Or play your first match from a terminal (in another one):
   portolan keygen && portolan create harbour-race --invite you@example.org --bot random
   portolan claim MATCH 0 TOKEN --name You          # MATCH and TOKEN as printed by create
   portolan show MATCH && portolan move MATCH --pick 1
