@@ -17,22 +17,10 @@ import requests
 from service.storage.embedded import free_port
 from service.tools.client import Client
 from tests.conftest import CREATOR
+from tests.processes import alive
+from tests.processes import children as children_of
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def _children(pid: int) -> list[int]:
-    out = subprocess.run(["ps", "-o", "pid=", "--ppid", str(pid)], capture_output=True, text=True).stdout
-    return [int(x) for x in out.split()]
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    state = subprocess.run(["ps", "-o", "stat=", "-p", str(pid)], capture_output=True, text=True).stdout.strip()
-    return bool(state) and not state.startswith("Z")
 
 
 def test_portolan_dev_runs_everything_and_ctrl_c_stops_it(tmp_path: Path) -> None:
@@ -58,7 +46,7 @@ def test_portolan_dev_runs_everything_and_ctrl_c_stops_it(tmp_path: Path) -> Non
                 pass
             assert time.monotonic() < deadline, "portolan dev did not come up"
             time.sleep(0.2)
-        children = _children(proc.pid)
+        children = children_of(proc.pid)
         assert len(children) >= 3  # redis-server, the worker and the mail receiver
         made = Client(url).create("nauticus", [{"invite": "you@example.org"}, {"bot": "random"}], private_key=CREATOR)
         assert made["status"] == "waiting"
@@ -89,6 +77,6 @@ def test_portolan_dev_runs_everything_and_ctrl_c_stops_it(tmp_path: Path) -> Non
     assert "Portolan is running at" in out and "stopping the worker and Redis" in out
     assert f"mail in: smtp://127.0.0.1:{mail_port}" in out
     deadline = time.monotonic() + 10
-    while any(_alive(c) for c in children):
-        assert time.monotonic() < deadline, f"left running: {[c for c in children if _alive(c)]}"
+    while any(alive(c) for c in children):
+        assert time.monotonic() < deadline, f"left running: {[c for c in children if alive(c)]}"
         time.sleep(0.2)

@@ -29,6 +29,8 @@ import pytest
 import requests
 
 from service.storage.embedded import free_port
+from tests.processes import alive
+from tests.processes import children as children_of
 
 ROOT = Path(__file__).resolve().parents[2]
 LAUNCH_ARGS = ["--no-sandbox", "--headless=new", "--disable-gpu", "--disable-background-networking",
@@ -64,25 +66,11 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
                 item.add_marker(pytest.mark.skip(reason=NO_CHROMIUM.format(wanted_chromium())))
 
 
-def _children(pid: int) -> list[int]:
-    out = subprocess.run(["ps", "-o", "pid=", "--ppid", str(pid)], capture_output=True, text=True).stdout
-    return [int(x) for x in out.split()]
-
-
 def _descendants(pid: int) -> list[int]:
     found: list[int] = []
-    for child in _children(pid):
+    for child in children_of(pid):
         found += [child, *_descendants(child)]
     return found
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    state = subprocess.run(["ps", "-o", "stat=", "-p", str(pid)], capture_output=True, text=True).stdout.strip()
-    return bool(state) and not state.startswith("Z")
 
 
 @dataclass
@@ -156,9 +144,9 @@ def dev(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Dev]:
                 proc.wait()
         reader.join(timeout=10)
         deadline = time.monotonic() + 15
-        while any(_alive(c) for c in everyone) and time.monotonic() < deadline:
+        while any(alive(c) for c in everyone) and time.monotonic() < deadline:
             time.sleep(0.2)
-        left = [c for c in everyone if _alive(c)]
+        left = [c for c in everyone if alive(c)]
         for pid in left:  # never leave a Redis or worker behind, but say so: it is a bug in dev
             os.kill(pid, signal.SIGKILL)
     assert proc.returncode == 0, "".join(running.lines)
