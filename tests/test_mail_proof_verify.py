@@ -14,6 +14,7 @@ import pytest
 
 from service.play.matches import Matches
 from service.proof import signing
+from service.proof.chain import RECORD_FORMAT
 from service.proof.verify import verify_record
 from tests.conftest import Player
 from tests.test_mail_proof import two_player_match
@@ -50,7 +51,7 @@ def test_a_finished_match_played_by_mail_verifies_and_says_what_custody_means(fi
     assert "seat 1 is custodial: its moves are signed by a key the server holds" in text
     assert "only as trustworthy as the server" in text
     assert "seat 0 moved" in text and "under a mail delegation signed by the seat's key" in text
-    assert finished["header"]["format"] == "portolan-record/3"
+    assert finished["header"]["format"] == RECORD_FORMAT
     assert finished["header"]["seats"][1]["custody"] == "server" and "custody" not in finished["header"]["seats"][0]
 
 

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from service.play.matches import Matches
-from service.proof.chain import chain_genesis
+from service.proof.chain import RECORD_FORMAT, chain_genesis
 from service.proof.verify import verify_record
 from tests.conftest import CREATOR_KEY
 from tests.test_verify import play_bots
@@ -115,7 +115,7 @@ def test_a_format_1_match_from_before_still_verifies_live_and_finished(client: A
     """Matches created before format 2 keep their chain (plain digests of the full event lists)."""
     made = service.create("el-capitan", {}, [{"bot": "random"}] * 3, creator_key=CREATOR_KEY)  # all bots: started at once
     mid = made["id"]
-    assert service.meta(mid)["format"] == "portolan-record/3"
+    assert service.meta(mid)["format"] == RECORD_FORMAT
     # rebuild it as an old match would be stored: no format field, format-1 digests from the start
     old = dict(service.meta(mid), format="")
     service.store.update_meta(mid, lambda meta: {"format": "", "head": chain_genesis(service.header(old))})

@@ -12,17 +12,23 @@ from typing import Any
 
 from service.proof import signing
 
-RECORD_FORMAT = "portolan-record/3"
-"""The format new matches are recorded in (docs/record-format.md): format 2's digests, plus moves
-by mail (``mail``, ``delegation``), custodial seats, key changes and mail withdrawals."""
+RECORD_FORMAT = "portolan-record/4"
+"""The format new matches are recorded in (docs/record-format.md): format 3, plus the match clock:
+the header names the time control, the timeout policy, the start time and the match's clock key;
+entries the clock key signs (timeouts, stand-ins, passes) and match actions (resign, abort votes)."""
+RECORD_FORMAT_3 = "portolan-record/3"
+"""Matches created before the clock: format 2's digests, plus moves by mail (``mail``,
+``delegation``), custodial seats, key changes and mail withdrawals."""
 RECORD_FORMAT_2 = "portolan-record/2"
 """Matches created before moves by mail: the same chain and digests, without the mail fields."""
 RECORD_FORMAT_1 = "portolan-record/1"
 """Matches created before format 2: ``events_digest`` is the digest of the whole event list, so
 a live record (which withholds hidden events) cannot show its visible events are the logged ones."""
-RECORD_FORMATS = (RECORD_FORMAT_1, RECORD_FORMAT_2, RECORD_FORMAT)
+RECORD_FORMATS = (RECORD_FORMAT_1, RECORD_FORMAT_2, RECORD_FORMAT_3, RECORD_FORMAT)
 MAIL_FIELDS = ("mail", "delegation")
 """The fields a move by mail adds to its log entry (hashed when present)."""
+CLOCK_FIELDS = ("clock",)
+"""The field a timeout adds to its log entry (hashed when present): the deadline it acted on."""
 
 
 def hidden_salt(secret: bytes, label: str) -> str:
@@ -75,7 +81,7 @@ def entry_hash(match_id: str, entry: Mapping[str, Any]) -> str:
         "accepted_at": entry["accepted_at"],
         "events_digest": entry["events_digest"],
     }
-    for name in MAIL_FIELDS:
+    for name in (*MAIL_FIELDS, *CLOCK_FIELDS):
         if name in entry:
             chained[name] = entry[name]
     return signing.digest(chained)

@@ -52,6 +52,7 @@ redis.call('RPUSH', KEYS[3], ARGV[3])
 redis.call('HSET', KEYS[4], ARGV[4], cur)
 redis.call('HSET', KEYS[1], 'ply', cur + 1, 'status', ARGV[5], 'active', ARGV[6],
            'head', ARGV[7], 'updated_at', ARGV[8], 'outcome', ARGV[9], 'active_since', ARGV[10])
+for field, value in pairs(cjson.decode(ARGV[16])) do redis.call('HSET', KEYS[1], field, value) end
 redis.call('XADD', KEYS[5], 'MINID', '~', ARGV[11], '*', 'kind', 'moved', 'match', ARGV[12], 'ply', cur + 1,
            'data', ARGV[13])
 redis.call('PUBLISH', ARGV[14], ARGV[15])
@@ -92,7 +93,8 @@ OUTBOX_DAYS = 7
 """How long outbox entries are kept (trimmed by MINID at each append): far longer than any
 consumer may be down, short enough that the streams stay small."""
 
-META_JSON_FIELDS = ("options", "seats", "active", "outcome", "setup_events", "active_since")
+META_JSON_FIELDS = ("options", "seats", "active", "outcome", "setup_events", "active_since", "time_control",
+                    "timeout_policy", "standing", "clocks")
 
 
 class Conflict(Exception):
@@ -250,9 +252,10 @@ class Store:
     def apply(self, match_id: str, expected_ply: int, state_blob: dict[str, Any], entry: dict[str, Any],
               envelope_digest: str, status: str, active: list[int], head: str, updated_at: str,
               outcome: dict[str, Any] | None, active_since: dict[str, int],
-              announce: Announcement) -> ApplyResult:
+              announce: Announcement, extra: dict[str, Any] | None = None) -> ApplyResult:
         """Commit one accepted move atomically (check-and-set on the ply), with its outbox entry
-        (kind ``moved``) and wake-up."""
+        (kind ``moved``) and wake-up. ``extra``: more meta fields the move changes (the match
+        clock's ``standing`` and ``clocks``), set in the same script."""
         keys = [self._k(match_id, p) for p in ("meta", "state", "log", "envs")] + [self.outbox_key(bucket_of(match_id))]
         args: list[str | int] = [
             expected_ply,
@@ -270,6 +273,7 @@ class Store:
             _json(announce[1]),
             self.events_channel(),
             _json({"match": match_id, "ply": expected_ply + 1, "kind": "moved"}),
+            _json(_encode(extra or {})),
         ]
         code, ply = cast(list[int], self._apply(keys=keys, args=args))
         return ApplyResult({1: "applied", 0: "stale", -1: "missing", -2: "not-active", -3: "duplicate"}[code], ply)
