@@ -130,9 +130,9 @@ def run(settings: Settings, burst: bool = False, fork: bool = False, name: str |
         ok = True
         clock = scheduler_of(outbox.service, settings)
         while True:
+            tick_with(outbox.service, clock)  # first: what its wakes commit is drained right after
             outbox.drain()
             watchdog.check()
-            tick_with(outbox.service, clock)
             if all(Queue(q, connection=client).count == 0 for q in queues):
                 return ok
             ok = bool(cls(queues, connection=client, name=name).work(burst=True, with_scheduler=True,

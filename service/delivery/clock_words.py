@@ -10,11 +10,10 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-if TYPE_CHECKING:
-    from service.delivery.clock import SeatStatus
-    from service.play.matches import Matches
+from service.delivery.clock import SeatStatus as Status
 
-Status = "SeatStatus"
+if TYPE_CHECKING:
+    from service.play.matches import Matches
 
 
 def when_text(when: datetime) -> str:

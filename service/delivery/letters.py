@@ -21,6 +21,7 @@ from typing import Any
 
 from service.config import Settings
 from service.delivery import clock_words
+from service.delivery.clock import SeatStatus
 from service.delivery.mail import InlineImage, Mail, render, shell_line
 from service.delivery.rasterise import to_png
 from service.games.base import Game
@@ -252,7 +253,7 @@ def digest(m: Matches, settings: Settings, email: str, lines: list[dict[str, Any
                   headers=(unsubscribe(m, settings, first["match"], first["seat"]),))
 
 
-def reminder(m: Matches, settings: Settings, match_id: str, seat: int, status: clock_words.Status, now: datetime,
+def reminder(m: Matches, settings: Settings, match_id: str, seat: int, status: SeatStatus, now: datetime,
              key: str) -> Mail | None:
     """The reminder to ``seat`` that its move is due (None: the seat has no address)."""
     meta = m.meta(match_id)
@@ -268,7 +269,7 @@ def reminder(m: Matches, settings: Settings, match_id: str, seat: int, status: c
 
 
 def late_note(m: Matches, settings: Settings, match_id: str, late: int, seat: int, day: int,
-              status: clock_words.Status, now: datetime, key: str) -> Mail | None:
+              status: SeatStatus, now: datetime, key: str) -> Mail | None:
     """The daily note to ``seat`` that seat ``late`` is late (None: ``seat`` has no address)."""
     meta = m.meta(match_id)
     row = meta["seats"][seat]
