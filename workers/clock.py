@@ -67,7 +67,7 @@ def wake_with(m: Matches, s: Scheduler, match_id: str, current_job: str | None =
             except Conflict as exc:  # the player (or another wake) committed first
                 taken = None
                 log.info("match %s: timeout of seat %d not taken: %s", match_id, d.seat, exc)
-            said.append(f"timeout of seat {d.seat}: {'taken' if taken else 'nothing to do'}")
+            said.append(f"timeout of seat {d.seat}: {'done' if taken else 'nothing to do'}")
             continue
         if once(m, d.mark(match_id), lambda d=d: _decide(m, s.rq, meta, d)):  # type: ignore[misc]
             said.append(f"{d.kind} {d.name or d.day} for seat {d.seat}")
