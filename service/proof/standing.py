@@ -55,11 +55,12 @@ class StandingError(Exception):
     """A match action that may not be taken: ``status`` is the HTTP status it maps to (403 not
     this seat's to take, 409 not now), ``code`` the stable problem code."""
 
-    def __init__(self, status: int, code: str, message: str) -> None:
+    def __init__(self, status: int, code: str, message: str, index: int | None = None) -> None:
         super().__init__(message)
         self.status = status
         self.code = code
         self.message = message
+        self.index = index  # the action of the move it is about, when it is about one
 
 
 def check_timeout_policy(value: Any) -> dict[str, Any]:
@@ -243,7 +244,8 @@ def judge(game: Game[Any], state: Any, standing: Standing, policy: Mapping[str, 
         events.append({"type": "returned", "seat": seat})
     for i, action in enumerate(actions):
         if seat not in game.active_seats(state):
-            raise StandingError(409, "not-your-turn", f"action {i}: seat {seat} need not act now")
+            raise StandingError(409, "not-your-turn", f"action {i}: after the earlier actions of this move seat {seat} "
+                                "need not act", index=i)
         try:
             state, caused = game.apply(state, seat, action, rng)
         except GameError as exc:
