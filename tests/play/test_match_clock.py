@@ -67,7 +67,10 @@ def test_per_move_deadline_and_the_stand_in_then_hand_back(service: Matches, han
     assert service.timeout(mid, seat) is None  # late, but the grace has not run out
     hands.advance(hours=1)
     done = service.timeout(mid, seat)
-    assert done is not None and done["events"][0] == {"type": "timed-out", "seat": seat, "policy": "stand-in"}
+    assert done is not None
+    assert {k: done["events"][0][k] for k in ("type", "seat", "policy")} == {"type": "timed-out", "seat": seat,
+                                                                             "policy": "stand-in"}
+    assert "stand-in plays" in done["events"][0]["text"]
     assert service.timeout(mid, seat) is None  # twice: nothing more
     entry = service.log(mid)[-1]
     assert entry["by"] == "clock" and entry["clock"]["policy"] == "stand-in"
@@ -78,7 +81,7 @@ def test_per_move_deadline_and_the_stand_in_then_hand_back(service: Matches, han
         assert service.server_move(mid, seat, service.meta(mid)["ply"]) is not None
     assert service.log(mid)[-1]["by"].startswith("stand-in:")
     back = move(service, players[seat], mid, seat, [{"type": "match:return"}])
-    assert back["events"] == [{"type": "returned", "seat": seat}]
+    assert [(e["type"], e["seat"]) for e in back["events"]] == [("returned", seat)]
     assert service.meta(mid)["standing"]["controllers"][seat] == "player"
 
 
