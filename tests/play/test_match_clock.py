@@ -189,3 +189,19 @@ def test_bank_time_control(service: Matches, hands: Hands, players: list[Player]
     assert bank == pytest.approx((2 - 0.5 + 1) * 86400)  # 12 h used, a day added at the turn's end
     view = service.view(mid)
     assert view["clock"]["seats"][seat]["bank_s"] == round(bank)
+
+
+def test_a_stream_of_a_match_aborted_by_vote_tells_the_moves_then_the_abort(service: Matches, hands: Hands,
+                                                                             players: list[Player]) -> None:
+    from service.play.streams import Feed, parse_match_event_id
+
+    mid = started(service, players)
+    move(service, players[0], mid, 0, [{"type": "match:abort"}])
+    move(service, players[1], mid, 1, [{"type": "match:abort"}])
+    meta = service.meta(mid)
+    found, done = Feed(mid, None).since(service, None, float("inf"))
+    assert done and [e["type"] for _, e in found] == ["started", "move", "move", "aborted"]
+    assert [p for p, _ in found] == [0, 1, 2, 2]
+    assert parse_match_event_id("1", meta) == 1  # a stream that saw the first vote resumes after it
+    resumed, _ = Feed(mid, None).since(service, 1, float("inf"))
+    assert [e["type"] for _, e in resumed] == ["move", "aborted"]
