@@ -92,8 +92,10 @@ def rig(settings: Settings, smtp_sink: SmtpSink, tmp_path: Path, monkeypatch: py
     clock_jobs.scheduler.cache_clear()
 
 
-def started(m: Matches, players: list[Player], n: int = 2, **kw: Any) -> str:
-    made = m.create("harbour-race", {}, [{"invite": f"p{i}@example.org"} for i in range(n)], creator_key=CREATOR_KEY,
+def started(m: Matches, players: list[Player], n: int = 2, target: int = 100, **kw: Any) -> str:
+    """A started match of the fixture game; its target is far enough that one stand-in's turn
+    (or a bot's) does not end the game."""
+    made = m.create("harbour-race", {"target": target}, [{"invite": f"p{i}@example.org"} for i in range(n)], creator_key=CREATOR_KEY,
                     **kw)
     mid = str(made["id"])
     for seat in range(n):
