@@ -11,7 +11,8 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 
 from service import web
 from service.api import boards, errors, games, limits, matches, notices, players, seat_keys, server, streams, webhooks
-from service.config import Settings
+from service.api import vacations as vacation_routes
+from service.config import Settings, open_clock
 from service.play.matches import Matches
 from service.play.streams import Feeds
 from service.runtime import build, build_webhooks
@@ -24,6 +25,8 @@ def create_app(settings: Settings | None = None, service: Matches | None = None,
     app.config.update(JSON_SORT_KEYS=False, MAX_CONTENT_LENGTH=256 * 1024)
     app.config.update(config)
     settings = settings or Settings.from_env()
+    # a file clock is refused here too, unless allowed, even with an injected service (/healthz says which)
+    app.extensions["portolan.clock"] = open_clock(settings)
     service = service or build(settings)
     app.extensions["portolan"] = service
     app.extensions["portolan.settings"] = settings
@@ -46,6 +49,7 @@ def create_app(settings: Settings | None = None, service: Matches | None = None,
     app.register_blueprint(notices.bp)
     app.register_blueprint(streams.bp)
     app.register_blueprint(webhooks.bp)
+    app.register_blueprint(vacation_routes.bp)  # /v1/me/vacations
     app.register_blueprint(web.bp)  # the reference web client at / (service/web)
     # CORS (flask-cors): browsers on the allowed origins may call every route. Requests are
     # authenticated by their signature, never by cookies, so "*" is a safe default and no
