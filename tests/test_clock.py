@@ -308,3 +308,45 @@ def test_offsets_in_plain_words() -> None:
     assert describe_offset(0) == "none"
     assert describe_offset(90000) == "1 day 1 hour"
     assert describe_offset(2 * 86400 + 61) == "2 days 1 minute 1 second"
+
+
+def test_portolan_dev_prints_its_clock_and_portolan_clock_advance_moves_it(tmp_path: Path) -> None:
+    """`portolan dev` in a folder, then `portolan clock advance 25h` there with nothing set: every
+    process of dev (here: the API's /healthz) sees the clock 25 hours ahead."""
+    import signal
+    import time
+
+    import requests
+
+    port, mail_port = free_port(), free_port()
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith("PORTOLAN_") and k not in ("REDIS_URL", "SMTP_URL", "OUTBOX_DIR", "PUBLIC_URL")}
+    env.update({"PYTHONPATH": str(ROOT), "PORTOLAN_MAIL_RECEIVER": f"127.0.0.1:{mail_port}"})
+    proc = subprocess.Popen([sys.executable, "-m", "service.tools.cli", "dev", "--port", str(port)], env=env,
+                            cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    lines: list[str] = []
+    reader = threading.Thread(target=lambda: lines.extend(proc.stdout or []), daemon=True)
+    reader.start()
+    try:
+        deadline = time.monotonic() + 90
+        while not any("Ctrl-C stops everything" in line for line in lines):
+            assert proc.poll() is None and time.monotonic() < deadline, "".join(lines)
+            time.sleep(0.1)
+        banner = "".join(lines)
+        clock_file = (tmp_path / "var" / "clock").resolve()
+        assert f"clock: a test clock, file:{clock_file}, 0 s ahead" in banner
+        assert "move every process forward with: portolan clock advance 25h\n" in banner
+        health = f"http://127.0.0.1:{port}/healthz"
+        assert requests.get(health, timeout=10).json()["clock"] == {"source": "file", "offset_s": 0}
+        moved = _run([sys.executable, "-m", "service.tools.cli", "clock", "advance", "25h"],
+                     env, cwd=tmp_path)
+        assert moved.returncode == 0, moved.stderr
+        assert requests.get(health, timeout=10).json()["clock"] == {"source": "file", "offset_s": 90000}
+        assert (tmp_path / "var" / "dev.json").exists()
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.wait(timeout=60)
+        reader.join(timeout=10)
+    assert proc.returncode == 0, "".join(lines)
+    assert not (tmp_path / "var" / "dev.json").exists()
+    assert "FILE clock" in "".join(lines)  # the worker's (and the API's) warning at start
