@@ -156,7 +156,9 @@ export function showClock(view, mine, nameOf, receivedAt) {
   const started = view.status !== "waiting";
   const rows = [];
   const someoneLeftOrStandsIn = ctl.some((c) => c !== "player" && c !== "bot");
-  if (!started || (!clock && !someoneLeftOrStandsIn)) {
+  const timed = Boolean(clock && clock.time_control && clock.time_control.kind !== "none");
+  // an untimed match shows the box only once someone has left or a stand-in plays
+  if (!started || (!timed && !someoneLeftOrStandsIn)) {
     box.hidden = true;
     startTicking([]);
   } else {
@@ -189,32 +191,53 @@ export function showClock(view, mine, nameOf, receivedAt) {
 }
 
 /**
+ * The match actions a seat may take now. The server lists them in the seat's own view
+ * (`match_actions`) and the page goes by that list when it has one; for another seat of ours
+ * (one key holding several) it works them out from the standing the same way.
+ */
+function allowedActions(view, seat, seatView) {
+  if (seatView && seatView.seat === seat && Array.isArray(seatView.match_actions)) {
+    return new Set(seatView.match_actions.map((a) => a.action && a.action.type));
+  }
+  const ctl = controllers(view)[seat];
+  if (view.status !== "active" || !HUMAN.includes(ctl)) return new Set();
+  const out = new Set(["match:resign"]);
+  if (!abortVotes(view).votes.includes(seat)) out.add("match:abort");
+  if (ctl === "stand-in" || ctl === "skip") out.add("match:return");
+  return out;
+}
+
+/**
  * Draw #leave-box: for each seat this key holds in a running match, Resign, Vote to abort (until
  * it has voted) and I'm back (only while a stand-in plays it). ``act(seat, type)`` sends the match
- * action; ``askResign(seat)`` opens the confirm dialog.
+ * action; ``askResign(seat)`` opens the confirm dialog. ``seatView`` is the signed view of the
+ * seat the page plays (or null).
  */
-export function showLeave(view, mine, nameOf, { act, askResign }) {
+export function showLeave(view, mine, seatView, nameOf, { act, askResign }) {
   const box = byId("leave-box");
-  const ctl = controllers(view);
   const { votes } = abortVotes(view);
-  const seats = view.status === "active" ? mine.filter((s) => HUMAN.includes(ctl[s])) : [];
   const suffix = (seat) => (mine.length > 1 ? ` (${nameOf(seat)})` : "");
-  byId("leave-actions").replaceChildren(...seats.map((seat) => {
+  const rows = [];
+  for (const seat of view.status === "active" ? mine : []) {
+    const allowed = allowedActions(view, seat, seatView);
     const buttons = [];
-    if (ctl[seat] === "stand-in" || ctl[seat] === "skip") {
+    if (allowed.has("match:return")) {
       buttons.push(h("button", { type: "button", class: "primary back", "data-seat": seat, onclick: () => act(seat, "match:return") },
         `I'm back${suffix(seat)}`));
     }
-    buttons.push(h("button", { type: "button", class: "resign", "data-seat": seat, onclick: () => askResign(seat) }, `Resign${suffix(seat)}`));
-    if (votes.includes(seat)) {
-      buttons.push(h("span", { class: "voted", "data-seat": seat }, `${mine.length > 1 ? nameOf(seat) : "You"} voted to abort.`));
-    } else {
+    if (allowed.has("match:resign")) {
+      buttons.push(h("button", { type: "button", class: "resign", "data-seat": seat, onclick: () => askResign(seat) }, `Resign${suffix(seat)}`));
+    }
+    if (allowed.has("match:abort")) {
       buttons.push(h("button", { type: "button", class: "vote-abort", "data-seat": seat, onclick: () => act(seat, "match:abort") },
         `Vote to abort${suffix(seat)}`));
+    } else if (votes.includes(seat)) {
+      buttons.push(h("span", { class: "voted", "data-seat": seat }, `${mine.length > 1 ? nameOf(seat) : "You"} voted to abort.`));
     }
-    return h("div", { class: "row", "data-seat": seat }, buttons);
-  }));
-  box.hidden = seats.length === 0;
+    if (buttons.length) rows.push(h("div", { class: "row", "data-seat": seat }, buttons));
+  }
+  byId("leave-actions").replaceChildren(...rows);
+  box.hidden = rows.length === 0;
 }
 
 /** What resigning does under this match's policy, for the confirm dialog. */

@@ -103,7 +103,7 @@ async function refresh() {
   const nameOf = (seat) => seatName(page.view, seat);
   page.readAt = readAt;
   showClock(page.view, page.mine, nameOf, readAt);
-  showLeave(page.view, page.mine, nameOf, { act: (seat, type) => run(() => matchAction(seat, type)), askResign });
+  showLeave(page.view, page.mine, page.seatView, nameOf, { act: (seat, type) => run(() => matchAction(seat, type)), askResign });
   showPlay();
 }
 
@@ -342,6 +342,7 @@ async function start() {
   if (live(page.view.status)) {
     listen(matchId, page.view.status === "waiting" ? null : page.view.ply, {
       onEvent, currentPly: () => (page.view.status === "waiting" ? null : page.view.ply), wanted: () => live(page.view.status),
+      onClosed: queueRefresh,
     });
   }
 }
