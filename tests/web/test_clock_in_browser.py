@@ -9,8 +9,9 @@ seat resigned, the log page in a plain sentence. An abort vote shows who is stil
 until the last vote aborts the match. A time limit the server refuses is shown next to its
 field, and nothing is created.
 
-When ``portolan dev`` runs a file clock (``portolan clock``), one more test moves it past a
-deadline and the page shows the seat late.
+When ``portolan dev`` runs a file clock (``<data>/clock``), one more test moves it with
+``portolan clock advance``: past a deadline the seat shows late, past the grace the match clock
+times it out and a stand-in plays it, until its player clicks "I'm back".
 """
 
 from __future__ import annotations
@@ -18,13 +19,11 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import pytest
-import requests
-
 from tests.web.conftest import ROOT, WAIT_S, Dev
 from tests.web.driver import claim_from_link, error_text, match_view, wait_for_humans
 
@@ -199,26 +198,61 @@ def test_an_abort_vote_shows_who_is_still_to_vote(dev: Dev, new_player: Callable
 def dev_clock(dev: Dev) -> str | None:
     """The file clock ``portolan dev`` runs (``file:<data>/clock``), or None without one."""
     path = dev.outbox.parent / "clock"
-    return f"file:{path}" if path.exists() or any("clock" in line.lower() and "file:" in line for line in dev.lines) else None
+    return f"file:{path}" if path.exists() else None
 
 
-def test_a_seat_past_its_deadline_shows_late(dev: Dev, new_player: Callable[[], Any]) -> None:
+def advance(dev: Dev, clock: str, by: str) -> None:
+    """``portolan clock advance`` on dev's file clock (which also wakes the workers' deadlines)."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "PORTOLAN_CLOCK": clock, "PORTOLAN_CLOCK_ALLOW_FILE": "on"}
+    moved = subprocess.run([sys.executable, "-m", "service.tools.cli", "clock", "advance", by], env=env,
+                           cwd=dev.outbox.parent, capture_output=True, text=True, timeout=WAIT_S)
+    assert moved.returncode == 0, moved.stdout + moved.stderr
+
+
+def wait_for_server(dev: Dev, match_id: str, done: Callable[[dict[str, Any]], bool], what: str) -> dict[str, Any]:
+    """Poll the spectator view until ``done(view)`` (the workers act on a deadline by themselves)."""
+    deadline = time.monotonic() + WAIT_S
+    while True:
+        view = match_view(dev, match_id)
+        if done(view):
+            return view
+        assert time.monotonic() < deadline, f"the server never showed {what}: {view.get('standing')} {view.get('clock')}"
+        time.sleep(0.2)
+
+
+def test_a_late_seat_then_its_stand_in_and_i_am_back(dev: Dev, new_player: Callable[[], Any]) -> None:
     clock = dev_clock(dev)
     if clock is None:
-        pytest.skip("portolan dev runs no file clock here (the time helper's `portolan clock` has not landed)")
-    ana, bea, match_id = ana_and_bea(dev, new_player, "late", time_control="per-move", numbers={"tc-days": "1"},
-                                     grace="48")
+        pytest.skip("portolan dev runs no file clock here (no <data>/clock): lateness needs `portolan clock advance`")
+    ana, bea, match_id = ana_and_bea(dev, new_player, "late", time_control="per-move", numbers={"tc-days": "1"})
     view = wait_for_humans(dev, match_id, {0, 1})
     late = view["active_seats"][0]
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "PORTOLAN_CLOCK": clock, "PORTOLAN_CLOCK_ALLOW_FILE": "on"}
-    moved = subprocess.run([sys.executable, "-m", "service.tools.cli", "clock", "advance", "25h"], env=env,
-                           cwd=Path(dev.outbox).parent, capture_output=True, text=True, timeout=WAIT_S)
-    assert moved.returncode == 0, moved.stdout + moved.stderr
-    status = requests.get(f"{dev.url}/v1/matches/{match_id}", timeout=10).json()["clock"]["seats"][late]
-    assert status["late"] is True
+    mine = ana if late == 0 else bea
+
+    # past the deadline (1 day), within the grace (24 h): late, and the page says until when
+    advance(dev, clock, "25h")
+    assert match_view(dev, match_id)["clock"]["seats"][late]["late"] is True
     for page in (ana, bea):
         page.reload()
-        page.wait_for_selector(f"#clock-list li[data-seat='{late}'][data-state=late]", state="attached")
+        shows(page, f"#clock-list li[data-seat='{late}'][data-state=late]", dev, match_id)
         text = seat_clock(page, late).text_content() or ""
         assert "late since" in text and "the timeout rule acts at" in text
+    assert mine.locator("#leave-box button.back").count() == 0  # nobody stands in yet
+
+    # past the grace: the clock times the seat out and a stand-in plays it; the page shows it live
+    advance(dev, clock, "24h")
+    wait_for_server(dev, match_id, lambda v: v["standing"]["controllers"][late] == "stand-in", "a stand-in")
+    shows(mine, f"#clock-list li[data-seat='{late}'][data-state=stand-in]", dev, match_id)
+    assert "stand-in playing" in (seat_clock(mine, late).text_content() or "")
+    assert "ran out of time" in (mine.locator("#happened").text_content() or "")
+
+    mine.click(f"#leave-box button.back[data-seat='{late}']")
+    shows(mine, f"#clock-list li[data-seat='{late}'][data-controller=player]", dev, match_id)
+    assert mine.locator("#leave-box button.back").count() == 0
+    assert match_view(dev, match_id)["standing"]["controllers"][late] == "player"
+
+    mine.goto(f"/match/{match_id}/log")
+    mine.wait_for_selector("#log tr.entry", state="attached")
+    log = mine.locator("#log").text_content() or ""
+    assert "by the match clock" in log and "ran out of time" in log and "is back and plays their own seat again" in log
     assert ana.errors == [] and bea.errors == []
