@@ -24,6 +24,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+
 from tests.web.conftest import ROOT, WAIT_S, Dev
 from tests.web.driver import claim_from_link, error_text, match_view, wait_for_humans
 
