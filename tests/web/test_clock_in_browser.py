@@ -5,8 +5,8 @@ Ana creates a timed match on /new (a time limit and a rule for late players, sen
 ``time_control`` / ``timeout_policy``), Bea takes her invited seat from the invitation mail's
 link, and the match page shows each seat's clock: the time left counting down by itself, the
 deadline in the viewer's own time. Ana resigns (after a confirm dialog) and both pages show her
-seat resigned, the log page in a plain sentence. An abort vote shows who is still to vote,
-until the last vote aborts the match. A time limit the server refuses is shown next to its
+seat resigned, the log page in a plain sentence. A player on vacation shows their clock
+stopped. An abort vote shows who is still to vote, until the last vote aborts the match. A time limit the server refuses is shown next to its
 field, and nothing is created.
 
 When ``portolan dev`` runs a file clock (``<data>/clock``), one more test moves it with
@@ -24,6 +24,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+import requests
 
 from tests.web.conftest import ROOT, WAIT_S, Dev
 from tests.web.driver import claim_from_link, error_text, match_view, wait_for_humans
@@ -172,7 +173,19 @@ def test_a_timed_match_shows_each_clock_and_a_resignation(dev: Dev, new_player: 
 def test_an_abort_vote_shows_who_is_still_to_vote(dev: Dev, new_player: Callable[[], Any]) -> None:
     ana, bea, match_id = ana_and_bea(dev, new_player, "abort", time_control="bank",
                                      numbers={"tc-initial-days": "5", "tc-increment-days": "1", "tc-cap-days": "10"})
-    assert match_view(dev, match_id)["clock"]["time_control"]["kind"] == "bank"
+    view = match_view(dev, match_id)
+    assert view["clock"]["time_control"]["kind"] == "bank"
+    if requests.get(f"{dev.url}/v1/me/vacations", timeout=10).status_code != 404:
+        # Bea declares a day off from today (by the server's clock), signed with her browser's key:
+        # her clock stops, and both pages say so
+        today = view["clock"]["now"][:10]
+        bea.evaluate("async (start) => (await import('/web/static/js/api.js'))"
+                     ".api('POST', '/v1/me/vacations', {body: {start, days: 1}, signed: true})", today)
+        assert match_view(dev, match_id)["clock"]["seats"][1]["on_vacation"] is True
+        for page in (ana, bea):
+            page.reload()
+            shows(page, "#clock-list li[data-seat='1'][data-state=vacation]", dev, match_id)
+            assert "on vacation: the clock is stopped" in (seat_clock(page, 1).text_content() or "")
     ana.click("#leave-box button.vote-abort[data-seat='0']")
     votes = ana.locator("#abort-votes")
     ana.wait_for_selector("#abort-votes:not([hidden])", state="attached")
