@@ -11,7 +11,7 @@ field, and nothing is created.
 
 When ``portolan dev`` runs a file clock (``<data>/clock``), one more test moves it with
 ``portolan clock advance``: past a deadline the seat shows late, past the grace the match clock
-times it out and a stand-in plays it, until its player clicks "I'm back".
+times it out and a stand-in plays it, until its player clicks "I'm back" (under ``slow``).
 """
 
 from __future__ import annotations
@@ -234,6 +234,7 @@ def wait_for_server(dev: Dev, match_id: str, done: Callable[[dict[str, Any]], bo
         time.sleep(0.2)
 
 
+@pytest.mark.slow  # about 25 s (two clock moves and a timeout by the workers): the default suite keeps its budget
 def test_a_late_seat_then_its_stand_in_and_i_am_back(dev: Dev, new_player: Callable[[], Any]) -> None:
     clock = dev_clock(dev)
     if clock is None:
