@@ -103,7 +103,7 @@ function seatLine(clock, s, controller, nameOf, mine, serverAt, receivedAt, rows
   let state = "waiting";
   const has = (v) => v !== null && v !== undefined;
   if (controller === "forfeited") {
-    state = departures.get(s.seat) || "resigned";
+    state = departures.get(s.seat) || "left";
     says.push([leftWords(s.seat)]);
   } else if (controller === "bot") {
     state = "bot";
