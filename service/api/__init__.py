@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from flask import Flask
+from flask import Flask, Response
 from flask_cors import CORS
 from werkzeug.middleware.proxy_fix import ProxyFix
 
@@ -59,9 +59,18 @@ def create_app(settings: Settings | None = None, service: Matches | None = None,
     CORS(app, origins="*" if anyone else list(settings.cors_origins), send_wildcard=anyone, supports_credentials=False,
          allow_headers=["Authorization", "Content-Type", "If-None-Match"],
          expose_headers=["ETag", "Location", "Retry-After", "RateLimit-Limit", "RateLimit-Remaining",
-                         "RateLimit-Reset", "RateLimit-Policy", "RateLimit"],
+                         "RateLimit-Reset", "RateLimit-Policy", "RateLimit", "Portolan-Now"],
          methods=["GET", "POST", "PUT", "DELETE", "OPTIONS"], max_age=86400)
     limits.install(app, settings, service.store.r.connection_pool)
+
+    @app.after_request
+    def say_the_time(response: Response) -> Response:
+        # The service's clock (PORTOLAN_CLOCK) at this answer: a view's clock block holds no
+        # reading time (it is cached by its ETag), so a client counts down from this header, which
+        # a 304 carries fresh too; with a file clock it is not the client's own time.
+        response.headers["Portolan-Now"] = service.now()
+        return response
+
     if settings.proxies:  # only then is X-Forwarded-For the client's word, set by a proxy we trust
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=settings.proxies)  # type: ignore[method-assign]
     return app
