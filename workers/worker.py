@@ -67,7 +67,7 @@ def sweep_forever(settings: Settings, every_s: float, stop: threading.Event) -> 
             n = resume_stalled_bots(service, rq)
             if n:
                 log.warning("sweep: re-enqueued %d bot turn(s) that nobody was going to play", n)
-            n = enqueue_due_digests(service.store, book, rq, settings.digest_hour)
+            n = enqueue_due_digests(service.store, book, rq, settings.digest_hour, service.moment())
             if n:
                 log.info("sweep: enqueued %d daily digest(s)", n)
         except Exception:  # keep sweeping: a Redis hiccup now is no reason to stop for good
