@@ -63,6 +63,8 @@
                     with a file clock (whoever can write the file could make every deadline pass at once)
 ``PORTOLAN_VACATION_DAYS``  vacation days each player key may take per calendar year (``21``; ``0``: none);
                     a vacation pauses every clock of every seat the key holds
+``PORTOLAN_CLOCK_TICK_S``  how often each worker wakes the matches whose deadline, reminder or late note
+                    is due (``60``; ``0``: only at the sweep): the safety net under RQ's scheduled wakes
 ==================  ==========================================================================
 """
 
@@ -136,6 +138,7 @@ class Settings:
     clock: str = SYSTEM
     clock_allow_file: bool = False
     vacation_days: int = 21
+    clock_tick_s: float = 60.0
 
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None) -> Settings:
@@ -181,6 +184,7 @@ class Settings:
             clock=_clock(e),
             clock_allow_file=_flag(e, "PORTOLAN_CLOCK_ALLOW_FILE", False),
             vacation_days=_days(e, "PORTOLAN_VACATION_DAYS", cls.vacation_days),
+            clock_tick_s=_float(e, "PORTOLAN_CLOCK_TICK_S", cls.clock_tick_s),
         )
 
     def message_domain(self) -> str:

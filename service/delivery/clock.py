@@ -25,7 +25,6 @@ clock, knows nothing of) is acted on at the next tick.
 from __future__ import annotations
 
 import logging
-import os
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -129,15 +128,12 @@ def undone(store: Store, match_id: str, due: Sequence[Due]) -> list[Due]:
 
 def clock_of(settings: Settings) -> Clock:
     """The service clock the settings name (``PORTOLAN_CLOCK``)."""
-    return Clock.named(getattr(settings, "clock", None) or os.environ.get("PORTOLAN_CLOCK"))
+    return Clock.named(settings.clock)
 
 
 def tick_every_s(settings: Settings) -> float:
     """``PORTOLAN_CLOCK_TICK_S`` (default 60; 0: no tick of its own, only the sweep's)."""
-    value = getattr(settings, "clock_tick_s", None)
-    if value is None:
-        value = float(os.environ.get("PORTOLAN_CLOCK_TICK_S") or TICK_S)
-    return float(value)
+    return float(settings.clock_tick_s)
 
 
 def wake_job_id(match_id: str, when: float) -> str:

@@ -8,7 +8,8 @@ never stored itself. Each event is a plain JSON object with at least
                    (``started`` is ``.0``, a move accepted at ply ``p`` is ``.p+1``), or
                    ``<match>.aborted``; the same event always has the same id, so a consumer that
                    receives it twice (at-least-once delivery) can fold the duplicate
-``type``           ``started``, ``move``, ``finished``, ``aborted``, ``your-turn``, ``invited``, ``ping``
+``type``           ``started``, ``move``, ``finished``, ``aborted``, ``your-turn``, ``reminder``, ``invited``,
+                   ``ping``
 ``match``, ``game`` the match and its game
 ``ply``            the match's ply after the event (the number of accepted moves)
 ``at``             when it happened (ISO 8601, UTC)
@@ -26,7 +27,7 @@ from typing import Any
 
 from service.proof.chain import visible_events
 
-EVENT_TYPES = ("started", "move", "finished", "aborted", "your-turn", "invited", "ping")
+EVENT_TYPES = ("started", "move", "finished", "aborted", "your-turn", "reminder", "invited", "ping")
 
 
 def event_id(match_id: str, ply: int | str) -> str:
@@ -80,6 +81,21 @@ def aborted(meta: Mapping[str, Any]) -> dict[str, Any]:
     or after it (every remaining player voted to abort, or a timeout under the abort policy)."""
     return {"id": event_id(meta["id"], "aborted"), "type": "aborted", "match": meta["id"], "game": meta["game"],
             "ply": meta["ply"], "at": meta["updated_at"], "status": "aborted"}
+
+
+def reminder(meta: Mapping[str, Any], data: Mapping[str, Any]) -> dict[str, Any]:
+    """The match clock's word about a seat (the workers' outbox entry ``reminder``): a reminder
+    before its deadline (``reminder``: ``half``, ``24h``, ...), or the daily note that it is late
+    (``reminder: "late"``, ``day`` 0 on the day of the deadline). ``since``: when the seat's clock
+    started, which with the reminder makes the id stable."""
+    since = str(data.get("since", ""))
+    name = str(data.get("reminder", ""))
+    day = int(data.get("day") or 0)
+    stamp = "".join(ch for ch in since if ch.isdigit())[:14]
+    suffix = f"clock.{data.get('seat')}.{stamp}.{name}" + (f".{day}" if name == "late" else "")
+    return {"id": event_id(meta["id"], suffix), "type": "reminder", "match": meta["id"], "game": meta["game"],
+            "ply": meta["ply"], "at": meta["updated_at"], "seat": data.get("seat"), "reminder": name, "day": day,
+            "since": since}
 
 
 def your_turn(meta: Mapping[str, Any], seat: int) -> dict[str, Any]:

@@ -6,9 +6,11 @@ Reads over many matches' metas in one round trip each; no rules state is loaded.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
+from service.play.clocks import standing_of
 from service.play.matches import Matches
 from service.play.ports import Dispatcher
 
@@ -69,7 +71,8 @@ def resend_unsent_notices(service: Matches, dispatcher: Dispatcher, older_than_s
 
 
 def stalled_bots(service: Matches, older_than_s: float = 120.0, scan: int = 10_000) -> list[tuple[str, int, int]]:
-    """Bot turns nobody will play: (match, seat, ply) for every bot seat that must act in an active
+    """Bot turns nobody will play: (match, seat, ply) for every seat the server plays (a bot seat, a
+    stand-in, a skipped turn, a departed player's bot) that must act in an active
     match that has not changed for more than ``older_than_s``. A bot moves within moments of its
     job being enqueued, so a match that waits that long on a bot lost the job: the API process died
     (or Redis failed) between committing the move before and enqueueing the bot's turn, or the job
@@ -77,9 +80,14 @@ def stalled_bots(service: Matches, older_than_s: float = 120.0, scan: int = 10_0
     ids = service.store.match_ids(newest_first=True, limit=scan)
     cutoff = service.moment().timestamp() - older_than_s  # updated_at is by the service's clock
     return [(m["id"], seat, int(m["ply"]))
-            for m in service.store.metas(ids, ("id", "status", "ply", "active", "seats", "updated_at"))
+            for m in service.store.metas(ids, ("id", "status", "ply", "active", "seats", "updated_at", "standing"))
             if m.get("status") == "active" and _timestamp(m["updated_at"]) <= cutoff
-            for seat in m["active"] if m["seats"][seat]["kind"] == "bot"]
+            for seat in m["active"] if m["seats"][seat]["kind"] == "bot" or _server_plays(m, seat)]
+
+
+def _server_plays(meta: Mapping[str, Any], seat: int) -> bool:
+    """Does the server move for this seat (a stand-in, a skipped turn, a departed player)?"""
+    return bool(meta.get("standing")) and standing_of(meta).server_plays(seat)
 
 
 def resume_stalled_bots(service: Matches, dispatcher: Dispatcher, older_than_s: float = 120.0) -> int:

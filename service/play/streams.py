@@ -256,6 +256,11 @@ def inbox_events(m: Matches, kind: str, match_id: str, ply: int, data: Mapping[s
             if seat in first:
                 out.append((key, events.your_turn(then, seat)))
         return out
+    if kind == "reminder":  # the match clock: a reminder to its seat, a late note to everyone
+        if meta["status"] != "active":
+            return out
+        ev = events.reminder(meta, data)
+        return [(key, ev) for seat, key in holders if ev["reminder"] == "late" or seat == data.get("seat")]
     if kind != "moved" or ply < 1:
         return out
     entries = m.store.log(match_id, ply - 1, ply - 1)

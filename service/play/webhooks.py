@@ -165,11 +165,19 @@ class Webhooks:
             status = data.get("status", (entry.get("next") or {}).get("status"))
             if status == "finished" and meta["status"] == "finished":
                 both(events.finished(meta))
+            elif status == "aborted" and meta["status"] == "aborted":  # by vote or timeout, after the start
+                both(events.aborted(meta))
             elif status == "active":
                 at = {**meta, "ply": ply, "active": list(after), "updated_at": entry["accepted_at"]}
                 turns(at, list(after), list(data.get("before", [])))
         elif kind == "aborted" and meta["status"] == "aborted":
             both(events.aborted(meta))
+        elif kind == "reminder" and meta["status"] == "active":
+            ev = events.reminder(meta, data)
+            if ev["reminder"] == "late":  # the daily late note is for everyone in the match
+                both(ev)
+            else:  # a reminder is for the seat that must move
+                out.extend((player_owner(key), ev["id"], ev) for seat, key in seats if seat == data.get("seat"))
         unique: dict[tuple[str, str], dict[str, Any]] = {}
         for owner, msg_id, ev in out:  # one key holding two seats hears a public event once
             unique.setdefault((owner, msg_id), ev)
@@ -177,7 +185,7 @@ class Webhooks:
 
     def fan_out(self, kind: str, match_id: str, ply: int, data: Mapping[str, Any]) -> int:
         """Queue one delivery per (enabled hook, event) of an outbox entry; how many were queued."""
-        if kind not in ("started", "moved", "aborted"):
+        if kind not in ("started", "moved", "aborted", "reminder"):
             return 0
         meta = self.matches.meta(match_id)
         owners = [match_owner(match_id)] + [player_owner(s["public_key"]) for s in meta["seats"]

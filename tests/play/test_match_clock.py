@@ -214,3 +214,18 @@ def test_a_stream_of_a_match_aborted_by_vote_tells_the_moves_then_the_abort(serv
     assert parse_match_event_id("1", meta) == 1  # a stream that saw the first vote resumes after it
     resumed, _ = Feed(mid, None).since(service, 1, float("inf"))
     assert [e["type"] for _, e in resumed] == ["move", "aborted"]
+
+
+def test_reminders_reach_their_seat_and_late_notes_everyone(service: Matches, hands: Hands,
+                                                            players: list[Player]) -> None:
+    from service.play.streams import inbox_events
+
+    mid = started(service, players, time_control={"kind": "per-move", "days": 2})
+    since = iso(START)
+    to_seat = inbox_events(service, "reminder", mid, 0, {"seat": 1, "reminder": "half", "day": 0, "since": since})
+    assert [(key, ev["type"], ev["seat"]) for key, ev in to_seat] == [(players[1].public_key, "reminder", 1)]
+    late = inbox_events(service, "reminder", mid, 0, {"seat": 1, "reminder": "late", "day": 1, "since": since})
+    assert sorted(key for key, _ in late) == sorted(p.public_key for p in players[:2])
+    assert late[0][1]["id"] != to_seat[0][1]["id"] and late[0][1]["id"].startswith(f"{mid}.clock.1.")
+    again = inbox_events(service, "reminder", mid, 0, {"seat": 1, "reminder": "late", "day": 1, "since": since})
+    assert [ev["id"] for _, ev in again] == [ev["id"] for _, ev in late]  # the same note: the same id
