@@ -24,6 +24,7 @@ from functools import lru_cache
 import redis
 
 from service.config import Settings, open_clock
+from service.delivery.clock import scheduler_of
 from service.delivery.dispatch import RQDispatcher
 from service.delivery.webhooks import webhooks_of
 from service.play.by_mail import desk_of
@@ -63,9 +64,20 @@ def build(settings: Settings) -> Matches:
     store = Store(client, settings.namespace)
     key = settings.server_key or store.get_or_create("server:key", signing.generate_private_key)
     book = VacationBook(VacationStore(client, settings.namespace), now=clock.now, allowance=settings.vacation_days)
-    return Matches(store=store, server_key=key, now=clock.iso, public_url=settings.public_url,
-                   invite_limits=InviteLimits(settings.invites_per_creator_hour, settings.invites_per_recipient_day),
-                   pauses=book)
+    matches = Matches(store=store, server_key=key, now=clock.iso, public_url=settings.public_url,
+                      invite_limits=InviteLimits(settings.invites_per_creator_hour, settings.invites_per_recipient_day),
+                      pauses=book)
+    book.changed = lambda public_key: replan_deadlines(matches, settings, public_key)
+    return matches
+
+
+def replan_deadlines(matches: Matches, settings: Settings, public_key: str) -> None:
+    """Schedule again the next wake of every match where ``public_key`` holds a seat: its
+    vacation changed, so its deadlines did (a vacation ended early brings them forward; a wake
+    that comes too early only finds nothing due and plans again)."""
+    scheduler = scheduler_of(matches, settings)
+    for match_id in sorted({mid for mid, _seat in matches.store.seats_of_key(public_key)}):
+        scheduler.schedule(match_id)
 
 
 def build_webhooks(settings: Settings, matches: Matches) -> Webhooks:

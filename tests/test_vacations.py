@@ -244,3 +244,24 @@ def test_a_vacation_pauses_the_clocks_of_every_seat_the_key_holds(service: Match
     # the other seat's player is not on vacation: their clock is not paused
     other = 1 - seat
     assert service.pauses_of(service.meta(one))(other) == []
+
+
+def test_a_vacation_ended_early_brings_the_next_wake_forward(service: Matches, book: VacationBook, hands: Hands,
+                                                            players: list[Player]) -> None:
+    from service.storage.clock import Deadlines
+
+    made = service.create("harbour-race", {}, [{"invite": "a@example.org"}, {"invite": "b@example.org"}],
+                          creator_key=CREATOR_KEY, time_control={"kind": "per-move", "days": 2},
+                          timeout_policy={"grace_hours": 0})
+    for seat in (0, 1):
+        service.claim(made["id"], seat, made["invites"][str(seat)], players[seat].public_key, players[seat].name,
+                      f"p{seat}@example.org")
+    mid, seat = made["id"], service.meta(made["id"])["active"][0]
+    index = Deadlines(service.store.r, service.store.ns)
+    taken = book.declare(players[seat].public_key, "2026-12-02", 5)  # build() wired the book to replan
+    later = index.when(mid)
+    assert later is not None
+    book.cancel(players[seat].public_key, taken["vacation"]["id"])
+    sooner = index.when(mid)
+    assert sooner is not None and sooner < later
+    assert sooner <= (NOW + timedelta(days=2)).timestamp()
