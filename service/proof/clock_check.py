@@ -69,10 +69,13 @@ def check_header(header: Mapping[str, Any]) -> str | None:
 
 @dataclass
 class Times:
-    """The acceptance times along the chain: from the start on, never backwards. Checked with
-    or without the seed (a live record shows its times too)."""
+    """The acceptance times along the chain: from the start on, never backwards; and each
+    timeout's clock field in itself (the header's policy, acts_at its deadline plus the grace,
+    accepted no earlier than that). Checked with or without the seed: a live record shows its
+    times too. What the deadline must be comes from :func:`walk`, which needs the replay."""
 
     last: datetime
+    policy: Mapping[str, Any]
     after: str = "the match started"
     entries: int = 0
 
@@ -80,10 +83,11 @@ class Times:
     def of(cls, header: Mapping[str, Any]) -> Times:
         started = moment(header["started_at"])
         assert started is not None  # check_header came first
-        return cls(started)
+        return cls(started, dict(header["timeout_policy"]))
 
     def check(self, entry: Mapping[str, Any]) -> str | None:
-        """None when the entry was accepted no earlier than the one before (or the start)."""
+        """None when the entry was accepted no earlier than the one before (or the start) and,
+        for a timeout, its clock field holds together."""
         at = moment(entry.get("accepted_at"))
         if at is None:
             return f"accepted_at {entry.get('accepted_at')!r} is not a time with a zone"
@@ -91,7 +95,7 @@ class Times:
             return (f"the entry was accepted at {iso(at)}, before {self.after} ({iso(self.last)}): the record's times "
                     "go backwards")
         self.last, self.after, self.entries = at, "the entry before it", self.entries + 1
-        return None
+        return _clock_field(self.policy, int(entry["seat"]), at, entry.get("clock")) if entry["by"] == CLOCK else None
 
     def note(self) -> str:
         return f"the {self.entries} acceptance times never go backwards, from the match's start (started_at) on"
@@ -135,7 +139,7 @@ def walk(header: Mapping[str, Any], entries: Sequence[Mapping[str, Any]], game: 
         seat = int(entry["seat"])
         timed_out = entry["by"] == CLOCK
         if timed_out:
-            trouble = _timeout(tc, policy, clocks[seat], seat, at, entry.get("clock"))
+            trouble = _timeout(tc, policy, clocks[seat], seat, at, entry["clock"])
             if trouble:
                 out.failure = (f"ply {i}", trouble)
                 return out
@@ -145,22 +149,38 @@ def walk(header: Mapping[str, Any], entries: Sequence[Mapping[str, Any]], game: 
     return out
 
 
-def _timeout(tc: Mapping[str, Any], policy: Mapping[str, Any], clock: tcs.SeatClock, seat: int, at: datetime,
-             field: Any) -> str | None:
-    """Is a timeout of ``seat`` accepted ``at`` consistent with its clock as walked?"""
-    if not tcs.timed(tc):
-        return f"a timeout of seat {seat}, but the match has no time control: nothing can time out"
+def _clock_field(policy: Mapping[str, Any], seat: int, at: datetime, field: Any) -> str | None:
+    """Does a timeout's clock field hold together: the header's policy, acts_at no earlier than
+    its deadline plus the grace, and the timeout taken (``at``) no earlier than acts_at?"""
     if not isinstance(field, Mapping) or set(field) != set(CLOCK_FIELD):
         return f"the timeout's clock field must hold exactly {', '.join(CLOCK_FIELD)}"
     if field["policy"] != policy["policy"] or field["grace_hours"] != policy["grace_hours"]:
         return (f"the timeout says policy {field['policy']!r} with {field['grace_hours']} hours' grace, but the header's "
                 f"is {policy['policy']!r} with {policy['grace_hours']}")
-    if clock.since is None:
-        return f"seat {seat}'s clock was not running by the record's times (it did not have to act), so it cannot time out"
     since, due, acts = moment(field["since"]), moment(field["deadline"]), moment(field["acts_at"])
     if since is None or due is None or acts is None:
         return "the timeout's since, deadline and acts_at must be times with a zone"
-    if since != clock.since:
+    grace = timedelta(hours=float(policy["grace_hours"]))
+    with_grace = f" plus {policy['grace_hours']} hours' grace ({iso(due + grace)})" if policy["grace_hours"] else ""
+    if acts < due + grace - SLACK:
+        return (f"the timeout of seat {seat} says it acts at {field['acts_at']}, before its deadline {field['deadline']}"
+                f"{with_grace}")
+    if at < due + grace - SLACK:
+        return f"the timeout of seat {seat} was taken at {iso(at)}, before its deadline {field['deadline']}{with_grace}"
+    if at < acts - SLACK:
+        return f"the timeout of seat {seat} was taken at {iso(at)}, before the time it says it acts at ({field['acts_at']})"
+    return None
+
+
+def _timeout(tc: Mapping[str, Any], policy: Mapping[str, Any], clock: tcs.SeatClock, seat: int, at: datetime,
+             field: Mapping[str, Any]) -> str | None:
+    """Is a timeout of ``seat`` accepted ``at`` consistent with its clock as walked? (The field
+    itself was checked in the chain walk: :func:`_clock_field`.)"""
+    if not tcs.timed(tc):
+        return f"a timeout of seat {seat}, but the match has no time control: nothing can time out"
+    if clock.since is None:
+        return f"seat {seat}'s clock was not running by the record's times (it did not have to act), so it cannot time out"
+    if moment(field["since"]) != clock.since:
         return (f"the timeout of seat {seat} says its clock ran since {field['since']}, but the record's times give "
                 f"{iso(clock.since)}")
     walked = tcs.allowance_s(tc, clock) or 0.0
@@ -171,16 +191,12 @@ def _timeout(tc: Mapping[str, Any], policy: Mapping[str, Any], clock: tcs.SeatCl
     grace = timedelta(hours=float(policy["grace_hours"]))
     earliest_due = tcs.deadline_after(clock.since, walked, bool(tc.get("weekends", True)))  # no pauses: a lower bound
     earliest = earliest_due + grace
-    with_grace = f" plus {policy['grace_hours']} hours' grace ({iso(earliest)})" if policy["grace_hours"] else ""
-    if due < earliest_due - SLACK:
+    due = moment(field["deadline"])
+    if due is None or due < earliest_due - SLACK:
         return (f"the timeout of seat {seat} says its deadline was {field['deadline']}, before {iso(earliest_due)}, the "
                 "earliest the record's times allow")
-    if acts < due + grace - SLACK:
-        return (f"the timeout of seat {seat} says it acts at {field['acts_at']}, before its deadline {field['deadline']}"
-                f" plus {policy['grace_hours']} hours' grace")
-    if at < earliest - SLACK:
+    with_grace = f" plus {policy['grace_hours']} hours' grace ({iso(earliest)})" if policy["grace_hours"] else ""
+    if at < earliest - SLACK:  # follows from the above and the chain walk's checks; said plainly all the same
         return (f"the timeout of seat {seat} was taken at {iso(at)}, before its deadline {iso(earliest_due)}{with_grace}"
                 ": the earliest the record's own times allow")
-    if at < acts - SLACK:
-        return f"the timeout of seat {seat} was taken at {iso(at)}, before the time it says it acts at ({field['acts_at']})"
     return None
