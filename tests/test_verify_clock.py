@@ -307,3 +307,17 @@ def test_a_clock_field_or_clock_by_elsewhere_fails(service: Matches, hands: Hand
     rechain(forged, service.server_key, ply)
     report = verify_record(forged)
     assert not report.ok and report.failure and "the header's is 'forfeit'" in report.failure
+
+
+def test_a_past_board_replays_through_match_actions(service: Matches, hands: Hands, players: list[Player]) -> None:
+    """The pictures of past plies use the same replay: a resignation or a timeout in the log must
+    not stop it (service.play.boards.state_at gives it the format, the policy and each ``by``)."""
+    from service.play.boards import position
+
+    mid = started(service, players, n=3, time_control={"kind": "per-move", "days": 1})
+    move(service, players[2], mid, 2, [{"type": "match:resign"}])
+    time_out(service, hands, mid)
+    play(service, hands, players, mid, moves=2)
+    ply = service.meta(mid)["ply"]
+    for at in range(ply):
+        assert position(service, mid, None, at).ply == at
