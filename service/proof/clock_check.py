@@ -98,7 +98,8 @@ class Times:
         return _clock_field(self.policy, int(entry["seat"]), at, entry.get("clock")) if entry["by"] == CLOCK else None
 
     def note(self) -> str:
-        return f"the {self.entries} acceptance times never go backwards, from the match's start (started_at) on"
+        return (f"the acceptance times of all {self.entries} entries never go backwards, from the match's start "
+                "(started_at) on")
 
 
 @dataclass
@@ -114,8 +115,8 @@ class Walk:
             return "the match has no time control: no seat could time out, and none did"
         if not self.timeouts:
             return "no timeouts: every move was made by its seat (or the server for a seat it plays)"
-        return (f"{self.timeouts} timeout{'s' if self.timeouts > 1 else ''}, each taken after its seat's deadline plus "
-                "the grace. The deadline is walked from the start and the receipts' times without vacations: a "
+        which = "the timeout was" if self.timeouts == 1 else f"each of the {self.timeouts} timeouts was"
+        return (f"{which} taken after its seat's deadline plus the grace. The deadline is walked from the start and the receipts' times without vacations: a "
                 "vacation only makes a deadline later, so this is the earliest the record allows (a lower bound)")
 
 

@@ -167,6 +167,7 @@ class Signers:
                 out.append(f"seat {seat} moved {self.mail_moves[seat]} times by mail, each under a mail delegation signed "
                            "by the seat's key")
         if self.clock_moves:
-            out.append(f"{self.clock_moves} moves were made by the match clock (timeouts, stand-ins, passes), signed by "
-                       "the match's clock key, which the server holds")
+            n = self.clock_moves
+            out.append(f"{n} {'move was' if n == 1 else 'moves were'} made by the match clock (timeouts, stand-ins, "
+                       "passes), signed by the match's clock key, which the server holds")
         return out

@@ -307,7 +307,8 @@ class Signers {
       }
     }
     if (this.clockMoves) {
-      out.push(`${this.clockMoves} moves were made by the match clock (timeouts, stand-ins, passes), signed by the match's clock key, which the server holds`);
+      const n = this.clockMoves;
+      out.push(`${n} ${n === 1 ? "move was" : "moves were"} made by the match clock (timeouts, stand-ins, passes), signed by the match's clock key, which the server holds`);
     }
     return out;
   }
@@ -448,8 +449,9 @@ async function walk(record, serverKey, pass, later, fail, checks) {
   pass("receipts", `all ${n} server receipts verify under the server key`);
   if (times) {
     const timeouts = entries.filter((e) => e.by === CLOCK).length;
-    pass("clock", `the ${times.entries} acceptance times never go backwards, from the match's start (started_at) on`
-      + (timeouts ? `; each of the ${timeouts} timeouts was taken no earlier than the deadline its clock field names, plus the grace` : ""));
+    const which = timeouts === 1 ? "the timeout was" : `each of the ${timeouts} timeouts was`;
+    pass("clock", `the acceptance times of all ${times.entries} entries never go backwards, from the match's start (started_at) on`
+      + (timeouts ? `; ${which} taken no earlier than the deadline its clock field names, plus the grace` : ""));
   }
   if (secret !== null) {
     pass("events", "every setup and move event list, hidden events included, matches its digest");
