@@ -322,3 +322,20 @@ def test_a_past_board_replays_through_match_actions(service: Matches, hands: Han
     ply = service.meta(mid)["ply"]
     for at in range(ply):
         assert position(service, mid, None, at).ply == at
+
+
+def test_the_clock_header_is_checked_first(service: Matches, hands: Hands, players: list[Player]) -> None:
+    mid = started(service, players, time_control={"kind": "per-move", "days": 1})
+    time_out(service, hands, mid)
+    record = service.record(mid)
+    for name, value, words in [
+        ("clock_key", signing.b64e(bytes(32)), "the match's clock key is not a valid Ed25519 key"),
+        ("started_at", "yesterday", 'started_at "yesterday" is not a time with a zone'),
+        ("time_control", {"kind": "per-move", "days": 1}, "the time control is not in the normal form"),
+        ("time_control", {"kind": "per-move", "days": 99}, "the header's days is not one a match can have"),
+        ("timeout_policy", "stand-in", "the timeout policy is not in the normal form"),
+    ]:
+        forged = copy.deepcopy(record)
+        forged["header"][name] = value
+        report = verify_record(forged)
+        assert not report.ok and report.failure and report.failure.startswith(f"header: {words}"), (name, report.failure)

@@ -18,6 +18,7 @@ Pure: no clock of its own.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -56,7 +57,7 @@ def check_header(header: Mapping[str, Any]) -> str | None:
     if not signing.valid_public_key(str(header.get("clock_key", ""))):
         return "the match's clock key is not a valid Ed25519 key (not a canonical point, or one of small order)"
     if moment(header.get("started_at")) is None:
-        return f"started_at {header.get('started_at')!r} is not a time with a zone"
+        return f"started_at {json.dumps(header.get('started_at'))} is not a time with a zone"
     try:
         if tcs.check_time_control(header.get("time_control")) != header.get("time_control"):
             return "the time control is not in the normal form the service writes"
@@ -90,7 +91,7 @@ class Times:
         for a timeout, its clock field holds together."""
         at = moment(entry.get("accepted_at"))
         if at is None:
-            return f"accepted_at {entry.get('accepted_at')!r} is not a time with a zone"
+            return f"accepted_at {json.dumps(entry.get('accepted_at'))} is not a time with a zone"
         if at < self.last:
             return (f"the entry was accepted at {iso(at)}, before {self.after} ({iso(self.last)}): the record's times "
                     "go backwards")
