@@ -42,7 +42,10 @@ def race(turn: int = 0, haul: int = 3, players: int = 3) -> RaceState:
 
 def run(state: Any, standing: Standing, pol: dict[str, Any], seat: int, by: str,
         actions: list[Action]) -> tuple[Any, Standing, list[dict[str, Any]]]:
-    return judge(GAME, state, standing, pol, seat, by, actions, Rng.from_seed("standing"))
+    """judge, with every event's plain sentence checked and left out (the tests compare the rest)."""
+    state, standing, events = judge(GAME, state, standing, pol, seat, by, actions, Rng.from_seed("standing"))
+    assert all(isinstance(e.get("text"), str) and e["text"] for e in events), events
+    return state, standing, [{k: v for k, v in e.items() if k != "text"} for e in events]
 
 
 def refused(code: str, state: Any, standing: Standing, pol: dict[str, Any], seat: int, by: str,
@@ -213,7 +216,7 @@ def test_forfeit_timeout_ranks_the_seat_last_and_a_bot_plays_on() -> None:
     state, s, events = run(race(0), HUMANS, pol, 0, "clock", [FORFEIT])
     assert state == race(0)  # a match action changes no game state
     assert s.controllers[0] == "forfeited" and s.forfeited == (0,) and s.ended is None
-    assert events == [{"type": "forfeited", "seat": 0}]
+    assert events == [{"type": "timed-out", "seat": 0, "policy": "forfeit"}, {"type": "forfeited", "seat": 0}]
     _, s2, _ = run(race(0), s, pol, 0, "stand-in:random", [BANK])
     assert s2 == s
     refused("seat-left", race(0), s, pol, 0, "human", [BANK])
@@ -224,15 +227,16 @@ def test_forfeit_timeout_ranks_the_seat_last_and_a_bot_plays_on() -> None:
 def test_forfeit_timeout_ends_the_match_when_fewer_than_two_humans_remain() -> None:
     pol = policy("forfeit", "end")
     _, s, events = run(race(0), HUMANS, pol, 0, "clock", [FORFEIT])
-    assert s.ended is None and len(events) == 1
+    assert s.ended is None and len(events) == 2
     _, s, events = run(race(1), s, pol, 1, "clock", [FORFEIT])
     assert s.ended == "forfeits" and s.forfeited == (0, 1)
-    assert events == [{"type": "forfeited", "seat": 1}, {"type": "match-ended", "reason": "fewer than 2 players remain"}]
+    assert events == [{"type": "timed-out", "seat": 1, "policy": "forfeit"}, {"type": "forfeited", "seat": 1},
+                      {"type": "match-ended", "reason": "fewer than 2 players remain"}]
 
 
 def test_abort_timeout_cancels_the_match() -> None:
     _, s, events = run(race(0), HUMANS, policy("abort"), 0, "clock", [CANCEL])
-    assert s.ended == "aborted" and events[0]["type"] == "match-aborted"
+    assert s.ended == "aborted" and [e["type"] for e in events] == ["timed-out", "match-aborted"]
 
 
 @pytest.mark.parametrize(("name", "action"), [("stand-in", FORFEIT), ("skip", CANCEL), ("abort", FORFEIT),
