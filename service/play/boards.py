@@ -59,10 +59,12 @@ def state_at(matches: Matches, meta: Mapping[str, Any], ply: int) -> Any:
     that): a picture only needs the state, and it must not fail where the log itself is fine."""
     matches.game_of(meta)  # an unknown game is a 404 before any replay
     seats = records.genesis_seats(meta["seats"])
+    # the format and the policy too: format 4 replays match actions and timeouts through the standing
     header = {"game": meta["game"], "match": meta["id"], "seats": seats, "players": meta["players"],
-              "options": meta["options"]}
-    entries = [{"seat": e["seat"], "envelope": e["envelope"]} for e in matches.store.log(meta["id"], 0, ply - 1)] \
-        if ply > 0 else []
+              "options": meta["options"], "format": records.record_format(meta),
+              "timeout_policy": meta.get("timeout_policy")}
+    entries = [{"seat": e["seat"], "by": e["by"], "envelope": e["envelope"]}
+               for e in matches.store.log(meta["id"], 0, ply - 1)] if ply > 0 else []
     if len(entries) != ply:  # the log is shorter than the meta says: a store fault, not the caller's
         raise Conflict("log-incomplete", f"match {meta['id']}: the log holds {len(entries)} moves, not {ply}",
                        current_ply=meta["ply"])

@@ -3,6 +3,11 @@
 The one piece of code behind three uses: the offline verifier (``portolan verify``), the
 operator's rebuild (``portolan rebuild``), and the tests that prove the stored state is only a
 cache of the log. Pure: no Redis, no clock.
+
+Records of format 4 (the match clock) walk every entry through :func:`service.proof.standing.judge`,
+the very function the service runs when it accepts a move, with the standing that the header's
+seats start from and its timeout policy: so a timeout, a stand-in's move, a resignation or an
+abort vote replays exactly as it was accepted. Older formats replay the game actions alone.
 """
 
 from __future__ import annotations
@@ -13,8 +18,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from service import games
-from service.games.base import Game, GameError
+from service.games.base import Game, GameError, Rng
 from service.proof import fairness
+from service.proof.chain import RECORD_FORMAT
+from service.proof.standing import Standing, StandingError, check_timeout_policy, judge
+from service.proof.time_control import TimeControlError
 
 
 class ReplayMismatch(Exception):
@@ -33,9 +41,13 @@ def plain(obj: Any) -> Any:
 
 @dataclass
 class Step:
+    """The match after one entry (``ply``; -1: after setup): the rules state, the events the
+    entry caused and who plays each seat (for records before format 4 it never changes)."""
+
     ply: int
     state: Any
     events: list[dict[str, Any]]
+    standing: Standing
 
 
 def game_for(header: Mapping[str, Any]) -> Game[Any]:
@@ -48,29 +60,62 @@ def game_for(header: Mapping[str, Any]) -> Game[Any]:
 def replay(header: Mapping[str, Any], seed: bytes, entries: Sequence[Mapping[str, Any]],
            setup_events: Sequence[Mapping[str, Any]] | None = None) -> Iterator[Step]:
     """Yield the state after setup (ply -1) and after every entry, checking that each move was
-    made by a seat that had to act and that every action applies. When ``setup_events`` or an
-    entry's ``events`` are given they must equal what the replay produces."""
+    made by a seat that had to act and that every action applies (format 4: that ``judge``
+    accepts the entry). When ``setup_events`` or an entry's ``events`` are given they must equal
+    what the replay produces."""
     game = game_for(header)
+    clocked = header.get("format") == RECORD_FORMAT
+    standing = Standing.start([str(s.get("kind", "human")) for s in header["seats"]])
+    policy: dict[str, Any] = {}
+    if clocked:
+        try:
+            policy = check_timeout_policy(header.get("timeout_policy"))
+        except TimeControlError as exc:
+            raise ReplayMismatch("header", f"the timeout policy is not one this verifier knows: {exc.message}") from exc
     secret = fairness.match_secret(seed, header["match"], header["seats"])
     state, events = game.setup(header["players"], header["options"], fairness.setup_rng(secret))
     if setup_events is not None and plain(events) != plain(list(setup_events)):
         raise ReplayMismatch("setup", "the setup events differ from what the seed produces")
-    yield Step(-1, state, events)
+    yield Step(-1, state, events, standing)
     for i, entry in enumerate(entries):
         seat = entry["seat"]
         rng = fairness.ply_rng(secret, i)
-        caused: list[dict[str, Any]] = []
-        for k, action in enumerate(entry["envelope"]["actions"]):
-            if seat not in game.active_seats(state):
-                raise ReplayMismatch(f"ply {i}", f"action {k}: seat {seat} did not have to act")
-            try:
-                state, ev = game.apply(state, seat, action, rng)
-            except GameError as exc:
-                raise ReplayMismatch(f"ply {i}", f"action {k} does not apply: {exc.message}") from exc
-            caused.extend(ev)
+        actions = entry["envelope"]["actions"]
+        if clocked:
+            state, standing, caused = _judged(game, state, standing, policy, i, entry, rng)
+        else:
+            state, caused = _applied(game, state, i, seat, actions, rng)
         if "events" in entry and plain(caused) != plain(entry["events"]):
             raise ReplayMismatch(f"ply {i}", "the stored events differ from what the replay produces")
-        yield Step(i, state, caused)
+        yield Step(i, state, caused, standing)
+
+
+def _applied(game: Game[Any], state: Any, ply: int, seat: int, actions: Sequence[Mapping[str, Any]],
+             rng: Rng) -> tuple[Any, list[dict[str, Any]]]:
+    """One entry of a record before format 4: its game actions, in order."""
+    caused: list[dict[str, Any]] = []
+    for k, action in enumerate(actions):
+        if seat not in game.active_seats(state):
+            raise ReplayMismatch(f"ply {ply}", f"action {k}: seat {seat} did not have to act")
+        try:
+            state, ev = game.apply(state, seat, action, rng)
+        except GameError as exc:
+            raise ReplayMismatch(f"ply {ply}", f"action {k} does not apply: {exc.message}") from exc
+        caused.extend(ev)
+    return state, caused
+
+
+def _judged(game: Game[Any], state: Any, standing: Standing, policy: Mapping[str, Any], ply: int,
+            entry: Mapping[str, Any], rng: Rng) -> tuple[Any, Standing, list[dict[str, Any]]]:
+    """One entry of a format-4 record, through the service's own ``judge``."""
+    try:
+        return judge(game, state, standing, policy, int(entry["seat"]), str(entry["by"]),
+                     list(entry["envelope"]["actions"]), rng)
+    except StandingError as exc:
+        raise ReplayMismatch(f"ply {ply}", f"the entry (by {entry['by']}) is not one the match allowed: "
+                                           f"{exc.message}") from exc
+    except GameError as exc:
+        raise ReplayMismatch(f"ply {ply}", f"action {getattr(exc, 'index', 0)} does not apply: {exc.message}") from exc
 
 
 def final_state(header: Mapping[str, Any], seed: bytes, entries: Sequence[Mapping[str, Any]]) -> Any:

@@ -1,5 +1,8 @@
 """Who may sign a seat's moves at each ply: the verifier's view of seat keys, mail delegations,
-custodial seats, key changes and withdrawals (docs/record-format.md, "Moves by mail").
+custodial seats, key changes and withdrawals (docs/record-format.md, "Moves by mail"), and
+the match clock's key (format 4): an entry whose ``by`` the server alone uses (a timeout, a
+stand-in's move, a pass; :func:`service.proof.standing.server_signed`) is signed by the key the
+header names as ``clock_key``, never by the seat's.
 
 :class:`Signers` starts from the header's seats and walks the record ply by ply. Each check
 returns None when it holds, else the sentence the verifier reports for that place. Pure.
@@ -12,7 +15,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from service.proof import signing
+from service.proof.chain import RECORD_FORMAT
 from service.proof.delegation import DELEGATION, mail_nonce, seat_key_body, withdrawal_body
+from service.proof.standing import server_signed
 
 
 @dataclass
@@ -27,13 +32,17 @@ class Signers:
     withdrawn: dict[str, int] = field(default_factory=dict)  # mail key -> the ply it was withdrawn at
     mail_moves: dict[int, int] = field(default_factory=dict)  # seat -> how many of its moves came by mail
     ever_custodial: set[int] = field(default_factory=set)
+    clock_key: str | None = None  # the match clock's key (format 4 only)
+    clock_moves: int = 0  # how many entries the clock key signed
 
     @classmethod
     def of(cls, header: Mapping[str, Any]) -> Signers:
-        """The signers as the header gives them (every seat's first key)."""
+        """The signers as the header gives them (every seat's first key; the clock key from
+        format 4 on)."""
         custodial = {int(s["seat"]) for s in header["seats"] if s.get("custody") == "server"}
+        clock_key = str(header["clock_key"]) if header.get("format") == RECORD_FORMAT else None
         return cls(header["match"], {int(s["seat"]): str(s["public_key"]) for s in header["seats"]}, custodial,
-                   ever_custodial=set(custodial))
+                   ever_custodial=set(custodial), clock_key=clock_key)
 
     def load(self, record: Mapping[str, Any], plies: int) -> str | None:
         """Take in the record's key changes and mail withdrawals, checking their signatures
@@ -86,6 +95,10 @@ class Signers:
     def check_entry(self, entry: Mapping[str, Any]) -> str | None:
         """Is the entry signed by a key that could sign this seat's move at its ply?"""
         seat, ply, env = int(entry["seat"]), int(entry["ply"]), entry["envelope"]
+        if server_signed(str(entry["by"])):
+            return self._check_clock(seat, entry)
+        if "clock" in entry:
+            return f"an entry by {entry['by']} carries a clock field, which only a timeout (by clock) has"
         if entry["by"] != "email":
             if "mail" in entry or "delegation" in entry:
                 return "a move that did not come by mail carries a mail digest or delegation"
@@ -105,6 +118,22 @@ class Signers:
                 return f"the signature does not verify under seat {seat}'s custodial key"
             return None
         return self._check_delegated(seat, ply, entry)
+
+    def _check_clock(self, seat: int, entry: Mapping[str, Any]) -> str | None:
+        """An entry the match clock signed for the seat (a timeout, a stand-in's move, a pass)."""
+        by = entry["by"]
+        if self.clock_key is None:
+            return (f"the entry says by {by!r}, a move the match clock signs, but this record's format has no "
+                    "match clock")
+        if "mail" in entry or "delegation" in entry:
+            return f"a move by {by} carries a mail digest or delegation"
+        if ("clock" in entry) != (by == "clock"):
+            return ("a timeout (by clock) carries the clock field that says which deadline it acted on" if by == "clock"
+                    else f"an entry by {by} carries a clock field, which only a timeout (by clock) has")
+        if not signing.verify(self.clock_key, entry["envelope"], entry["signature"]):
+            return f"the signature of this move by {by} for seat {seat} does not verify under the match's clock key"
+        self.clock_moves += 1
+        return None
 
     def _check_delegated(self, seat: int, ply: int, entry: Mapping[str, Any]) -> str | None:
         delegation = entry.get("delegation")
@@ -137,4 +166,8 @@ class Signers:
             if seat not in self.ever_custodial:
                 out.append(f"seat {seat} moved {self.mail_moves[seat]} times by mail, each under a mail delegation signed "
                            "by the seat's key")
+        if self.clock_moves:
+            n = self.clock_moves
+            out.append(f"{n} {'move was' if n == 1 else 'moves were'} made by the match clock (timeouts, stand-ins, "
+                       "passes), signed by the match's clock key, which the server holds")
         return out

@@ -178,7 +178,9 @@ def _forfeit(standing: Standing, seat: int, policy: Mapping[str, Any]) -> tuple[
     events: list[dict[str, Any]] = []
     if policy["policy"] == "abort":
         return replace(s, ended="aborted"), [_event("match-aborted", reason="a player left under the abort policy")]
-    if policy["policy"] == "forfeit" and policy.get("after_forfeit") == "end" and len(s.humans_left()) < 2:
+    # after_forfeit is the creator's choice for every departure, a resignation under the stand-in
+    # or skip policy too (the contract: "then as forfeit above")
+    if policy.get("after_forfeit") == "end" and len(s.humans_left()) < 2:
         return replace(s, ended="forfeits"), [_event("match-ended", reason="fewer than 2 players remain")]
     if s.abort_votes and set(s.humans_left()) <= set(s.abort_votes):  # the leaver was the last one not to vote
         return replace(s, ended="aborted"), [_event("match-aborted", reason="every remaining player voted to abort")]
@@ -195,8 +197,14 @@ def match_action(standing: Standing, policy: Mapping[str, Any], seat: int, actio
     if kind in CLOCK_ACTIONS:
         if by != CLOCK:
             raise StandingError(403, "clock-only", f"{kind} is taken by the match clock at a timeout, never by a seat")
+        if controller != "player":
+            raise StandingError(409, "not-late", f"seat {seat} is not played by its player, so it cannot time out")
+        wanted = "forfeit" if kind == "match:forfeit" else "abort"
+        if policy["policy"] != wanted:  # the clock acts as the match's policy says, and only so
+            raise StandingError(409, "wrong-policy", f"{kind} is the timeout of the {wanted} policy; this match's "
+                                                     f"policy is {policy['policy']}")
         if kind == "match:forfeit":
-            s, ev = _forfeit(standing, seat, dict(policy, policy="forfeit"))
+            s, ev = _forfeit(standing, seat, policy)
             return s, [_event("timed-out", seat=seat, policy="forfeit"), _event("forfeited", seat=seat), *ev]
         return replace(standing, ended="aborted"), [
             _event("timed-out", seat=seat, policy="abort"),
@@ -247,6 +255,8 @@ def judge(game: Game[Any], state: Any, standing: Standing, policy: Mapping[str, 
             raise StandingError(400, "match-action-alone", "a match action (match:…) stands alone in its move")
         standing, events = match_action(standing, policy, seat, actions[0], by)
         return state, standing, events
+    if not actions:  # the service refuses an empty move; a record must not hold one either
+        raise StandingError(400, "empty-move", "a move has at least one action")
     if by == CLOCK:
         if controller != "player":
             raise StandingError(409, "not-late", f"seat {seat} is not played by its player, so it cannot time out")

@@ -103,7 +103,8 @@ def check_time_control(value: Any) -> dict[str, Any]:
                                                      f"weekends and reminders, not {sorted(extra)[0]}")
         initial = _number(value.get("initial_days"), "initial_days", *BANK_INITIAL_DAYS)
         increment = _number(value.get("increment_days", 0), "increment_days", *BANK_INCREMENT_DAYS)
-        cap = _number(value.get("cap_days", max(initial, 1) * 2 if "cap_days" not in value else value["cap_days"]),
+        # default: twice the initial bank, within range (a long bank with no cap given is valid)
+        cap = _number(value["cap_days"] if "cap_days" in value else min(initial * 2, BANK_CAP_DAYS[1]),
                       "cap_days", *BANK_CAP_DAYS)
         if cap < initial:
             raise TimeControlError("cap_days", f"cap_days ({cap:g}) cannot be below initial_days ({initial:g})")
@@ -148,17 +149,22 @@ def counted(start: datetime, end: datetime, weekends: bool = True, pauses: Itera
 def deadline_after(start: datetime, allowance_s: float, weekends: bool = True, pauses: Sequence[Pause] = ()) -> datetime:
     """The moment by which ``allowance_s`` seconds will have run on a clock started at ``start``."""
     left = max(0.0, allowance_s)
-    # a horizon long enough for every weekend and pause the allowance can span
     paused = sum((b - a).total_seconds() for a, b in pauses if b > start)
-    horizon = start + timedelta(seconds=left * 7 / 5 + paused + 14 * DAY)
     at = start
-    for a, b in _stopped(start, horizon, weekends, pauses):
-        gap = (a - at).total_seconds()
-        if gap >= left:
-            break
-        left -= max(0.0, gap)
-        at = max(at, b)
-    return at + timedelta(seconds=left)
+    while True:
+        # look ahead far enough for the weekends and pauses the allowance usually spans; pauses
+        # that leave only uncounted weekends free can stretch it further: then look again
+        horizon = at + timedelta(seconds=left * 7 / 5 + paused + 14 * DAY)
+        for a, b in _stopped(at, horizon, weekends, pauses):
+            gap = (a - at).total_seconds()
+            if gap >= left:
+                return at + timedelta(seconds=left)
+            left -= max(0.0, gap)
+            at = max(at, b)
+        if at + timedelta(seconds=left) <= horizon:
+            return at + timedelta(seconds=left)
+        left -= (horizon - at).total_seconds()  # the clock ran from at to the horizon
+        at = horizon
 
 
 # -- seat clocks -------------------------------------------------------------------------------

@@ -8,6 +8,13 @@ the events, the entry hash, the server's receipt), then replays the rules from t
 moves and compares every event, the final outcome and who must act. It stops at the first
 inconsistency and names the place. docs/record-format.md describes every field.
 
+Format 4 adds the match clock: entries the server makes for a seat (a timeout, a stand-in's
+move, a pass) verify under the header's ``clock_key``; the replay runs every entry through
+:func:`service.proof.standing.judge` as the service did; and with the seed, the seat clocks are
+walked from the header's ``started_at`` through every entry's ``accepted_at`` (the times the
+receipts sign), so that each timeout is shown to come after the deadline those times imply
+(:mod:`service.proof.clock_check`).
+
 A live record (no seed yet) withholds hidden events; format 2 gives the salted digest of the
 withheld part instead, so the visible events are still checked against the chain. What cannot
 be checked yet (the hidden events, the dice replay, the outcome) is reported as "not yet", and
@@ -22,8 +29,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from service.proof import fairness, signing
+from service.games.base import Game
+from service.proof import clock_check, fairness, signing
 from service.proof.chain import (
+    RECORD_FORMAT,
     RECORD_FORMAT_1,
     RECORD_FORMATS,
     chain_genesis,
@@ -33,8 +42,9 @@ from service.proof.chain import (
     receipt_body,
     split_digest,
 )
-from service.proof.replay import ReplayMismatch, game_for, plain, replay
+from service.proof.replay import ReplayMismatch, Step, game_for, plain, replay
 from service.proof.signers import Signers
+from service.proof.standing import final_outcome
 
 
 @dataclass
@@ -122,6 +132,12 @@ def _verify(record: dict[str, Any], server_key: str | None, report: Report) -> N
             report.fail("header", f"seat {row['seat']}'s public key is not a valid Ed25519 key "
                                   "(not a canonical point, or one of small order)")
             return
+    clocked = fmt == RECORD_FORMAT
+    if clocked:
+        trouble = clock_check.check_header(header)
+        if trouble:
+            report.fail("header", trouble)
+            return
 
     seed_hex = record.get("seed")
     seed = b""
@@ -157,6 +173,7 @@ def _verify(record: dict[str, Any], server_key: str | None, report: Report) -> N
     if setup_ok is None:
         unchecked.append("setup")
     prev = chain_genesis(header)
+    times = clock_check.Times.of(header) if clocked else None
     signers = Signers.of(header)
     trouble = signers.load(record, len(record["entries"]))
     if trouble:
@@ -179,6 +196,10 @@ def _verify(record: dict[str, Any], server_key: str | None, report: Report) -> N
             report.fail(*changed)
             return
         trouble = signers.check_entry(entry)
+        if trouble:
+            report.fail(where, trouble)
+            return
+        trouble = times.check(entry) if times else None
         if trouble:
             report.fail(where, trouble)
             return
@@ -205,6 +226,8 @@ def _verify(record: dict[str, Any], server_key: str | None, report: Report) -> N
     report.note(f"{len(record['entries'])} signed moves, chain and receipts intact")
     for line in signers.notes():
         report.note(line)
+    if times:
+        report.note(times.note())
 
     if secret is None:
         if fmt == RECORD_FORMAT_1:
@@ -217,11 +240,20 @@ def _verify(record: dict[str, Any], server_key: str | None, report: Report) -> N
             report.not_yet("hidden setup and move events are withheld while the match runs (only their salted digests "
                            "are shown): their content can be checked once the match is over")
         report.not_yet("seed not revealed yet (match running): dice and outcome cannot be checked until the end")
+        if clocked:
+            report.not_yet("the timeouts' deadlines: who had to act when comes from the replay, which needs the seed")
         return
-    state = None
-    for step in replay(header, seed, record["entries"], record["setup_events"]):
-        state = step.state
+    steps = list(replay(header, seed, record["entries"], record["setup_events"]))
     report.note("replay from the seed reproduces every setup and move event")
+    if clocked:
+        walked = clock_check.walk(header, record["entries"], game, steps)
+        if walked.failure:
+            report.fail(*walked.failure)
+            return
+        report.note(walked.note())
+        _check_end(record, game, steps[-1], header["players"], report)
+        return
+    state = steps[-1].state
     outcome = game.outcome(state)
     stored = record.get("outcome")
     if plain(outcome.to_json() if outcome else None) != plain(stored):
@@ -233,3 +265,30 @@ def _verify(record: dict[str, Any], server_key: str | None, report: Report) -> N
         return
     if outcome:
         report.note(f"outcome reproduced: scores {list(outcome.scores)}, ranks {list(outcome.ranks)}")
+
+
+def _check_end(record: dict[str, Any], game: Game[Any], last: Step, players: int, report: Report) -> None:
+    """Format 4: the status and the outcome after the last entry, with who left the match ranked
+    last (:func:`service.proof.standing.final_outcome`, as the service computes it)."""
+    standing = last.standing
+    rules = game.outcome(last.state)
+    outcome = final_outcome(rules.to_json() if rules else None, standing, players)
+    status = record.get("status")
+    if standing.ended == "aborted":
+        expected, why = "aborted", "the match was aborted"
+    elif outcome is not None or rules is not None or not game.active_seats(last.state):
+        expected, why = "finished", "the replay ended"
+    else:
+        expected, why = "active", "the replay goes on"
+    if status != expected:
+        report.fail("outcome", f"the record says {status!r} but {why} (status {expected!r})")
+        return
+    if plain(outcome) != plain(record.get("outcome")):
+        report.fail("outcome", f"the replayed outcome {outcome} differs from the record's {record.get('outcome')}")
+        return
+    if expected == "aborted":
+        reason = next((e.get("reason") for e in last.events if e.get("type") == "match-aborted"), None)
+        report.note(f"the match was aborted{f' ({reason})' if reason else ''}: no result, as the record says")
+    elif outcome is not None:
+        left = f", seats {', '.join(map(str, standing.forfeited))} ranked last for leaving" if standing.forfeited else ""
+        report.note(f"outcome reproduced: scores {list(outcome['scores'])}, ranks {list(outcome['ranks'])}{left}")

@@ -14,6 +14,7 @@ import copy
 import hashlib
 import secrets
 from collections.abc import Callable, Iterator
+from datetime import timedelta
 from typing import Any
 
 import nacl.bindings
@@ -295,3 +296,39 @@ def test_the_log_page_of_a_running_match_verifies_so_far(page: Any, service: Mat
     result = page.wait_for_selector("#verify-result[data-ok=true]")
     words = result.text_content() or ""
     assert "checks out so far" in words and "not yet: the seed is revealed once the match is over" in words
+
+
+def test_a_record_with_timeouts_verifies_in_the_browser_and_an_earlier_timeout_fails_as_offline(
+        page: Any, service: Matches, players: list[Player]) -> None:
+    """Format 4: the clock key signs the timeouts and the stand-in's moves; a timeout moved
+    before the deadline its clock field names (re-hashed and re-signed with the server's key,
+    so only the time is wrong) fails in both, at the same ply, in the same words."""
+    from service.clock import parse_iso
+    from tests.test_verify_clock import Hands, earlier, play, rechain, started, time_out
+
+    hands = Hands()
+    service.now = hands
+    mid = started(service, players, time_control={"kind": "per-move", "days": 2}, timeout_policy={"grace_hours": 12})
+    ply = time_out(service, hands, mid)
+    play(service, hands, players, mid)
+    record = service.record(mid)
+    assert record["header"]["format"] == "portolan-record/4" and record["status"] == "finished"
+    report, result = both(page, record, service.server_public_key)
+    assert report.ok and result["ok"] is True, (report.text(), result)
+    checks = {c["name"]: c for c in result["checks"]}
+    assert "the timeout was taken no earlier than the deadline its clock field names" in checks["clock"]["detail"]
+    assert "each timeout's deadline is walked" in checks["rules replay"]["detail"]
+    notes = [c["detail"] for c in result["checks"] if c["name"] == "signers"]
+    assert any("signed by the match's clock key" in n for n in notes)
+
+    since = parse_iso(record["entries"][ply]["clock"]["since"])
+    forged = earlier(record, service.server_key, ply, since + timedelta(days=1))
+    assert "before its deadline" in assert_same_failure(page, forged, service.server_public_key)
+    forged = copy.deepcopy(record)
+    forged["entries"][ply]["signature"] = signing.sign(service.server_key, forged["entries"][ply]["envelope"])
+    rechain(forged, service.server_key, ply)
+    assert "does not verify under the match's clock key" in assert_same_failure(page, forged)
+    forged = copy.deepcopy(record)
+    forged["entries"][ply + 1]["accepted_at"] = record["header"]["started_at"]
+    rechain(forged, service.server_key, ply + 1)
+    assert "the record's times go backwards" in assert_same_failure(page, forged)

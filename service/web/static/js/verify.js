@@ -3,17 +3,28 @@
 // server serves it. Everything is recomputed here from the record alone: the chain from the
 // header's digest, every entry hash, every move signature under the key the record says may sign
 // it (the seat's own key, a mail key under the seat's delegation, a custodial key, a key taken
-// over at a key change), every server receipt, the event digests and, once the match is over,
-// the seed against its commitment. What it does not do is replay the rules: the result says so
-// and names the `portolan verify` command that does.
+// over at a key change, the match clock's key for a timeout or a stand-in's move), every server
+// receipt, the event digests, the acceptance times (never backwards; a timeout no earlier than
+// the deadline its clock field names, plus the grace) and, once the match is over, the seed
+// against its commitment. What it does not do is replay the rules (nor, so, walk the seat clocks
+// to the deadline the record's own times imply: service/proof/clock_check.py): the result says
+// so and names the `portolan verify` command that does.
 
 import canonicalize from "../vendor/canonicalize.mjs";
 import { fromB64url, hex } from "./b64.js";
 import { smallOrderR, validPublicKey } from "./ed25519.js";
 
 const FORMAT_1 = "portolan-record/1";
-const FORMATS = [FORMAT_1, "portolan-record/2", "portolan-record/3"];
+const FORMAT_4 = "portolan-record/4";
+const FORMATS = [FORMAT_1, "portolan-record/2", "portolan-record/3", FORMAT_4];
 const MAIL_FIELDS = ["mail", "delegation"];
+const CLOCK_FIELDS = ["clock"];
+const CLOCK_FIELD = ["policy", "since", "deadline", "acts_at", "allowance_s", "grace_hours"];
+const CLOCK = "clock";
+// service/proof/standing.py's server_signed: the by values of entries the match clock's key signs
+const serverSigned = (by) => by === CLOCK || by === "skip" || String(by).startsWith("stand-in:");
+const HOUR_MS = 3600 * 1000;
+const SLACK_MS = 1; // times are written to the millisecond: a computed one may lie up to 1 ms later
 const DELEGATION = "portolan-mail-delegation/1";
 const WITHDRAWAL = "portolan-mail-withdrawal/1";
 const SEAT_KEY = "portolan-seat-key/1";
@@ -88,8 +99,69 @@ async function entryHash(matchId, entry) {
     match: matchId, ply: entry.ply, seat: entry.seat, by: entry.by, envelope: entry.envelope,
     signature: entry.signature, prev: entry.prev, accepted_at: entry.accepted_at, events_digest: entry.events_digest,
   };
-  for (const name of MAIL_FIELDS) if (Object.prototype.hasOwnProperty.call(entry, name)) chained[name] = entry[name];
+  for (const name of [...MAIL_FIELDS, ...CLOCK_FIELDS]) {
+    if (Object.prototype.hasOwnProperty.call(entry, name)) chained[name] = entry[name];
+  }
   return digest(chained);
+}
+
+// A time as the record writes it (RFC 3339 with a zone), as milliseconds; null when it is not one.
+function moment(text) {
+  if (typeof text !== "string" || !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/.test(text)) return null;
+  const ms = Date.parse(text);
+  return Number.isNaN(ms) ? null : ms;
+}
+
+const iso = (ms) => new Date(ms).toISOString();
+const has = (obj, name) => Object.prototype.hasOwnProperty.call(obj, name);
+
+// The acceptance times along the chain, from the start on, never backwards; and each timeout's
+// clock field in itself: service/proof/clock_check.py's Times, in the same words.
+class Times {
+  constructor(header) {
+    this.last = moment(header.started_at);
+    this.policy = header.timeout_policy;
+    this.after = "the match started";
+    this.entries = 0;
+  }
+
+  check(entry) {
+    const at = moment(entry.accepted_at);
+    if (at === null) return `accepted_at ${JSON.stringify(entry.accepted_at)} is not a time with a zone`;
+    if (at < this.last) {
+      return `the entry was accepted at ${iso(at)}, before ${this.after} (${iso(this.last)}): the record's times go backwards`;
+    }
+    this.last = at;
+    this.after = "the entry before it";
+    this.entries += 1;
+    return entry.by === CLOCK ? clockField(this.policy, Number(entry.seat), at, entry.clock) : null;
+  }
+}
+
+function clockField(policy, seat, at, field) {
+  if (!field || typeof field !== "object" || Object.keys(field).sort().join(",") !== [...CLOCK_FIELD].sort().join(",")) {
+    return `the timeout's clock field must hold exactly ${CLOCK_FIELD.join(", ")}`;
+  }
+  if (field.policy !== policy.policy || field.grace_hours !== policy.grace_hours) {
+    return `the timeout says policy '${field.policy}' with ${field.grace_hours} hours' grace, but the header's is '${policy.policy}' with ${policy.grace_hours}`;
+  }
+  const due = moment(field.deadline);
+  const acts = moment(field.acts_at);
+  if (moment(field.since) === null || due === null || acts === null) {
+    return "the timeout's since, deadline and acts_at must be times with a zone";
+  }
+  const grace = Number(policy.grace_hours) * HOUR_MS;
+  const withGrace = policy.grace_hours ? ` plus ${policy.grace_hours} hours' grace (${iso(due + grace)})` : "";
+  if (acts < due + grace - SLACK_MS) {
+    return `the timeout of seat ${seat} says it acts at ${field.acts_at}, before its deadline ${field.deadline}${withGrace}`;
+  }
+  if (at < due + grace - SLACK_MS) {
+    return `the timeout of seat ${seat} was taken at ${iso(at)}, before its deadline ${field.deadline}${withGrace}`;
+  }
+  if (at < acts - SLACK_MS) {
+    return `the timeout of seat ${seat} was taken at ${iso(at)}, before the time it says it acts at (${field.acts_at})`;
+  }
+  return null;
 }
 
 // Who may sign each seat's moves as the walk goes ply by ply: service/proof/signers.py in JS.
@@ -104,6 +176,8 @@ class Signers {
     this.withdrawn = new Map();
     this.mailMoves = new Map();
     this.plies = plies;
+    this.clockKey = header.format === FORMAT_4 ? String(header.clock_key) : null;
+    this.clockMoves = 0;
   }
 
   load() {
@@ -154,6 +228,8 @@ class Signers {
   async checkEntry(entry) {
     const seat = Number(entry.seat);
     const env = entry.envelope;
+    if (serverSigned(entry.by)) return this.checkClock(seat, entry);
+    if (has(entry, "clock")) return `an entry by ${entry.by} carries a clock field, which only a timeout (by clock) has`;
     if (entry.by !== "email") {
       if ("mail" in entry || "delegation" in entry) {
         return "a move that did not come by mail carries a mail digest or delegation";
@@ -200,6 +276,24 @@ class Signers {
     return null;
   }
 
+  // an entry the match clock signed for the seat (a timeout, a stand-in's move, a pass)
+  async checkClock(seat, entry) {
+    const by = entry.by;
+    if (this.clockKey === null) {
+      return `the entry says by '${by}', a move the match clock signs, but this record's format has no match clock`;
+    }
+    if (has(entry, "mail") || has(entry, "delegation")) return `a move by ${by} carries a mail digest or delegation`;
+    if (has(entry, "clock") !== (by === CLOCK)) {
+      return by === CLOCK ? "a timeout (by clock) carries the clock field that says which deadline it acted on"
+        : `an entry by ${by} carries a clock field, which only a timeout (by clock) has`;
+    }
+    if (!(await verifySig(this.clockKey, entry.envelope, entry.signature))) {
+      return `the signature of this move by ${by} for seat ${seat} does not verify under the match's clock key`;
+    }
+    this.clockMoves += 1;
+    return null;
+  }
+
   notes() {
     const out = [];
     for (const seat of [...this.everCustodial].sort((a, b) => a - b)) {
@@ -211,6 +305,10 @@ class Signers {
       if (!this.everCustodial.has(seat)) {
         out.push(`seat ${seat} moved ${n} times by mail, each under a mail delegation signed by the seat's key`);
       }
+    }
+    if (this.clockMoves) {
+      const n = this.clockMoves;
+      out.push(`${n} ${n === 1 ? "move was" : "moves were"} made by the match clock (timeouts, stand-ins, passes), signed by the match's clock key, which the server holds`);
     }
     return out;
   }
@@ -266,6 +364,15 @@ async function walk(record, serverKey, pass, later, fail, checks) {
     }
   }
   pass("seat keys", `all ${header.seats.length} seat keys are valid Ed25519 keys (canonical points of large order)`);
+  const clocked = fmt === FORMAT_4;
+  if (clocked) {
+    if (!validKey(header.clock_key)) {
+      return fail("clock", "header", "the match's clock key is not a valid Ed25519 key (not a canonical point, or one of small order)");
+    }
+    if (moment(header.started_at) === null) {
+      return fail("clock", "header", `started_at ${JSON.stringify(header.started_at)} is not a time with a zone`);
+    }
+  }
 
   let secret = null;
   if (record.seed !== null && record.seed !== undefined) {
@@ -302,6 +409,7 @@ async function walk(record, serverKey, pass, later, fail, checks) {
   let prev = await digest(header);
   const entries = record.entries;
   const signers = new Signers(header, record, entries.length);
+  const times = clocked ? new Times(header) : null;
   const trouble = signers.load();
   if (trouble) return fail("signatures", "key changes", trouble);
   for (let i = 0; i < entries.length; i++) {
@@ -317,6 +425,8 @@ async function walk(record, serverKey, pass, later, fail, checks) {
     if (changed) return fail("signatures", ...changed);
     const wrong = await signers.checkEntry(entry);
     if (wrong) return fail("signatures", where, wrong);
+    const late = times ? times.check(entry) : null;
+    if (late) return fail("clock", where, late);
     const ok = await eventsMatch(entry.events, entry.events_digest, `ply:${i}`, withheld ? withheld.entries[i] : null);
     if (ok === false) return fail("events", where, "the events do not match their digest");
     if (ok === null) unchecked.push(where);
@@ -337,6 +447,12 @@ async function walk(record, serverKey, pass, later, fail, checks) {
     + (mail ? ` (${mail} by mail, under the mail delegation or custodial key the record names)` : ""));
   for (const line of signers.notes()) pass("signers", line);
   pass("receipts", `all ${n} server receipts verify under the server key`);
+  if (times) {
+    const timeouts = entries.filter((e) => e.by === CLOCK).length;
+    const which = timeouts === 1 ? "the timeout was" : `each of the ${timeouts} timeouts was`;
+    pass("clock", `the acceptance times of all ${times.entries} entries never go backwards, from the match's start (started_at) on`
+      + (timeouts ? `; ${which} taken no earlier than the deadline its clock field names, plus the grace` : ""));
+  }
   if (secret !== null) {
     pass("events", "every setup and move event list, hidden events included, matches its digest");
   } else if (fmt === FORMAT_1) {
@@ -350,6 +466,8 @@ async function walk(record, serverKey, pass, later, fail, checks) {
   }
   const command = verifyCommand(matchId, serverKey || header.server_key);
   later("rules replay", "not checked in the browser: the dice, every event and the outcome are reproduced "
-    + `from the seed and the moves by the rules, which only portolan verify runs: ${command}`);
+    + "from the seed and the moves by the rules"
+    + (clocked ? ", and each timeout's deadline is walked from the record's own times through who had to act," : ",")
+    + ` which only portolan verify runs: ${command}`);
   return { ok: !checks.some((c) => c.ok === false), checks, failure: null, command };
 }
