@@ -29,7 +29,7 @@ def rebuild(service: Matches, match_id: str, write: bool = False) -> RebuildLine
     meta = service.store.meta(match_id)
     if meta is None:
         return RebuildLine(match_id, False, "no such match")
-    if meta["status"] in ("waiting", "aborted"):
+    if meta["status"] == "waiting" or not meta.get("head"):  # waiting, or aborted before its start
         return RebuildLine(match_id, True, f"{meta['status']}: nothing to replay")
     header = service.header(meta)
     entries = service.store.log(match_id)

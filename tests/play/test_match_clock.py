@@ -229,3 +229,13 @@ def test_reminders_reach_their_seat_and_late_notes_everyone(service: Matches, ha
     assert late[0][1]["id"] != to_seat[0][1]["id"] and late[0][1]["id"].startswith(f"{mid}.clock.1.")
     again = inbox_events(service, "reminder", mid, 0, {"seat": 1, "reminder": "late", "day": 1, "since": since})
     assert [ev["id"] for _, ev in again] == [ev["id"] for _, ev in late]  # the same note: the same id
+
+
+def test_rebuild_replays_a_match_aborted_after_its_start(service: Matches, hands: Hands, players: list[Player]) -> None:
+    from service.tools.rebuild import rebuild
+
+    mid = started(service, players)
+    move(service, players[0], mid, 0, [{"type": "match:abort"}])
+    move(service, players[1], mid, 1, [{"type": "match:abort"}])
+    line = rebuild(service, mid)
+    assert line.ok and "2 moves replayed" in line.detail
