@@ -26,3 +26,12 @@ def uniform_random(game: Game[Any], state: Any, seat: int, legal: Sequence[Actio
 
 POLICIES: dict[str, Policy] = {"random": uniform_random}
 """Bot kinds a match may seat (``{"bot": "random"}``)."""
+
+
+STRENGTH = ("search:hard", "search:medium", "search", "heuristic", "random")
+"""Bot kinds from the strongest down: a late player's stand-in is the first one this build has."""
+
+
+def strongest(game_id: str) -> str:
+    """The strongest bot kind available for ``game_id`` (the stand-in of a late seat)."""
+    return next(k for k in STRENGTH if k in POLICIES)

@@ -19,8 +19,9 @@ from typing import TYPE_CHECKING, Any
 
 from service import games
 from service.bots import POLICIES
+from service.clock import parse_iso
 from service.games.base import Action, Game, GameError, IllegalAction, InvalidAction, Rng
-from service.play import claims, key_attach, records, seat_keys
+from service.play import claims, clocks, key_attach, records, seat_keys, timeouts
 from service.play.envelopes import check_envelope
 from service.play.errors import BadRequest, Conflict, Forbidden, NotFound, ServiceError, Unauthorized, Unprocessable
 from service.play.people import check_name, normal_email
@@ -28,6 +29,8 @@ from service.play.setup_check import checked_options
 from service.play.state_cache import MISSING, StateCache
 from service.play.throttle import InviteLimits
 from service.proof import delegation, fairness, signing
+from service.proof import standing as standings
+from service.proof import time_control as tcs
 from service.proof.chain import (
     RECORD_FORMAT,
     chain_genesis,
@@ -78,10 +81,21 @@ class Matches:
     now: Callable[[], str] = utcnow
     public_url: str = "http://127.0.0.1:8000"
     invite_limits: InviteLimits = field(default_factory=InviteLimits)
+    pauses: clocks.Pauses | None = None
+    """Where players' vacations come from (None: nobody ever takes one)."""
     _states: StateCache = field(default_factory=StateCache)
     _secrets: dict[str, bytes] = field(default_factory=dict)
 
     # -- identities ------------------------------------------------------------------------
+
+    def moment(self) -> datetime:
+        """The time now by the service's clock (:attr:`now`, which PORTOLAN_CLOCK sets)."""
+        return parse_iso(self.now())
+
+    def clock_private_key(self, match_id: str) -> str:
+        """The server-held key the match clock signs timeouts and stand-in moves with (derived,
+        never stored; its public half is in the record header as ``clock_key``)."""
+        return signing.private_key_from_seed(signing.b64d(self.server_key) + f"clock:{match_id}".encode())
 
     @property
     def server_public_key(self) -> str:
@@ -141,12 +155,14 @@ class Matches:
     # -- create, claim, abort -----------------------------------------------------------------
 
     def create(self, game_id: str, options: Mapping[str, Any] | None, seats: list[dict[str, Any]], *,
-               creator_key: str, creator_name: str = "") -> dict[str, Any]:
+               creator_key: str, creator_name: str = "", time_control: Any = None,
+               timeout_policy: Any = None) -> dict[str, Any]:
         """Create a match for the creator whose (verified) public key is ``creator_key``: that
         key alone may abort it, and the invitation quotas are counted against it. ``seats`` lists
         each seat as ``{"invite": email}`` or ``{"bot": "random"}``. Returns the id, the invite
         tokens and the seed commitment. Starts the match at once when every seat is a bot.
-        ``creator_name`` (optional, checked like a player's name) is who the mails say invited."""
+        ``creator_name`` (optional, checked like a player's name) is who the mails say invited.
+        ``time_control`` and ``timeout_policy`` (docs/clock.md) default to no clock and the stand-in."""
         if not signing.valid_public_key(creator_key):
             raise BadRequest("bad-public-key", "the creator key must be a base64url Ed25519 public key (32 bytes)")
         game = games.get(game_id)
@@ -158,6 +174,14 @@ class Matches:
                 f"{game.title} is for {game.players.start} to {game.players.stop - 1} players, not {len(seats)}",
             )
         opts = checked_options(game, options, len(seats))
+        try:
+            control = tcs.check_time_control(time_control)
+        except tcs.TimeControlError as exc:
+            raise BadRequest("bad-time-control", f"time_control: {exc.message}", field=exc.field) from exc
+        try:
+            policy = standings.check_timeout_policy(timeout_policy)
+        except tcs.TimeControlError as exc:
+            raise BadRequest("bad-timeout-policy", f"timeout_policy: {exc.message}", field=exc.field) from exc
         creator_name = check_name(creator_name) if creator_name else ""
         seats = [{"invite": normal_email(s["invite"], f"seat {i}: invite")} if "invite" in s else s
                  for i, s in enumerate(seats)]
@@ -186,6 +210,8 @@ class Matches:
             "ply": 0, "created_at": created, "updated_at": created, "commitment": fairness.commitment(seed),
             "creator_key": creator_key, "creator_name": creator_name, "seats": seat_rows, "active": [], "head": "",
             "outcome": None, "setup_events": [], "format": RECORD_FORMAT,
+            "time_control": control, "timeout_policy": policy,
+            "clock_key": signing.public_key_of(self.clock_private_key(match_id)),
         }
         # the invitations go out from the outbox entry written with the match: both or neither
         invited = {k: {"email": seat_rows[int(k)]["email"], "token": t} for k, t in invites.items()
@@ -238,9 +264,13 @@ class Matches:
             log.error("match %s cannot be set up with its stored options %r: %s", match_id, meta["options"], exc)
             return self.store.update_meta(match_id, self._abort_unstartable, announce=_announce_abort)
         active = game.active_seats(state)
+        started = self.now()
+        control = clocks.time_control_of(meta)
         fields = {"status": "active", "active": active, "active_since": {str(s): 0 for s in active},
-                  "head": chain_genesis(self.header(meta, events)),
-                  "setup_events": events, "started_at": self.now(), "updated_at": self.now()}
+                  "setup_events": events, "started_at": started, "updated_at": started,
+                  "standing": standings.Standing.start([r["kind"] for r in meta["seats"]]).to_json(),
+                  "clocks": [c.to_json() for c in tcs.start_clocks(control, meta["players"], parse_iso(started), active)]}
+        fields["head"] = chain_genesis(self.header({**meta, **fields}, events))
 
         def change(current: dict[str, Any]) -> dict[str, Any]:
             if current["status"] != "waiting":
@@ -340,7 +370,36 @@ class Matches:
             "seats": [{"seat": s["seat"], "kind": s["kind"], "name": s["name"], "claimed": s["claimed"],
                        "public_key": s["public_key"] or None} for s in meta["seats"]],
             "outcome": meta.get("outcome"),
+            "clock": clocks.clock_view(meta, self.moment(), self.pauses_of(meta)),
+            "standing": clocks.standing_of(meta).to_json(),
         }
+
+    def pauses_of(self, meta: Mapping[str, Any]) -> clocks.PausesOf:
+        """Each seat's pauses: its player's vacations (read only for a timed match's human seats)."""
+        port = self.pauses
+        rows = meta["seats"]
+
+        def of(seat: int) -> list[tcs.Pause]:
+            key = rows[seat]["public_key"] if seat < len(rows) and rows[seat]["kind"] == "human" else ""
+            return port.pauses(key) if port is not None and key else []
+
+        return of
+
+    def clock_status(self, meta: Mapping[str, Any], now: datetime | None = None) -> list[clocks.SeatClockStatus]:
+        """Every seat's clock (deadline, late, reminders) at ``now`` (default: the clock now)."""
+        return clocks.clock_status(meta, self.moment() if now is None else now, self.pauses_of(meta))
+
+    def clock_view(self, meta: Mapping[str, Any], now: datetime | None = None) -> dict[str, Any]:
+        """The ``clock`` block of the match views at ``now`` (default: the clock now)."""
+        return clocks.clock_view(meta, self.moment() if now is None else now, self.pauses_of(meta))
+
+    def timeout(self, match_id: str, seat: int) -> dict[str, Any] | None:
+        """Commit the seat's timeout if its policy is due (see :func:`service.play.timeouts.timeout`)."""
+        return timeouts.timeout(self, match_id, seat)
+
+    def server_move(self, match_id: str, seat: int, ply: int) -> dict[str, Any] | None:
+        """The server's move for a seat it plays (see :func:`service.play.timeouts.server_move`)."""
+        return timeouts.server_move(self, match_id, seat, ply)
 
     def view(self, match_id: str, seat: int | None = None, meta: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """The spectator view (``seat=None``) or a seat's private view with its legal actions.
@@ -352,7 +411,7 @@ class Matches:
     def _view_of(self, meta: Mapping[str, Any], seat: int | None, state: Any = None) -> dict[str, Any]:
         """:meth:`view` over a meta the caller already holds (and the state at its ply, if known)."""
         out = self.public_meta(meta)
-        if meta["status"] in ("waiting", "aborted"):
+        if meta["status"] == "waiting" or not meta.get("head"):  # no board before the start
             out["board"] = None
             return out
         game = self.game_of(meta)
@@ -366,6 +425,7 @@ class Matches:
             out["seat"] = seat
             legal = game.legal_actions(state, seat) if seat in meta["active"] else []
             out["legal_actions"] = [{"action": a, "text": game.describe_action(a)} for a in legal]
+            out["match_actions"] = timeouts.match_actions(meta, seat)
         return out
 
     def spend_request_nonce(self, public_key: str, nonce: str, ttl: int) -> bool:
@@ -413,6 +473,9 @@ class Matches:
         if by == "email":
             raise BadRequest("bad-origin", 'moves by mail come in through submit_by_mail, which signs them with the '
                              'seat\'s mail key; submit takes envelopes signed by the seat\'s own key')
+        if standings.server_signed(by):
+            raise BadRequest("bad-origin", f"moves by {by!r} are the match clock's own (timeouts, stand-ins, passes); "
+                             "submit takes envelopes signed by a seat's key")
         return self.submit_checked(match_id, env, raw, signature, by, None, caller_key)
 
     def submit_checked(self, match_id: str, env: dict[str, Any], raw: bytes, signature: str, by: str,
@@ -435,14 +498,18 @@ class Matches:
 
     def _submit(self, match_id: str, env: dict[str, Any], raw: bytes, signature: str, by: str,
                 meta: Mapping[str, Any], caller_key: str | None = None,
-                mail: seat_keys.MailProof | None = None) -> dict[str, Any]:
+                mail: seat_keys.MailProof | None = None, clock: dict[str, Any] | None = None) -> dict[str, Any]:
         seat = env["seat"]
         if not 0 <= seat < meta["players"]:
             raise NotFound("unknown-seat", f"match {match_id} has no seat {seat}")
         row = meta["seats"][seat]
         if not row["claimed"]:
             raise Forbidden("seat-unclaimed", f"seat {seat} of match {match_id} has not been claimed")
-        signer, proof = (row["public_key"], {}) if mail is None else mail.signer(meta, seat)
+        server = standings.server_signed(by)
+        if server:  # a timeout, a stand-in's move or a pass: the match clock's key signs it
+            signer, proof = str(meta.get("clock_key") or ""), ({"clock": clock} if clock else {})
+        else:
+            signer, proof = (row["public_key"], {}) if mail is None else mail.signer(meta, seat)
         if not signing.verify_bytes(signer, raw, signature):  # one verification, mail move or not
             if mail is not None:
                 raise Unauthorized("bad-signature", f"the mail move does not verify under seat {seat}'s current mail "
@@ -452,7 +519,9 @@ class Matches:
                 raise Forbidden("not-your-seat", f"the move is signed by the key of seat {holders[0]}, not of seat {seat}")
             raise Unauthorized("bad-signature", f"the signature does not verify under seat {seat}'s public key")
         env_digest = hashlib.sha256(raw).hexdigest()  # signing.digest(env), from the bytes already made
-        if meta["status"] != "active" or env["ply"] != meta["ply"] or seat not in meta["active"]:
+        # a match action (resign, abort vote, return) may come from a seat that need not act
+        anytime = any(standings.is_match_action(a) for a in env["actions"])
+        if meta["status"] != "active" or env["ply"] != meta["ply"] or (seat not in meta["active"] and not anytime):
             # Only a move that fails these checks can be a resubmission: accepting an envelope
             # moves the ply past the one it names. (A resubmission racing its own first
             # acceptance is caught by the apply script, which reports it as a duplicate.)
@@ -465,37 +534,46 @@ class Matches:
         if env["ply"] != meta["ply"]:
             raise Conflict("stale-ply", f"the move is based on ply {env['ply']} but the match is at ply {meta['ply']}",
                            current_ply=meta["ply"])
-        if seat not in meta["active"]:
+        if seat not in meta["active"] and not anytime:
             raise Conflict("not-your-turn", f"seat {seat} need not act now (waiting for seats {meta['active']})",
                            current_ply=meta["ply"])
+        if anytime and records.record_format(meta) != RECORD_FORMAT:
+            raise Conflict("no-match-actions", f"match {match_id} was created before match clocks: it cannot be "
+                           "resigned or aborted by vote, only played to its end", current_ply=meta["ply"])
         game = self.game_of(meta)
         state = self._state(match_id, meta)
         rng = fairness.ply_rng(self._secret(match_id, meta), meta["ply"])
-        events: list[dict[str, Any]] = []
-        for i, action in enumerate(env["actions"]):
-            if seat not in game.active_seats(state):
-                raise Conflict("not-your-turn", f"action {i}: after the earlier actions of this move seat {seat} need not act",
-                               current_ply=meta["ply"], action_index=i)
-            try:
-                state, caused = game.apply(state, seat, action, rng)
-            except InvalidAction as exc:
-                raise BadRequest("invalid-action", f"action {i}: {exc.message}", rule_code=exc.code, action_index=i) from exc
-            except IllegalAction as exc:
-                raise Unprocessable("illegal-action", f"action {i}: {exc.message}", rule_code=exc.code,
-                                    rule=exc.rule, action_index=i) from exc
-            events.extend(caused)
-        active = game.active_seats(state)
-        outcome = game.outcome(state)
-        status = "finished" if outcome is not None or not active else "active"
+        before = clocks.standing_of(meta)
+        try:
+            state, after_standing, events = standings.judge(game, state, before, clocks.policy_of(meta), seat, by,
+                                                            env["actions"], rng)
+        except standings.StandingError as exc:
+            raise _standing_problem(exc, meta["ply"]) from exc
+        except InvalidAction as exc:
+            i = getattr(exc, "index", 0)
+            raise BadRequest("invalid-action", f"action {i}: {exc.message}", rule_code=exc.code, action_index=i) from exc
+        except IllegalAction as exc:
+            i = getattr(exc, "index", 0)
+            raise Unprocessable("illegal-action", f"action {i}: {exc.message}", rule_code=exc.code,
+                                rule=exc.rule, action_index=i) from exc
+        active = [] if after_standing.ended else game.active_seats(state)
+        rules_outcome = game.outcome(state)
+        final = standings.final_outcome(rules_outcome.to_json() if rules_outcome else None, after_standing,
+                                        meta["players"])
+        if after_standing.ended == "aborted":
+            status = "aborted"
+        else:
+            status = "finished" if final is not None or rules_outcome is not None or not active else "active"
+        accepted_at = self.now()
         entry: dict[str, Any] = {
             "ply": meta["ply"], "seat": seat, "by": by, "envelope": env, "signature": signature,
-            "prev": meta["head"], "accepted_at": self.now(), "events": events,
+            "prev": meta["head"], "accepted_at": accepted_at, "events": events,
             "events_digest": events_digest(records.record_format(meta), events,
                                            hidden_salt(self._secret(match_id, meta), f"ply:{meta['ply']}")),
             "rng_draws": rng.draws,
             # the after-state, for the event streams (not hashed: a replay derives it)
             "next": {"ply": meta["ply"] + 1, "status": status, "active": active},
-            **proof,  # a mail move's message digest and delegation, covered by the hash
+            **proof,  # a mail move's message digest and delegation, a timeout's clock: covered by the hash
         }
         entry["hash"] = entry_hash(match_id, entry)
         entry["receipt"] = signing.sign(self.server_key, receipt_body(match_id, entry["ply"], entry["hash"]))
@@ -503,10 +581,18 @@ class Matches:
         since = meta.get("active_since") or {}
         active_since = {str(s): since.get(str(s), meta["ply"] + 1) if s in meta["active"] else meta["ply"] + 1
                         for s in active}
+        control = clocks.time_control_of(meta)
+        seat_clocks = tcs.step(control, clocks.clocks_of(meta), parse_iso(accepted_at), seat, meta["active"], active,
+                               timed_out=by == standings.CLOCK,
+                               pauses={seat: self.pauses_of(meta)(seat)} if tcs.timed(control) else None)
+        extra = {"standing": after_standing.to_json(), "clocks": [c.to_json() for c in seat_clocks]}
+        said = [e["type"] for e in events if e.get("type") in MATCH_EVENTS]
         result = self.store.apply(
             match_id, meta["ply"], {"ply": meta["ply"] + 1, "state": game.dump(state)}, entry, env_digest,
-            status, active, entry["hash"], entry["accepted_at"], outcome.to_json() if outcome else None, active_since,
-            _announcement("moved", {"seat": seat, "before": meta["active"], "after": active, "status": status}),
+            status, active, entry["hash"], accepted_at, final, active_since,
+            _announcement("moved", {"seat": seat, "before": meta["active"], "after": active, "status": status,
+                                    **({"match_events": said} if said else {})}),
+            extra,
         )
         if result.status == "duplicate":
             return self.replayed(match_id, result.ply, seat, mail is not None or caller_key == row["public_key"])
@@ -516,11 +602,12 @@ class Matches:
         new_ply = result.ply
         # the meta as the apply script left it: the response's view needs no second read
         after = dict(meta, ply=new_ply, active=active, status=status, head=entry["hash"], active_since=active_since,
-                     updated_at=entry["accepted_at"], outcome=outcome.to_json() if outcome else None)
+                     updated_at=accepted_at, outcome=final, **extra)
         self._states.remember(match_id, new_ply, state, after)
+        viewer = None if server else seat
         return {"match": match_id, "seat": seat, "ply": new_ply, "accepted_ply": meta["ply"], "replayed": False,
                 "head": entry["hash"], "receipt": entry["receipt"], "status": status,
-                "events": visible_events(events, seat), "view": self._view_of(after, seat, state)}
+                "events": visible_events(events, viewer), "view": self._view_of(after, viewer, state)}
 
     def replayed(self, match_id: str, ply: int, seat: int, proven: bool) -> dict[str, Any]:
         """The original result of an envelope accepted at ``ply``: private to ``seat`` only when
@@ -560,11 +647,24 @@ class Matches:
         """The verifiable record (docs/record-format.md): header, every entry, the outcome and,
         once the match is over, the revealed seed. Hidden events are withheld until then."""
         meta = self.meta(match_id)
-        if meta["status"] in ("waiting", "aborted"):
+        if meta["status"] == "waiting" or not meta.get("head"):  # waiting, or aborted before its start
             raise Conflict("match-not-started", f"match {match_id} is {meta['status']}: there is no record yet")
-        over = meta["status"] == "finished"
+        over = meta["status"] in ("finished", "aborted")  # an abort after the start reveals the seed too
         return records.record(meta, self.store.log(match_id), self.server_public_key, self._secret(match_id, meta),
                               self.store.seed(match_id) if over else None)
+
+
+MATCH_EVENTS = ("timed-out", "resigned", "returned", "forfeited", "abort-voted", "match-aborted", "match-ended")
+"""Events of the match itself rather than of its game (service.proof.standing), named in the outbox."""
+
+
+def _standing_problem(exc: standings.StandingError, ply: int) -> ServiceError:
+    """The problem a refused match action or controller maps to (400, 403 or 409)."""
+    if exc.status == 403:
+        return Forbidden(exc.code, exc.message)
+    if exc.status == 409:
+        return Conflict(exc.code, exc.message, current_ply=ply)
+    return BadRequest(exc.code, exc.message)
 
 
 def _announcement(kind: str, data: dict[str, Any]) -> Announcement:

@@ -12,6 +12,7 @@ from typing import Any
 from service.proof.chain import (
     RECORD_FORMAT_1,
     RECORD_FORMAT_2,
+    RECORD_FORMAT_3,
     events_digest,
     hidden_digest,
     hidden_salt,
@@ -55,7 +56,7 @@ def header(meta: Mapping[str, Any], server_public_key: str, secret: bytes,
     defaults to the meta's (the start passes the ones it is about to store)."""
     events = meta["setup_events"] if setup_events is None else setup_events
     fmt = record_format(meta)
-    return {
+    out = {
         "format": fmt,
         "match": meta["id"],
         "game": meta["game"],
@@ -66,6 +67,11 @@ def header(meta: Mapping[str, Any], server_public_key: str, secret: bytes,
         "setup_events_digest": events_digest(fmt, events, hidden_salt(secret, "setup")),
         "server_key": server_public_key,
     }
+    if fmt not in (RECORD_FORMAT_1, RECORD_FORMAT_2, RECORD_FORMAT_3):
+        # format 4: the clock the match runs on, so the verifier can check every timeout's time
+        out.update({"started_at": meta["started_at"], "time_control": meta["time_control"],
+                    "timeout_policy": meta["timeout_policy"], "clock_key": meta["clock_key"]})
+    return out
 
 
 def record(meta: Mapping[str, Any], entries: list[dict[str, Any]], server_public_key: str, secret: bytes,

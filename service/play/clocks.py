@@ -1,0 +1,131 @@
+"""The match clock as the service sees it: each seat's deadline, whether it is late, and the view
+of it that every match view and notice carries.
+
+Pure over a match's meta, the time and the players' pauses (vacations, through the
+:class:`Pauses` port): no store here. The arithmetic is service.proof.time_control's, shared with
+the offline verifier; who plays each seat is service.proof.standing's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any, Protocol
+
+from service.clock import iso
+from service.proof import standing as standings
+from service.proof import time_control as tcs
+from service.proof.standing import Standing
+from service.proof.time_control import Pause, SeatClock
+
+
+class Pauses(Protocol):
+    """Where the service learns a player's vacations (service.storage.vacations in production)."""
+
+    def pauses(self, public_key: str) -> list[tuple[datetime, datetime]]: ...
+
+
+PausesOf = Callable[[int], Sequence[Pause]]
+"""A seat's pauses (its player's vacations)."""
+
+
+def time_control_of(meta: Mapping[str, Any]) -> dict[str, Any]:
+    """The match's time control (matches from before clocks have none)."""
+    return dict(meta.get("time_control") or tcs.NONE)
+
+
+def policy_of(meta: Mapping[str, Any]) -> dict[str, Any]:
+    """The match's timeout policy (matches from before clocks: the default)."""
+    return dict(meta.get("timeout_policy") or standings.DEFAULT_POLICY)
+
+
+def standing_of(meta: Mapping[str, Any]) -> Standing:
+    """Who plays each seat (a match from before clocks: everyone as seated)."""
+    data = meta.get("standing")
+    if data:
+        return Standing.from_json(data)
+    return Standing.start([s["kind"] for s in meta["seats"]])
+
+
+def clocks_of(meta: Mapping[str, Any]) -> list[SeatClock]:
+    """Each seat's clock as stored (untimed matches: stopped clocks)."""
+    stored = meta.get("clocks")
+    if stored:
+        return [SeatClock.from_json(c) for c in stored]
+    return [SeatClock() for _ in range(int(meta["players"]))]
+
+
+def grace(meta: Mapping[str, Any]) -> timedelta:
+    """How long after its deadline a late seat's timeout policy acts."""
+    return timedelta(hours=int(policy_of(meta).get("grace_hours", 0)))
+
+
+@dataclass(frozen=True)
+class SeatClockStatus:
+    """One seat's clock now: who plays it, whether its clock runs, since when, its deadline, when the
+    timeout policy acts (``acts_at``), the time left, whether it is late or on vacation, and the
+    reminders due before its deadline."""
+
+    seat: int
+    controller: str
+    running: bool
+    since: datetime | None = None
+    deadline: datetime | None = None
+    acts_at: datetime | None = None
+    remaining_s: float | None = None
+    bank_s: float | None = None
+    late: bool = False
+    on_vacation: bool = False
+    reminders: list[tuple[str, datetime]] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "seat": self.seat, "controller": self.controller, "running": self.running,
+            "since": iso(self.since) if self.since else None,
+            "deadline": iso(self.deadline) if self.deadline else None,
+            "acts_at": iso(self.acts_at) if self.acts_at else None,
+            "remaining_s": None if self.remaining_s is None else round(self.remaining_s),
+            "bank_s": None if self.bank_s is None else round(self.bank_s),
+            "late": self.late, "on_vacation": self.on_vacation,
+        }
+
+
+def clock_status(meta: Mapping[str, Any], now: datetime, pauses_of: PausesOf) -> list[SeatClockStatus]:
+    """Every seat's clock at ``now``. Only a seat its player plays can be late or time out: a seat
+    the server plays has no deadline (its moves are made at once)."""
+    tc = time_control_of(meta)
+    standing = standing_of(meta)
+    out: list[SeatClockStatus] = []
+    timed = tcs.timed(tc) and meta.get("status") == "active"
+    for seat, clock in enumerate(clocks_of(meta)):
+        controller = standing.controllers[seat] if seat < len(standing.controllers) else "player"
+        if not timed or controller != "player":
+            out.append(SeatClockStatus(seat, controller, False, bank_s=clock.bank_s if timed else None))
+            continue
+        pauses = list(pauses_of(seat))
+        on_vacation = any(a <= now < b for a, b in pauses)
+        running = clock.since is not None and seat in meta.get("active", [])
+        if not running:
+            out.append(SeatClockStatus(seat, controller, False, bank_s=clock.bank_s, on_vacation=on_vacation,
+                                       remaining_s=tcs.remaining_s(tc, clock, now, pauses)))
+            continue
+        due = tcs.deadline(tc, clock, pauses)
+        acts = due + grace(meta) if due else None
+        out.append(SeatClockStatus(
+            seat, controller, True, since=clock.since, deadline=due, acts_at=acts,
+            remaining_s=tcs.remaining_s(tc, clock, now, pauses), bank_s=clock.bank_s,
+            late=due is not None and now >= due, on_vacation=on_vacation,
+            reminders=tcs.reminder_times(tc, clock, pauses)))
+    return out
+
+
+def clock_view(meta: Mapping[str, Any], now: datetime, pauses_of: PausesOf) -> dict[str, Any]:
+    """The ``clock`` block of every match view: the time control, the timeout policy, the time
+    the view was made and each seat's clock (JSON)."""
+    return {
+        "time_control": time_control_of(meta),
+        "timeout_policy": policy_of(meta),
+        "now": iso(now),
+        "seats": [s.to_json() for s in clock_status(meta, now, pauses_of)],
+    }

@@ -1,0 +1,188 @@
+"""The match clock in the use cases: deadlines, each timeout policy, stand-in and hand-back,
+resignation and abort votes, with a clock the test moves (no sleeping). Real Redis.
+
+The workers that call :meth:`Matches.timeout` at the right moment are tested in tests/workers;
+here the test calls it itself, before and after the deadline.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+
+from service.clock import iso
+from service.play.errors import BadRequest, Conflict, Forbidden
+from service.play.matches import Matches
+from service.proof.verify import verify_record
+from tests.conftest import CREATOR_KEY, Player
+
+START = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)  # a Tuesday
+
+
+class Hands:
+    """A clock the test moves."""
+
+    def __init__(self) -> None:
+        self.at = START
+
+    def __call__(self) -> str:
+        return iso(self.at)
+
+    def advance(self, **kw: float) -> None:
+        self.at += timedelta(**kw)
+
+
+@pytest.fixture
+def hands(service: Matches) -> Hands:
+    h = Hands()
+    service.now = h
+    return h
+
+
+def started(m: Matches, players: list[Player], n: int = 2, **kw: Any) -> str:
+    made = m.create("harbour-race", {}, [{"invite": f"p{i}@example.org"} for i in range(n)], creator_key=CREATOR_KEY, **kw)
+    mid = str(made["id"])
+    for seat in range(n):
+        m.claim(mid, seat, made["invites"][str(seat)], players[seat].public_key, players[seat].name, f"p{seat}@example.org")
+    assert m.meta(mid)["status"] == "active"
+    return mid
+
+
+def move(m: Matches, p: Player, mid: str, seat: int, actions: list[dict[str, Any]]) -> dict[str, Any]:
+    signed = p.envelope(mid, seat, m.meta(mid)["ply"], actions, nonce=f"n{m.meta(mid)['ply']}")
+    return m.submit(mid, signed["envelope"], signed["signature"])
+
+
+def test_per_move_deadline_and_the_stand_in_then_hand_back(service: Matches, hands: Hands, players: list[Player]) -> None:
+    mid = started(service, players, time_control={"kind": "per-move", "days": 2}, timeout_policy={"grace_hours": 12})
+    seat = service.meta(mid)["active"][0]
+    status = service.clock_status(service.meta(mid))[seat]
+    assert status.running and status.deadline == START + timedelta(days=2)
+    assert status.acts_at == START + timedelta(days=2, hours=12)
+    assert [n for n, _ in status.reminders] == ["half", "24h"]
+    hands.advance(days=2, hours=11)
+    assert service.clock_status(service.meta(mid))[seat].late
+    assert service.timeout(mid, seat) is None  # late, but the grace has not run out
+    hands.advance(hours=1)
+    done = service.timeout(mid, seat)
+    assert done is not None and done["events"][0] == {"type": "timed-out", "seat": seat, "policy": "stand-in"}
+    assert service.timeout(mid, seat) is None  # twice: nothing more
+    entry = service.log(mid)[-1]
+    assert entry["by"] == "clock" and entry["clock"]["policy"] == "stand-in"
+    meta = service.meta(mid)
+    assert meta["standing"]["controllers"][seat] == "stand-in"
+    # the stand-in plays the seat's later turns; the player's own signed action takes it back
+    while seat in service.meta(mid)["active"]:
+        assert service.server_move(mid, seat, service.meta(mid)["ply"]) is not None
+    assert service.log(mid)[-1]["by"].startswith("stand-in:")
+    back = move(service, players[seat], mid, seat, [{"type": "match:return"}])
+    assert back["events"] == [{"type": "returned", "seat": seat}]
+    assert service.meta(mid)["standing"]["controllers"][seat] == "player"
+
+
+def test_a_timeout_before_the_deadline_or_after_the_move_does_nothing(service: Matches, hands: Hands,
+                                                                      players: list[Player]) -> None:
+    mid = started(service, players, time_control={"kind": "per-move", "days": 1}, timeout_policy={"grace_hours": 0})
+    seat = service.meta(mid)["active"][0]
+    hands.advance(hours=23)
+    assert service.timeout(mid, seat) is None
+    move(service, players[seat], mid, seat, [{"type": "roll"}])
+    hands.advance(hours=2)  # past the old deadline, but the seat moved (or its clock restarted)
+    ply = service.meta(mid)["ply"]
+    assert service.timeout(mid, seat) is None or service.log(mid)[ply - 1]["by"] == "human"
+    assert all(e["by"] == "human" for e in service.log(mid)[:ply])
+
+
+@pytest.mark.parametrize("policy,controller,status", [
+    ("skip", "player", "active"), ("forfeit", "forfeited", "active"), ("abort", "player", "aborted"),
+])
+def test_each_policy(service: Matches, hands: Hands, players: list[Player], policy: str, controller: str,
+                     status: str) -> None:
+    mid = started(service, players, time_control={"kind": "per-move", "days": 1},
+                  timeout_policy={"policy": policy, "grace_hours": 0})
+    seat = service.meta(mid)["active"][0]
+    hands.advance(days=1)
+    assert service.timeout(mid, seat) is not None
+    meta = service.meta(mid)
+    assert meta["status"] == status
+    if status == "active":
+        if policy == "skip":  # the skip ends with the turn (harbour race: a roll may keep the turn)
+            while meta["standing"]["controllers"][seat] == "skip":
+                service.server_move(mid, seat, meta["ply"])
+                meta = service.meta(mid)
+        assert meta["standing"]["controllers"][seat] == controller
+    record = service.record(mid)
+    if status == "aborted":
+        assert record["seed"] is not None and record["outcome"] is None
+    assert verify_record(record).ok, verify_record(record).text()
+
+
+def test_forfeit_then_end_ranks_the_late_player_last(service: Matches, hands: Hands, players: list[Player]) -> None:
+    mid = started(service, players, time_control={"kind": "per-move", "days": 1},
+                  timeout_policy={"policy": "forfeit", "after_forfeit": "end", "grace_hours": 0})
+    seat = service.meta(mid)["active"][0]
+    hands.advance(days=1)
+    service.timeout(mid, seat)
+    meta = service.meta(mid)
+    assert meta["status"] == "finished"
+    assert meta["outcome"]["ranks"][seat] == 2 and meta["outcome"]["ranks"][1 - seat] == 1
+    assert verify_record(service.record(mid)).ok
+
+
+def test_resign_and_abort_votes(service: Matches, hands: Hands, players: list[Player]) -> None:
+    mid = started(service, players, n=3)
+    out = move(service, players[2], mid, 2, [{"type": "match:abort"}])
+    assert out["events"][0]["waiting_for"] == [0, 1]
+    with pytest.raises(Conflict) as twice:
+        move(service, players[2], mid, 2, [{"type": "match:abort"}])
+    assert twice.value.code == "already-voted"
+    move(service, players[1], mid, 1, [{"type": "match:resign"}])  # a resigned seat needs no vote
+    assert service.meta(mid)["status"] == "active"
+    move(service, players[0], mid, 0, [{"type": "match:abort"}])
+    meta = service.meta(mid)
+    assert meta["status"] == "aborted" and meta["outcome"] is None
+    assert verify_record(service.record(mid)).ok
+
+
+def test_refusals_change_nothing(service: Matches, hands: Hands, players: list[Player]) -> None:
+    with pytest.raises(BadRequest) as bad:
+        service.create("harbour-race", {}, [{"invite": "a@example.org"}, {"invite": "b@example.org"}],
+                       creator_key=CREATOR_KEY, time_control={"kind": "per-move", "days": 15})
+    assert bad.value.code == "bad-time-control" and bad.value.extra["field"] == "days"
+    with pytest.raises(BadRequest) as bad:
+        service.create("harbour-race", {}, [{"invite": "a@example.org"}, {"invite": "b@example.org"}],
+                       creator_key=CREATOR_KEY, timeout_policy="zombie")
+    assert bad.value.code == "bad-timeout-policy"
+    mid = started(service, players)
+    ply = service.meta(mid)["ply"]
+    with pytest.raises(Forbidden) as forged:  # seat 1's key signs a resignation for seat 0
+        signed = players[1].envelope(mid, 0, ply, [{"type": "match:resign"}])
+        service.submit(mid, signed["envelope"], signed["signature"])
+    assert forged.value.code == "not-your-seat"
+    with pytest.raises(Forbidden) as clock_only:
+        move(service, players[0], mid, 0, [{"type": "match:forfeit"}])
+    assert clock_only.value.code == "clock-only"
+    with pytest.raises(BadRequest) as alone:
+        move(service, players[0], mid, 0, [{"type": "match:resign"}, {"type": "roll"}])
+    assert alone.value.code == "match-action-alone"
+    with pytest.raises(BadRequest):
+        service.submit(mid, {"match": mid, "seat": 0, "ply": ply, "actions": [{"type": "roll"}], "nonce": "x"}, "sig",
+                       by="clock")
+    assert service.meta(mid)["ply"] == ply
+
+
+def test_bank_time_control(service: Matches, hands: Hands, players: list[Player]) -> None:
+    mid = started(service, players, time_control={"kind": "bank", "initial_days": 2, "increment_days": 1,
+                                                  "cap_days": 3})
+    seat = service.meta(mid)["active"][0]
+    hands.advance(hours=12)
+    move(service, players[seat], mid, seat, [{"type": "roll"}])
+    while seat in service.meta(mid)["active"]:  # play the turn out (a roll of 1, or bank)
+        legal = service.view(mid, seat)["legal_actions"]
+        move(service, players[seat], mid, seat, [legal[-1]["action"]])
+    bank = service.meta(mid)["clocks"][seat]["bank_s"]
+    assert bank == pytest.approx((2 - 0.5 + 1) * 86400)  # 12 h used, a day added at the turn's end
+    view = service.view(mid)
+    assert view["clock"]["seats"][seat]["bank_s"] == round(bank)
