@@ -22,7 +22,7 @@ from service.tools.friend_lines import claimed_text, invitations_text
 from service.tools.mail_commands import add_commands as add_mail_commands
 from service.tools.mail_commands import delegation_line
 from service.tools.match_commands import add_commands as add_match_commands
-from service.tools.match_commands import add_create_flags, clock_lines, clock_request
+from service.tools.match_commands import add_create_flags, clock_lines, clock_request, clock_summary
 from service.tools.terminal import say
 
 DEFAULT_URL = "http://127.0.0.1:8000"
@@ -152,7 +152,8 @@ def cmd_create(args: argparse.Namespace) -> int:
         return 0
     say(f"match {result['id']} ({result['game']}) created, status {result['status']}")
     say(f"seed commitment: {result['commitment']}")
-    say(f"created by your key {args.key!r}; only it may abort the match: "
+    say(clock_summary(clock))
+    say(f"created by your key {args.key!r}; only it may abort the match while it waits for players: "
         + shell_line(["portolan", "abort", result["id"], *([] if args.key == "default" else ["--key", args.key]),
                       "--server", args.server]))
     say(invitations_text(result["id"], result["invites"], args.invite, args.server))

@@ -121,6 +121,12 @@ def clock_request(args: argparse.Namespace) -> dict[str, Any]:
     return fields
 
 
+def clock_summary(fields: Mapping[str, Any]) -> str:
+    """What ``create`` says of the clock it asked for (the server's defaults where none was given)."""
+    tc = check_time_control(fields.get("time_control"))
+    return f"clock: {time_control_text(tc)}; {policy_text(check_timeout_policy(fields.get('timeout_policy')))}"
+
+
 def add_create_flags(sp: argparse.ArgumentParser) -> None:
     """``create``'s clock flags."""
     sp.add_argument("--time-control", metavar="SPEC",
