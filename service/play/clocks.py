@@ -74,20 +74,24 @@ class SeatClockStatus:
     deadline: datetime | None = None
     acts_at: datetime | None = None
     remaining_s: float | None = None
+    allowance_s: float | None = None
     bank_s: float | None = None
     late: bool = False
     on_vacation: bool = False
     reminders: list[tuple[str, datetime]] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
+        """The seat's clock as the views show it. Nothing here depends on the moment the view is
+        read (a view is cached by its ETag): the time left is ``deadline`` minus now, and a seat
+        is late once now is past its ``deadline``; ``allowance_s`` is what the move had when its
+        clock started (``since``)."""
         return {
             "seat": self.seat, "controller": self.controller, "running": self.running,
             "since": iso(self.since) if self.since else None,
             "deadline": iso(self.deadline) if self.deadline else None,
             "acts_at": iso(self.acts_at) if self.acts_at else None,
-            "remaining_s": None if self.remaining_s is None else round(self.remaining_s),
+            "allowance_s": None if self.allowance_s is None else round(self.allowance_s),
             "bank_s": None if self.bank_s is None else round(self.bank_s),
-            "late": self.late, "on_vacation": self.on_vacation,
         }
 
 
@@ -114,18 +118,17 @@ def clock_status(meta: Mapping[str, Any], now: datetime, pauses_of: PausesOf) ->
         acts = due + grace(meta) if due else None
         out.append(SeatClockStatus(
             seat, controller, True, since=clock.since, deadline=due, acts_at=acts,
-            remaining_s=tcs.remaining_s(tc, clock, now, pauses), bank_s=clock.bank_s,
-            late=due is not None and now >= due, on_vacation=on_vacation,
+            remaining_s=tcs.remaining_s(tc, clock, now, pauses), allowance_s=tcs.allowance_s(tc, clock),
+            bank_s=clock.bank_s, late=due is not None and now >= due, on_vacation=on_vacation,
             reminders=tcs.reminder_times(tc, clock, pauses)))
     return out
 
 
 def clock_view(meta: Mapping[str, Any], now: datetime, pauses_of: PausesOf) -> dict[str, Any]:
-    """The ``clock`` block of every match view: the time control, the timeout policy, the time
-    the view was made and each seat's clock (JSON)."""
+    """The ``clock`` block of every match view: the time control, the timeout policy and each
+    seat's clock (JSON; see :meth:`SeatClockStatus.to_json`)."""
     return {
         "time_control": time_control_of(meta),
         "timeout_policy": policy_of(meta),
-        "now": iso(now),
         "seats": [s.to_json() for s in clock_status(meta, now, pauses_of)],
     }

@@ -76,7 +76,8 @@ def finished(meta: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def aborted(meta: Mapping[str, Any]) -> dict[str, Any]:
-    """The match was cancelled before it started (by its creator, or because it could not be set up)."""
+    """The match was cancelled: before its start (by its creator, or because it could not be set up),
+    or after it (every remaining player voted to abort, or a timeout under the abort policy)."""
     return {"id": event_id(meta["id"], "aborted"), "type": "aborted", "match": meta["id"], "game": meta["game"],
             "ply": meta["ply"], "at": meta["updated_at"], "status": "aborted"}
 

@@ -660,11 +660,12 @@ MATCH_EVENTS = ("timed-out", "resigned", "returned", "forfeited", "abort-voted",
 
 def _standing_problem(exc: standings.StandingError, ply: int) -> ServiceError:
     """The problem a refused match action or controller maps to (400, 403 or 409)."""
+    where = {} if exc.index is None else {"action_index": exc.index}
     if exc.status == 403:
-        return Forbidden(exc.code, exc.message)
+        return Forbidden(exc.code, exc.message, **where)
     if exc.status == 409:
-        return Conflict(exc.code, exc.message, current_ply=ply)
-    return BadRequest(exc.code, exc.message)
+        return Conflict(exc.code, exc.message, current_ply=ply, **where)
+    return BadRequest(exc.code, exc.message, **where)
 
 
 def _announcement(kind: str, data: dict[str, Any]) -> Announcement:

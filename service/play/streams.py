@@ -3,7 +3,7 @@
 A match stream is read from the match's meta and log, never from memory: each event's SSE id is
 the match's ply after it (``started`` 0, the move accepted at ply ``p`` is ``p + 1``; ``finished``
 repeats the last move's ply, which already says ``status: finished`` and the outcome, and
-``aborted`` is 0), so ``Last-Event-ID: n`` resumes with every event after ply ``n``, no gap and no
+``aborted`` is 0 before the start and repeats the last move's ply after it, like ``finished``), so ``Last-Event-ID: n`` resumes with every event after ply ``n``, no gap and no
 duplicate. The ``me`` stream is a per-key inbox (written by the "inboxes" outbox consumer,
 :func:`inbox_events`) whose entry ids are the SSE ids.
 
@@ -69,7 +69,8 @@ def parse_match_event_id(raw: str | None, meta: Mapping[str, Any]) -> int | None
         raise BadRequest("bad-last-event-id", f"Last-Event-ID must be a ply of this match (ASCII digits, the id of "
                                               f"an event this stream sent), not {raw[:40]!r}")
     n = int(raw)
-    if n > meta["ply"] or (meta["status"] in ("waiting", "aborted") and n > 0):
+    never_started = meta["status"] == "waiting" or (meta["status"] == "aborted" and not meta.get("head"))
+    if n > meta["ply"] or (never_started and n > 0):
         raise BadRequest("bad-last-event-id", f"Last-Event-ID {n} is past this match (it is at ply {meta['ply']}, "
                                               f"status {meta['status']}): it is not an id this stream sent")
     if meta["status"] == "waiting":  # nothing was ever sent: there is no event 0 to resume after
@@ -114,7 +115,7 @@ class Feed:
     def _read(self, m: Matches) -> None:
         meta = m.meta(self.match_id)
         status, ply = meta["status"], int(meta["ply"])
-        if status == "aborted":
+        if status == "aborted" and not meta.get("head"):  # aborted before its start: nothing else to tell
             self.events.append((0, events.aborted(meta)))
             self.done = True
             return
@@ -127,8 +128,8 @@ class Feed:
             for entry in m.store.log(self.match_id, self._next, ply - 1):
                 self.events.append((int(entry["ply"]) + 1, events.move(meta, entry, self.viewer)))
             self._next = ply
-        if status == "finished":
-            self.events.append((ply, events.finished(meta)))
+        if status in DONE:  # finished, or aborted after the start (the last vote or the timeout came first)
+            self.events.append((ply, events.finished(meta) if status == "finished" else events.aborted(meta)))
             self.done = True
 
 
@@ -271,4 +272,6 @@ def inbox_events(m: Matches, kind: str, match_id: str, ply: int, data: Mapping[s
             out.append((key, events.your_turn(then, seat)))
     if data.get("status") == "finished" and meta["status"] == "finished":
         out.extend((key, events.finished(meta)) for _, key in holders)
+    if data.get("status") == "aborted" and meta["status"] == "aborted":  # by vote or timeout, after the start
+        out.extend((key, events.aborted(meta)) for _, key in holders)
     return out

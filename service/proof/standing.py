@@ -55,11 +55,12 @@ class StandingError(Exception):
     """A match action that may not be taken: ``status`` is the HTTP status it maps to (403 not
     this seat's to take, 409 not now), ``code`` the stable problem code."""
 
-    def __init__(self, status: int, code: str, message: str) -> None:
+    def __init__(self, status: int, code: str, message: str, index: int | None = None) -> None:
         super().__init__(message)
         self.status = status
         self.code = code
         self.message = message
+        self.index = index  # the action of the move it is about, when it is about one
 
 
 def check_timeout_policy(value: Any) -> dict[str, Any]:
@@ -147,17 +148,40 @@ def pass_action(legal: Sequence[Action]) -> Action | None:
     return None
 
 
+def _event(kind: str, **fields: Any) -> dict[str, Any]:
+    """A match event with the plain sentence every reader (notices, logs, the web client) shows."""
+    seat = fields.get("seat")
+    text = {
+        "match-aborted": f"The match is aborted with no result: {fields.get('reason')}.",
+        "match-ended": f"The match ends: {fields.get('reason')}.",
+        "forfeited": f"Seat {seat} forfeits the match and is ranked last.",
+        "resigned": f"Seat {seat} resigned and is ranked last.",
+        "returned": f"Seat {seat} is back: its player moves for it again.",
+    }.get(kind, "")
+    if kind == "abort-voted":
+        waiting = fields["waiting_for"]
+        text = f"Seat {seat} voted to abort the match" + (
+            f"; still to vote: seat{'s' if len(waiting) > 1 else ''} {', '.join(map(str, waiting))}." if waiting
+            else "; that was the last vote needed.")
+    if kind == "timed-out":
+        text = f"Seat {seat} ran out of time" + {
+            "stand-in": ": a stand-in plays for it until its player is back.",
+            "skip": ": its turn is passed.",
+        }.get(str(fields.get("policy")), ".")
+    return {"type": kind, **fields, "text": text}
+
+
 def _forfeit(standing: Standing, seat: int, policy: Mapping[str, Any]) -> tuple[Standing, list[dict[str, Any]]]:
     """The seat leaves the match (resigned or forfeited): what the policy makes of that."""
     s = replace(standing._with(seat, "forfeited"), forfeited=(*standing.forfeited, seat),
                 abort_votes=tuple(v for v in standing.abort_votes if v != seat))
     events: list[dict[str, Any]] = []
     if policy["policy"] == "abort":
-        return replace(s, ended="aborted"), [{"type": "match-aborted", "reason": "a player left under the abort policy"}]
+        return replace(s, ended="aborted"), [_event("match-aborted", reason="a player left under the abort policy")]
     if policy["policy"] == "forfeit" and policy.get("after_forfeit") == "end" and len(s.humans_left()) < 2:
-        return replace(s, ended="forfeits"), [{"type": "match-ended", "reason": "fewer than 2 players remain"}]
+        return replace(s, ended="forfeits"), [_event("match-ended", reason="fewer than 2 players remain")]
     if s.abort_votes and set(s.humans_left()) <= set(s.abort_votes):  # the leaver was the last one not to vote
-        return replace(s, ended="aborted"), [{"type": "match-aborted", "reason": "every remaining player voted to abort"}]
+        return replace(s, ended="aborted"), [_event("match-aborted", reason="every remaining player voted to abort")]
     return s, events
 
 
@@ -173,9 +197,10 @@ def match_action(standing: Standing, policy: Mapping[str, Any], seat: int, actio
             raise StandingError(403, "clock-only", f"{kind} is taken by the match clock at a timeout, never by a seat")
         if kind == "match:forfeit":
             s, ev = _forfeit(standing, seat, dict(policy, policy="forfeit"))
-            return s, [{"type": "forfeited", "seat": seat}, *ev]
-        return replace(standing, ended="aborted"), [{"type": "match-aborted", "reason": "a player timed out under "
-                                                                                        "the abort policy"}]
+            return s, [_event("timed-out", seat=seat, policy="forfeit"), _event("forfeited", seat=seat), *ev]
+        return replace(standing, ended="aborted"), [
+            _event("timed-out", seat=seat, policy="abort"),
+            _event("match-aborted", reason=f"seat {seat} ran out of time under the abort policy")]
     if kind not in SEAT_ACTIONS:
         raise StandingError(400, "unknown-match-action", f"there is no match action {kind!r} (there are "
                                                          f"{', '.join(SEAT_ACTIONS)})")
@@ -187,20 +212,20 @@ def match_action(standing: Standing, policy: Mapping[str, Any], seat: int, actio
         raise StandingError(409, "seat-left", f"seat {seat} has already left the match")
     if kind == "match:resign":
         s, ev = _forfeit(standing, seat, policy)
-        return s, [{"type": "resigned", "seat": seat}, *ev]
+        return s, [_event("resigned", seat=seat), *ev]
     if kind == "match:return":
         if controller not in ("stand-in", "skip"):
             raise StandingError(409, "no-stand-in", f"nobody stands in for seat {seat}: it is already yours")
-        return standing._with(seat, "player"), [{"type": "returned", "seat": seat}]
+        return standing._with(seat, "player"), [_event("returned", seat=seat)]
     # match:abort
     if seat in standing.abort_votes:
         raise StandingError(409, "already-voted", f"seat {seat} has already voted to abort")
     s = replace(standing, abort_votes=(*standing.abort_votes, seat))
     waiting = [h for h in s.humans_left() if h not in s.abort_votes]
-    events: list[dict[str, Any]] = [{"type": "abort-voted", "seat": seat, "waiting_for": waiting}]
+    events: list[dict[str, Any]] = [_event("abort-voted", seat=seat, waiting_for=waiting)]
     if not waiting:
-        return replace(s, ended="aborted"), [*events, {"type": "match-aborted", "reason": "every remaining player "
-                                                                                        "voted to abort"}]
+        return replace(s, ended="aborted"), [*events, _event("match-aborted",
+                                                             reason="every remaining player voted to abort")]
     return s, events
 
 
@@ -229,7 +254,7 @@ def judge(game: Game[Any], state: Any, standing: Standing, policy: Mapping[str, 
         if mode in ("forfeit", "abort"):
             raise StandingError(400, "clock-action", f"a timeout under the {mode} policy is a match action")
         standing = standing._with(seat, "stand-in" if mode == "stand-in" else "skip")
-        events.append({"type": "timed-out", "seat": seat, "policy": mode})
+        events.append(_event("timed-out", seat=seat, policy=mode))
     elif by == SKIP:
         if controller != "skip":
             raise StandingError(403, "not-skipping", f"the server passes for seat {seat} only after a skip timeout")
@@ -240,10 +265,11 @@ def judge(game: Game[Any], state: Any, standing: Standing, policy: Mapping[str, 
         raise StandingError(403, "seat-left", f"seat {seat} has left the match: its player no longer moves for it")
     elif controller in ("stand-in", "skip"):  # the player is back: any signed move returns the seat
         standing = standing._with(seat, "player")
-        events.append({"type": "returned", "seat": seat})
+        events.append(_event("returned", seat=seat))
     for i, action in enumerate(actions):
         if seat not in game.active_seats(state):
-            raise StandingError(409, "not-your-turn", f"action {i}: seat {seat} need not act now")
+            raise StandingError(409, "not-your-turn", f"action {i}: after the earlier actions of this move seat {seat} "
+                                "need not act", index=i)
         try:
             state, caused = game.apply(state, seat, action, rng)
         except GameError as exc:

@@ -67,7 +67,10 @@ def test_per_move_deadline_and_the_stand_in_then_hand_back(service: Matches, han
     assert service.timeout(mid, seat) is None  # late, but the grace has not run out
     hands.advance(hours=1)
     done = service.timeout(mid, seat)
-    assert done is not None and done["events"][0] == {"type": "timed-out", "seat": seat, "policy": "stand-in"}
+    assert done is not None
+    assert {k: done["events"][0][k] for k in ("type", "seat", "policy")} == {"type": "timed-out", "seat": seat,
+                                                                             "policy": "stand-in"}
+    assert "stand-in plays" in done["events"][0]["text"]
     assert service.timeout(mid, seat) is None  # twice: nothing more
     entry = service.log(mid)[-1]
     assert entry["by"] == "clock" and entry["clock"]["policy"] == "stand-in"
@@ -78,7 +81,7 @@ def test_per_move_deadline_and_the_stand_in_then_hand_back(service: Matches, han
         assert service.server_move(mid, seat, service.meta(mid)["ply"]) is not None
     assert service.log(mid)[-1]["by"].startswith("stand-in:")
     back = move(service, players[seat], mid, seat, [{"type": "match:return"}])
-    assert back["events"] == [{"type": "returned", "seat": seat}]
+    assert [(e["type"], e["seat"]) for e in back["events"]] == [("returned", seat)]
     assert service.meta(mid)["standing"]["controllers"][seat] == "player"
 
 
@@ -186,3 +189,19 @@ def test_bank_time_control(service: Matches, hands: Hands, players: list[Player]
     assert bank == pytest.approx((2 - 0.5 + 1) * 86400)  # 12 h used, a day added at the turn's end
     view = service.view(mid)
     assert view["clock"]["seats"][seat]["bank_s"] == round(bank)
+
+
+def test_a_stream_of_a_match_aborted_by_vote_tells_the_moves_then_the_abort(service: Matches, hands: Hands,
+                                                                             players: list[Player]) -> None:
+    from service.play.streams import Feed, parse_match_event_id
+
+    mid = started(service, players)
+    move(service, players[0], mid, 0, [{"type": "match:abort"}])
+    move(service, players[1], mid, 1, [{"type": "match:abort"}])
+    meta = service.meta(mid)
+    found, done = Feed(mid, None).since(service, None, float("inf"))
+    assert done and [e["type"] for _, e in found] == ["started", "move", "move", "aborted"]
+    assert [p for p, _ in found] == [0, 1, 2, 2]
+    assert parse_match_event_id("1", meta) == 1  # a stream that saw the first vote resumes after it
+    resumed, _ = Feed(mid, None).since(service, 1, float("inf"))
+    assert [e["type"] for _, e in resumed] == ["move", "aborted"]
