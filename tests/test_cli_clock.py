@@ -1,34 +1,26 @@
 """The clock's CLI (docs/clock.md): ``create``'s clock flags, ``show``'s clock lines, ``resign``,
 ``abort`` (the creator's before the start, a vote after it) and ``back``, run as the ``portolan``
-command in a subprocess against the app served over real HTTP. The service's clock is a hand the
-test moves, so deadlines and timeouts come without waiting."""
+command in a subprocess against the app served over real HTTP. The service and the commands read
+one file clock (``PORTOLAN_CLOCK=file:PATH``) that the test moves, so deadlines and timeouts
+come without waiting."""
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from service.clock import iso
+from service.clock import Clock, parse_iso
 from service.play.matches import Matches
 from service.tools import match_commands as mc
 
 ROOT = Path(__file__).resolve().parents[1]
-START = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)  # a Tuesday
-
-
-class Hands:
-    def __init__(self) -> None:
-        self.at = START
-
-    def __call__(self) -> str:
-        return iso(self.at)
 
 
 # -- the flags, parsed (no server) ---------------------------------------------------------------
@@ -95,8 +87,9 @@ def test_words_of_the_clock() -> None:
 class Portolan:
     """The ``portolan`` command of one person (their own config folder, so their own keys)."""
 
-    def __init__(self, server: str, home: Path) -> None:
-        self.env = {**os.environ, "PORTOLAN_HOME": str(home), "PORTOLAN_URL": server, "PYTHONPATH": str(ROOT)}
+    def __init__(self, server: str, home: Path, clock: Clock) -> None:
+        self.env = {**os.environ, "PORTOLAN_HOME": str(home), "PORTOLAN_URL": server, "PYTHONPATH": str(ROOT),
+                    "PORTOLAN_CLOCK": f"file:{clock.path}"}
         self("keygen")  # now, so that no later command's output starts with the new key's lines
 
     def __call__(self, *argv: str, ok: int = 0, stdin: str = "") -> str:
@@ -108,10 +101,11 @@ class Portolan:
 
 
 @pytest.fixture
-def table(served: str, service: Matches, tmp_path: Path) -> tuple[Portolan, Portolan, Hands]:
-    hands = Hands()
-    service.now = hands
-    return Portolan(served, tmp_path / "ana"), Portolan(served, tmp_path / "bea"), hands
+def table(served: str, service: Matches, tmp_path: Path) -> tuple[Portolan, Portolan, Clock]:
+    """Ana's and Bea's commands, and the file clock they and the service read (the test moves it)."""
+    clock = Clock(str(tmp_path / "clock"))
+    service.now = clock.iso
+    return Portolan(served, tmp_path / "ana", clock), Portolan(served, tmp_path / "bea", clock), clock
 
 
 def create(ana: Portolan, bea: Portolan, *flags: str) -> str:
@@ -124,26 +118,29 @@ def create(ana: Portolan, bea: Portolan, *flags: str) -> str:
     return mid
 
 
-def test_create_with_a_clock_and_show_it(table: tuple[Portolan, Portolan, Hands], service: Matches) -> None:
-    ana, bea, hands = table
+def test_create_with_a_clock_and_show_it(table: tuple[Portolan, Portolan, Clock], service: Matches) -> None:
+    ana, bea, clock = table
     mid = create(ana, bea, "--time-control", "per-move:3", "--no-weekends", "--reminders", "half,24",
                  "--timeout", "forfeit-end", "--grace", "48h")
     meta = service.meta(mid)
     assert meta["time_control"] == {"kind": "per-move", "days": 3, "weekends": False, "reminders": ["half", 24]}
     assert meta["timeout_policy"] == {"policy": "forfeit", "after_forfeit": "end", "grace_hours": 48}
     mover = meta["active"][0]
+    seat_clock = service.view(mid)["clock"]["seats"][mover]
     shown = ana("show", mid)
     assert ("Clock: 3 days per move (weekends do not count); a late seat forfeits (the match ends when fewer than "
             "2 remain), 48 h after its deadline") in shown
     name = ("Ana", "Bea")[mover]
-    assert f"  seat {mover} ({name}): to act, 3d left, deadline 2026-12-04 12:00 UTC" in shown
+    deadline = mc.when_text(seat_clock["deadline"])
+    assert re.search(rf"  seat {mover} \({name}\): to act, \d+d( \d+h)? left, deadline {deadline}\n", shown), shown
+    assert f"  seat {1 - mover} ({('Ana', 'Bea')[1 - mover]})\n" in shown
     assert "Or: portolan resign " in shown and f"portolan abort {mid}" in shown
-    hands.at = START + timedelta(days=3, hours=2)
-    assert (f"  seat {mover} ({name}): LATE: the deadline was 2026-12-04 12:00 UTC; the timeout acts at "
-            "2026-12-06 12:00 UTC") in ana("show", mid)
+    clock.advance((parse_iso(seat_clock["deadline"]) - clock.now()).total_seconds() + 3600)
+    assert (f"  seat {mover} ({name}): LATE: the deadline was {deadline}; the timeout acts at "
+            f"{mc.when_text(seat_clock['acts_at'])}") in ana("show", mid)
 
 
-def test_bad_clock_flags_send_nothing(table: tuple[Portolan, Portolan, Hands], service: Matches) -> None:
+def test_bad_clock_flags_send_nothing(table: tuple[Portolan, Portolan, Clock], service: Matches) -> None:
     ana, _, _ = table
     before = list(service.store.match_ids())
     for flags, says, status in ((["--time-control", "per-move:20"], "days must be from 1 to 14", 1),
@@ -155,7 +152,7 @@ def test_bad_clock_flags_send_nothing(table: tuple[Portolan, Portolan, Hands], s
     assert list(service.store.match_ids()) == before
 
 
-def test_abort_is_the_creators_while_waiting_then_a_vote(table: tuple[Portolan, Portolan, Hands],
+def test_abort_is_the_creators_while_waiting_then_a_vote(table: tuple[Portolan, Portolan, Clock],
                                                          service: Matches) -> None:
     ana, bea, _ = table
     made = json.loads(ana("--json", "create", "harbour-race", "--invite", "x@example.org", "--bot", "random"))
@@ -168,7 +165,7 @@ def test_abort_is_the_creators_while_waiting_then_a_vote(table: tuple[Portolan, 
     assert service.meta(mid)["status"] == "aborted"
 
 
-def test_resign_asks_first(table: tuple[Portolan, Portolan, Hands], service: Matches) -> None:
+def test_resign_asks_first(table: tuple[Portolan, Portolan, Clock], service: Matches) -> None:
     ana, bea, _ = table
     mid = create(ana, bea, "--timeout", "forfeit-end")
     ply = service.meta(mid)["ply"]
@@ -177,7 +174,7 @@ def test_resign_asks_first(table: tuple[Portolan, Portolan, Hands], service: Mat
     assert service.meta(mid)["ply"] == ply
     out = bea("resign", mid, stdin="yes\n")
     assert "seat 1 of match" in out and "resigned; the match is now finished" in out
-    assert "- seat 1 resigned: it is ranked last" in out and "- the match is over (fewer than 2 players remain)" in out
+    assert "- Seat 1 resigned and is ranked last." in out and "- The match ends: fewer than 2 players remain." in out
     assert service.meta(mid)["outcome"]["ranks"] == [1, 2]
     assert "error 409 match-not-active" in ana("resign", mid, "--yes", ok=2)
     # a seat that is not yours: refused by the server, nothing changes
@@ -186,13 +183,13 @@ def test_resign_asks_first(table: tuple[Portolan, Portolan, Hands], service: Mat
     assert service.meta(other)["ply"] == 0
 
 
-def test_back_takes_the_seat_from_the_stand_in(table: tuple[Portolan, Portolan, Hands], service: Matches) -> None:
-    ana, bea, hands = table
+def test_back_takes_the_seat_from_the_stand_in(table: tuple[Portolan, Portolan, Clock], service: Matches) -> None:
+    ana, bea, clock = table
     mid = create(ana, bea, "--time-control", "per-move:1", "--grace", "0h")
     seat = service.meta(mid)["active"][0]
     player = (ana, bea)[seat]
     assert "error 409 no-stand-in" in player("back", mid, ok=2)
-    hands.at = START + timedelta(days=1, minutes=1)
+    clock.advance(86400 + 60)
     assert service.timeout(mid, seat) is not None
     assert service.meta(mid)["standing"]["controllers"][seat] == "stand-in"
     if seat in service.meta(mid)["active"]:  # the stand-in's roll kept the turn: no worker plays on here

@@ -9,12 +9,14 @@ imported when a command runs (cli imports this module to build its parser).
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Mapping, Sequence
+from datetime import datetime
 from shlex import join as shell_line
 from typing import Any
 
-from service.clock import ClockError, parse_duration, parse_iso
+from service.clock import Clock, ClockError, parse_duration, parse_iso
 from service.play.match_words import abort_votes_waiting, event_text, votes_needed_text
 from service.proof.standing import check_timeout_policy
 from service.proof.time_control import TimeControlError, check_time_control
@@ -184,36 +186,40 @@ _PLAYED_BY = {"bot": "a bot", "stand-in": "a stand-in bot, until its player is b
               "skip": "the server, passing this turn", "forfeited": "the server's bot (the player left the match)"}
 
 
-def seat_clock_text(clock: Mapping[str, Any], name: str, timed: bool) -> str:
-    """One seat's line: who plays it, and its clock."""
+def seat_clock_text(clock: Mapping[str, Any], name: str, now: datetime) -> str:
+    """One seat's line at ``now``: who plays it, and its clock (time to its deadline, late)."""
     controller = str(clock.get("controller", "player"))
     who = name if controller == "player" else f"{name}, played by {_PLAYED_BY.get(controller, controller)}"
     parts: list[str] = []
-    if clock.get("on_vacation"):
+    if clock.get("on_vacation"):  # views that know of vacations say so
         parts.append("on vacation (clock paused)")
-    if clock.get("late"):
-        parts.append(f"LATE: the deadline was {when_text(clock.get('deadline'))}; the timeout acts at "
-                     f"{when_text(clock.get('acts_at'))}")
+    deadline = clock.get("deadline")
+    if clock.get("running") and deadline:
+        due = parse_iso(deadline)
+        if now >= due:
+            parts.append(f"LATE: the deadline was {when_text(deadline)}; the timeout acts at "
+                         f"{when_text(clock.get('acts_at'))}")
+        else:
+            parts.append(f"to act, {duration_text((due - now).total_seconds())} left, deadline {when_text(deadline)}")
     elif clock.get("running"):
-        left = clock.get("remaining_s")
-        parts.append(f"to act, {duration_text(left) if left is not None else '?'} left, deadline "
-                     f"{when_text(clock.get('deadline'))}")
-    elif timed and clock.get("remaining_s") is not None and controller == "player":
-        parts.append(f"{duration_text(clock['remaining_s'])} on its clock")
+        parts.append("to act")
     return f"  seat {clock['seat']} ({who})" + (": " + "; ".join(parts) if parts else "")
 
 
-def clock_lines(view: Mapping[str, Any]) -> list[str]:
+def clock_lines(view: Mapping[str, Any], now: datetime | None = None) -> list[str]:
     """What ``portolan show`` prints of the clock: the time control, the policy, and a line per
-    seat (who plays it, time left, deadline, late, on vacation)."""
+    seat (who plays it, time left, deadline, late). ``now`` defaults to the clock
+    ``PORTOLAN_CLOCK`` names, as the server's processes read it (a view holds no "now")."""
     clock = view.get("clock")
     if not clock:
         return []
+    if now is None:
+        now = Clock.named(os.environ.get("PORTOLAN_CLOCK")).now()
     tc = clock.get("time_control") or {"kind": "none"}
     names = {s["seat"]: (s["name"] or s["kind"]) for s in view.get("seats", [])}
     lines = [f"Clock: {time_control_text(tc)}; {policy_text(clock.get('timeout_policy') or {})}"]
     if view.get("status") in ("active", "finished", "aborted"):
-        lines += [seat_clock_text(c, names.get(c["seat"], "?"), tc.get("kind") != "none") for c in clock.get("seats", [])]
+        lines += [seat_clock_text(c, names.get(c["seat"], "?"), now) for c in clock.get("seats", [])]
     return lines
 
 

@@ -60,7 +60,7 @@ def test_resign_needs_its_yes_then_ranks_the_seat_last(mail_settings: Settings, 
     ply = before[0]["ply"]
     said = one_answer(t, 1, "resign yes")  # Bea joined by mail: the custodial key signs
     assert f"Done: you resigned seat 1 of match {t.match}; you are ranked last" in said
-    assert "seat 1 resigned: it is ranked last" in said
+    assert "Seat 1 resigned and is ranked last." in said
     assert "It is your turn" not in said  # no menu for a seat that is no longer the player's
     [entry] = t.m.log(t.match, ply)
     assert entry["by"] == "email" and entry["seat"] == 1 and entry["envelope"]["actions"] == [{"type": "match:resign"}]
