@@ -11,9 +11,10 @@ const REOPEN_MS = 5000;
 /**
  * Listen to match ``matchId`` from after ply ``fromPly`` (null: from the start, for a match still
  * waiting). ``onEvent(event)`` gets each parsed event; ``currentPly()`` says where to resume if the
- * stream must be reopened; ``wanted()`` false stops (the match is over). Returns stop().
+ * stream must be reopened; ``wanted()`` false stops (the match is over); ``onClosed()`` is called
+ * when the server refused the stream for good (before it is reopened). Returns stop().
  */
-export function listen(matchId, fromPly, { onEvent, currentPly, wanted }) {
+export function listen(matchId, fromPly, { onEvent, currentPly, wanted, onClosed = () => {} }) {
   let source = null;
   let timer = null;
   let stopped = false;
@@ -34,6 +35,9 @@ export function listen(matchId, fromPly, { onEvent, currentPly, wanted }) {
     source.onerror = () => {
       if (stopped || source.readyState !== EventSource.CLOSED) return; // the browser retries itself
       source = null;
+      // A stream refused for good may mean the match changed in a way the stream does not say
+      // (e.g. aborted after its start): the page reads the view again before reopening.
+      onClosed();
       if (!wanted()) return;
       timer = setTimeout(() => { timer = null; if (!stopped && wanted()) open(currentPly()); }, REOPEN_MS);
     };

@@ -1,5 +1,6 @@
 // Where the match stands, in words: status, ply, whose turn, the players, the outcome, what happened.
 
+import { matchEventText } from "../clockwords.js";
 import { el as h } from "../ui.js";
 import { byId } from "./dom.js";
 
@@ -63,6 +64,9 @@ export function showSeats(view, mine) {
     const tags = [];
     if (mine.includes(s.seat)) tags.push("you");
     if ((view.active_seats || []).includes(s.seat) && view.status === "active") tags.push("to act");
+    const controller = view.standing && (view.standing.controllers || [])[s.seat];
+    if (controller === "forfeited") tags.push("left the match");
+    else if (controller === "stand-in") tags.push("a stand-in plays");
     return h("li", { class: mine.includes(s.seat) ? "seat me" : "seat", "data-seat": s.seat, "data-claimed": String(s.claimed) },
       `Seat ${s.seat}: ${who}`, tags.length ? ` — ${tags.join(", ")}` : "");
   }));
@@ -118,7 +122,8 @@ export function addHappened(items) {
 
 /** The happened-items of one move (a log entry or a stream event): its events' texts. */
 export function movesHappened(view, ply, seat, events) {
-  const texts = (events || []).map((e) => e.text).filter(Boolean);
+  // a match's own events (resigned, timed-out, abort-voted, ...) carry no text: they are said here
+  const texts = (events || []).map((e) => e.text || matchEventText(e, (s) => seatName(view, s))).filter(Boolean);
   if (!texts.length) texts.push(`${seatName(view, seat)} moved.`);
   return texts.map((text, i) => ({ key: `${ply}.${i}`, text }));
 }

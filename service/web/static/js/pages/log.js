@@ -6,6 +6,7 @@ import { api } from "../api.js";
 import "../header.js";
 import { clearError, el, showError, showStatus } from "../ui.js";
 import { verifyRecord } from "../verify.js";
+import { byWords, localTime, matchEventText } from "../clockwords.js";
 
 const matchId = document.body.dataset.match;
 const short = (hash) => (hash ? hash.slice(0, 10) : "");
@@ -14,17 +15,27 @@ function hashCell(hash, label) {
   return el("td", { class: "hash" }, el("code", { title: hash, "data-hash": hash, "aria-label": `${label} ${hash}` }, short(hash)));
 }
 
-// What a move did, in the rules' own words (its public events); the raw actions otherwise.
-function what(entry) {
-  const texts = (entry.events || []).map((e) => e.text).filter(Boolean);
+// A seat for people: "Ana (seat 0)", seats counted from 0 as everywhere.
+function seatWords(names, seat) {
+  const name = names.get(seat);
+  return name ? `${name} (seat ${seat})` : `seat ${seat}`;
+}
+
+// What a move did, in the rules' own words (its public events), the match's own events (resigned,
+// timed out, abort votes) as sentences; the raw actions otherwise. A timeout says when it was due.
+function what(entry, names) {
+  const texts = (entry.events || []).map((e) => e.text || matchEventText(e, (s) => seatWords(names, s))).filter(Boolean);
+  if (entry.clock && entry.clock.deadline) {
+    texts.push(`(The deadline was ${localTime(entry.clock.deadline)}; the timeout rule acted at ${localTime(entry.clock.acts_at)}.)`);
+  }
   return texts.length ? texts.join(" ") : JSON.stringify(entry.envelope.actions);
 }
 
 // Seats counted from 0, as everywhere: the server's sentences, the pictures, the CLI and the record.
 function who(entry, names) {
   const name = names.get(entry.seat);
-  const by = entry.by === "human" ? "" : `, ${entry.by === "email" ? "by mail" : entry.by}`;
-  return `${name ? `${name} ` : ""}(seat ${entry.seat}${by})`;
+  const by = byWords(entry.by);
+  return `${name ? `${name} ` : ""}(seat ${entry.seat}${by ? `, ${by}` : ""})`;
 }
 
 function drawLog(record, names) {
@@ -32,7 +43,7 @@ function drawLog(record, names) {
   body.replaceChildren(...record.entries.map((entry, i) => el("tr", { class: "entry", "data-ply": String(entry.ply) },
     el("td", {}, String(entry.ply)),
     el("td", {}, who(entry, names)),
-    el("td", { title: JSON.stringify(entry.envelope.actions) }, what(entry)),
+    el("td", { class: "what", title: JSON.stringify(entry.envelope.actions) }, what(entry, names)),
     el("td", {}, el("time", { datetime: entry.accepted_at }, entry.accepted_at.replace("T", " ").replace(/\.\d+/, ""))),
     hashCell(entry.hash, "hash"),
     i === 0 ? el("td", { class: "hash genesis", title: entry.prev }, "genesis") : hashCell(entry.prev, "prev"))));

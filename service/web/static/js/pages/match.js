@@ -11,6 +11,7 @@ import { showBoard } from "../match/board.js";
 import { showActions, showQueue, openChooser, closeChooser } from "../match/actions.js";
 import { showStanding, showSeats, showInvites, showOutcome, addHappened, movesHappened, seatName } from "../match/state.js";
 import { listen } from "../match/live.js";
+import { noteEvents, resignQuestion, showClock, showLeave } from "../match/clock.js";
 
 const matchId = document.body.dataset.match;
 const base = `/v1/matches/${encodeURIComponent(matchId)}`;
@@ -29,6 +30,7 @@ const page = {
   refused: false, // the last send was refused: the queue waits to be fixed
   boardProblem: "", // why there is no picture, in words
   shownLegal: [], // the legal actions the buttons and spots on screen stand for
+  readAt: 0, // when the view (and its clock's `now`) was read, by this device's clock
 };
 
 // Why a chain: events, clicks and sends all read and change `page`; one at a time keeps every
@@ -67,6 +69,7 @@ function dropQueue() {
 /** Read the server again and show what it says. */
 async function refresh() {
   const view = await api("GET", base);
+  let readAt = Date.now(); // when the clock's `now` was true, for the countdown
   page.view = view;
   page.mine = page.key ? mySeats(view, page.key.publicKey) : [];
   page.seat = chooseSeat(view, page.mine);
@@ -78,7 +81,10 @@ async function refresh() {
   page.seatView = playing ? await api("GET", `${base}/seats/${page.seat}/view`, { signed: true }) : null;
   // The seat view is the spectator view and more, read a moment later: its ply is the one its
   // legal actions belong to, so the page goes by it (a move may have landed in between).
-  if (page.seatView) page.view = page.seatView;
+  if (page.seatView) {
+    page.view = page.seatView;
+    readAt = Date.now();
+  }
   page.serverSvg = null;
   page.boardProblem = "";
   if (view.status !== "waiting") {
@@ -94,7 +100,52 @@ async function refresh() {
   showSeats(page.view, page.mine);
   showInvites(page.view, invitesFor(matchId));
   showOutcome(page.view);
+  const nameOf = (seat) => seatName(page.view, seat);
+  page.readAt = readAt;
+  showClock(page.view, page.mine, nameOf, readAt);
+  showLeave(page.view, page.mine, page.seatView, nameOf, { act: (seat, type) => run(() => matchAction(seat, type)), askResign });
   showPlay();
+}
+
+const ACTION_DONE = {
+  "match:resign": "You resigned.",
+  "match:abort": "Your vote to abort was counted.",
+  "match:return": "You are back: your seat is yours to play again.",
+};
+
+/**
+ * Send a match action (resign, vote to abort, I'm back) for one of our seats: an envelope of its
+ * own, signed like any move, on the ply the page shows. A refusal shows the server's words and
+ * the page reads the server again.
+ */
+async function matchAction(seat, type) {
+  clearError();
+  try {
+    await submitMove(matchId, seat, page.view.ply, [{ type }]);
+    showStatus(ACTION_DONE[type] || "Done.");
+  } catch (err) {
+    showError(err);
+  }
+  await refresh();
+}
+
+/** Ask before resigning: it cannot be undone. */
+function askResign(seat) {
+  const dialog = byId("resign-dialog");
+  byId("resign-question").textContent = resignQuestion(page.view, seat, (s) => seatName(page.view, s));
+  dialog.dataset.seat = String(seat);
+  dialog.showModal();
+  byId("resign-cancel").focus();
+}
+
+function wireResignDialog() {
+  const dialog = byId("resign-dialog");
+  byId("resign-cancel").addEventListener("click", () => dialog.close("cancel"));
+  byId("resign-confirm").addEventListener("click", () => {
+    const seat = Number(dialog.dataset.seat);
+    dialog.close("resign");
+    run(() => matchAction(seat, "match:resign"));
+  });
 }
 
 /** The board, the actions and the queue as the current mode has them. */
@@ -242,6 +293,7 @@ function clearQueue() {
 
 function onEvent(event) {
   const view = page.view;
+  noteEvents(event.events);
   if (event.type === "move") addHappened(movesHappened(view, event.accepted_ply, event.seat, event.events));
   else if (event.type === "started") addHappened((event.events || []).map((e, i) => ({ key: `start.${i}`, text: e.text })));
   else if (event.type === "finished") addHappened([{ key: "over", text: "The game is over." }]);
@@ -252,7 +304,10 @@ function onEvent(event) {
 async function recentHappened(view) {
   if (view.status === "waiting" || view.ply === 0) return;
   const log = await api("GET", `${base}/log`, { query: `from=${Math.max(0, view.ply - HAPPENED_FROM_LOG)}` });
-  for (const entry of log.entries || []) addHappened(movesHappened(view, entry.ply, entry.seat, entry.events));
+  for (const entry of log.entries || []) {
+    noteEvents(entry.events);
+    addHappened(movesHappened(view, entry.ply, entry.seat, entry.events));
+  }
 }
 
 /** "El Capitán match abc123": the game's own title (GET /v1/games/{game}) in the heading and tab. */
@@ -279,11 +334,15 @@ async function start() {
   byId("send").addEventListener("click", () => run(send));
   byId("undo-step").addEventListener("click", () => run(undoStep));
   byId("clear-queue").addEventListener("click", () => run(clearQueue));
+  wireResignDialog();
   await run(() => recentHappened(page.view));
+  // the log read says how any departed seat left (resigned or forfeited): draw the clock again
+  await run(() => showClock(page.view, page.mine, (seat) => seatName(page.view, seat), page.readAt));
   const live = (s) => s === "waiting" || s === "active";
   if (live(page.view.status)) {
     listen(matchId, page.view.status === "waiting" ? null : page.view.ply, {
       onEvent, currentPly: () => (page.view.status === "waiting" ? null : page.view.ply), wanted: () => live(page.view.status),
+      onClosed: queueRefresh,
     });
   }
 }

@@ -1,9 +1,11 @@
 // Create a match (/new): game, its options (a form built from the game's options JSON Schema),
 // the seats (me / invitation / bot), then a signed POST /v1/matches; the "me" seats are claimed at
 // once with their tokens, the other invitations are kept for this tab so the match page can show
-// their claim links while the match waits.
+// their claim links while the match waits. The time limit and what happens to a late player are
+// the clock form's (js/clockform.js).
 
 import { api, newNonce, profile, rememberMatch, saveInvites, saveProfile } from "../api.js";
+import { clearRefusals, readTimeControl, readTimeoutPolicy, showClockForm, showRefusal } from "../clockform.js";
 import { ensureKey } from "../keys.js";
 import { busy, clearError, el, replaceChildren, showError, showStatus } from "../ui.js";
 
@@ -168,10 +170,24 @@ async function create() {
     return { invite: address };
   });
   const body = { game: current.id, options: readOptions(), seats, creator_name: name };
+  // left out when they are the defaults (no time limit; a stand-in after 24 h), as the API's
+  // own defaults are exactly those
+  const timeControl = readTimeControl();
+  const timeoutPolicy = readTimeoutPolicy();
+  if (timeControl) body.time_control = timeControl;
+  if (timeoutPolicy) body.timeout_policy = timeoutPolicy;
   saveProfile(name, email);
   const key = await ensureKey();
   showStatus("Creating the match…");
-  const created = await api("POST", "/v1/matches", { body, signed: true });
+  clearRefusals();
+  let created;
+  try {
+    created = await api("POST", "/v1/matches", { body, signed: true });
+  } catch (err) {
+    showStatus("");
+    showRefusal(err); // a refused time limit or policy is also shown next to its field
+    throw err;
+  }
   const others = {};
   for (const [seat, token] of Object.entries(created.invites || {})) {
     if (kinds[Number(seat)] !== "me") others[seat] = token;
@@ -199,6 +215,7 @@ async function main() {
   const saved = profile();
   $("my-name").value = saved.name;
   $("my-email").value = saved.email;
+  showClockForm();
   $("add-seat").addEventListener("click", () => setSeats(seatCount() + 1));
   $("remove-seat").addEventListener("click", () => setSeats(seatCount() - 1));
   $("new-form").addEventListener("submit", busy($("create"), create));

@@ -1,0 +1,251 @@
+// The match page's clock: each seat's time (a countdown the page runs itself from the view's
+// `clock.now`, so it never asks the server more often than before), its deadline in the viewer's
+// own time, and whether the seat is late, played by a stand-in, on vacation or gone; plus who has
+// voted to abort, and the buttons of the match's own actions (resign, vote to abort, I'm back).
+
+import { duration, listWords, localTime, policyText, timeControlText } from "../clockwords.js";
+import { el as h } from "../ui.js";
+import { byId } from "./dom.js";
+
+const TICK_MS = 1000;
+const HUMAN = ["player", "stand-in", "skip"];
+
+// How each seat that left did so ("resigned" or "forfeited"), learnt from the events the page
+// has seen: the standing says only that a seat left.
+const departures = new Map();
+
+/** Note the match-level events of one entry (from the log or the stream). */
+export function noteEvents(events) {
+  for (const e of events || []) {
+    if ((e.type === "resigned" || e.type === "forfeited") && Number.isInteger(e.seat)) departures.set(e.seat, e.type);
+  }
+}
+
+/** The view's clock block normalised: {now, time_control, timeout_policy, seats: [...]}, or null. */
+export function clockOf(view) {
+  const c = view && view.clock;
+  if (!c || typeof c !== "object") return null;
+  const seats = Array.isArray(c) ? c : (c.seats || c.clocks || []);
+  return { now: c.now || null, time_control: c.time_control || null, timeout_policy: c.timeout_policy || null, seats };
+}
+
+/** Who plays each seat now: the view's standing, else the clock's, else the seat kinds. */
+export function controllers(view) {
+  const st = view && view.standing;
+  if (st && Array.isArray(st.controllers)) return st.controllers;
+  const clock = clockOf(view);
+  const bySeat = new Map((clock ? clock.seats : []).map((s) => [s.seat, s.controller]));
+  return (view.seats || []).map((s) => bySeat.get(s.seat) || (s.kind === "bot" ? "bot" : "player"));
+}
+
+/** The human seats still in the match that have not voted to abort, and those that have. */
+export function abortVotes(view) {
+  const votes = (view.standing && view.standing.abort_votes) || [];
+  const waiting = controllers(view).map((c, seat) => [c, seat]).filter(([c, seat]) => HUMAN.includes(c) && !votes.includes(seat))
+    .map(([, seat]) => seat);
+  return { votes, waiting };
+}
+
+// ---- the countdown ----
+
+let ticking = [];  // [{node, row, remaining, from, deadline, late}] rows whose time runs
+let timer = null;
+
+function serverMs(clock, receivedAt) {
+  // the server's time when the view was read, carried forward by this device's own clock; why not
+  // the device's time itself: the server may run a clock of its own (a test's, a wrong device's)
+  const now = clock.now ? Date.parse(clock.now) : NaN;
+  return (Number.isNaN(now) ? Date.now() : now) + (Date.now() - receivedAt);
+}
+
+/** A UTC weekend day (Saturday or Sunday): a clock that does not count weekends stands still. */
+function weekend(ms) {
+  const day = new Date(ms).getUTCDay();
+  return day === 0 || day === 6;
+}
+
+function tick() {
+  for (const t of ticking) {
+    const elapsed = (Date.now() - t.readAt) / 1000;
+    const left = t.stillOnWeekends && weekend(t.serverAt + elapsed * 1000) ? t.remaining : t.remaining - elapsed;
+    if (left > 0) {
+      t.node.textContent = `${duration(left)} left`;
+      t.row.dataset.remaining = String(Math.floor(left));
+    } else if (t.row.dataset.late !== "true") {
+      t.row.dataset.late = "true";
+      t.row.dataset.state = "late";
+      t.node.textContent = "late: the deadline has passed";
+    }
+  }
+}
+
+function startTicking(rows) {
+  ticking = rows;
+  if (rows.length && timer === null) timer = setInterval(tick, TICK_MS);
+  if (!rows.length && timer !== null) {
+    clearInterval(timer);
+    timer = null;
+  }
+}
+
+// ---- one seat's line ----
+
+function leftWords(seat) {
+  return departures.get(seat) === "forfeited" ? "ran out of time and forfeited (ranked last)"
+    : departures.get(seat) === "resigned" ? "resigned (ranked last)" : "has left the match (ranked last)";
+}
+
+function seatLine(clock, s, controller, nameOf, mine, serverAt, receivedAt, rows) {
+  const timed = Boolean(clock && clock.time_control && clock.time_control.kind !== "none");
+  const row = h("li", { class: mine.includes(s.seat) ? "seat-clock me" : "seat-clock", "data-seat": s.seat,
+    "data-controller": controller, "data-late": String(Boolean(s.late)), "data-running": String(Boolean(s.running)) });
+  const says = []; // what is true of the seat, each a list of nodes; joined by "; "
+  let state = "waiting";
+  const has = (v) => v !== null && v !== undefined;
+  if (controller === "forfeited") {
+    state = departures.get(s.seat) || "left";
+    says.push([leftWords(s.seat)]);
+  } else if (controller === "bot") {
+    state = "bot";
+    says.push(["a bot"]);
+  } else {
+    if (controller === "stand-in") {
+      state = "stand-in";
+      says.push(["stand-in playing: a bot moves for this seat until its player is back"]);
+    } else if (controller === "skip") {
+      state = "stand-in";
+      says.push(["late: the server passes for this seat this turn"]);
+    }
+    if (s.on_vacation) {
+      state = "vacation";
+      says.push(["on vacation: the clock is stopped"]);
+    }
+    if (timed && s.running && s.late) {
+      if (state === "waiting") state = "late";
+      says.push([h("span", { class: "clock-left" }, `late since ${localTime(s.deadline)}`),
+        h("span", { class: "clock-when" }, s.acts_at ? ` (the timeout rule acts at ${localTime(s.acts_at)})` : "")]);
+    } else if (timed && s.running && has(s.remaining_s)) {
+      if (state === "waiting") state = "running";
+      const left = h("span", { class: "clock-left" }, `${duration(s.remaining_s)} left`);
+      says.push([left, h("span", { class: "clock-when" }, s.deadline ? `, deadline ${localTime(s.deadline)} (your time)` : "")]);
+      row.dataset.remaining = String(Math.floor(s.remaining_s));
+      if (!s.on_vacation) {
+        rows.push({ node: left, row, remaining: Number(s.remaining_s), readAt: receivedAt, serverAt,
+          stillOnWeekends: clock.time_control.weekends === false });
+      }
+    } else if (timed && clock.time_control.kind === "bank" && has(s.remaining_s)) {
+      says.push([h("span", { class: "clock-left" }, `${duration(s.remaining_s)} in the bank`)]);
+    } else if (timed && !says.length) {
+      says.push(["not to move now"]);
+    }
+  }
+  row.dataset.state = state;
+  row.append(`${nameOf(s.seat)}: `, ...says.flatMap((nodes, i) => (i ? ["; ", ...nodes] : nodes)));
+  if (!says.length) row.append("playing");
+  return row;
+}
+
+/**
+ * Draw #clock-box and #abort-votes from the view; `receivedAt` is when it was read
+ * (Date.now()), for the countdown. ``nameOf(seat)`` gives a seat's name for people.
+ */
+export function showClock(view, mine, nameOf, receivedAt) {
+  const clock = clockOf(view);
+  const ctl = controllers(view);
+  const box = byId("clock-box");
+  const started = view.status !== "waiting";
+  const rows = [];
+  const someoneLeftOrStandsIn = ctl.some((c) => c !== "player" && c !== "bot");
+  const timed = Boolean(clock && clock.time_control && clock.time_control.kind !== "none");
+  // an untimed match shows the box only once someone has left or a stand-in plays
+  if (!started || (!timed && !someoneLeftOrStandsIn)) {
+    box.hidden = true;
+    startTicking([]);
+  } else {
+    const serverAt = clock ? serverMs(clock, receivedAt) : Date.now();
+    const bySeat = new Map((clock ? clock.seats : []).map((s) => [s.seat, s]));
+    const live = view.status === "active";
+    byId("clock-rules").textContent = clock
+      ? `${timeControlText(clock.time_control)}${clock.time_control && clock.time_control.kind !== "none" && clock.timeout_policy ? ` ${policyText(clock.timeout_policy)}` : ""}`
+      : "";
+    byId("clock-list").replaceChildren(...(view.seats || []).map((seat) => {
+      const s = { seat: seat.seat, ...(bySeat.get(seat.seat) || {}) };
+      if (!live) s.running = false;
+      return seatLine(clock, s, ctl[seat.seat] || "player", nameOf, mine, serverAt, receivedAt, live ? rows : []);
+    }));
+    box.hidden = false;
+    startTicking(rows);
+  }
+  const votesBox = byId("abort-votes");
+  const { votes, waiting } = abortVotes(view);
+  if (view.status === "active" && votes.length) {
+    votesBox.textContent = `Voted to abort: ${listWords(votes.map(nameOf))}.` +
+      (waiting.length ? ` Still to vote: ${listWords(waiting.map(nameOf))}.` : "");
+    votesBox.dataset.waiting = waiting.join(" ");
+    votesBox.hidden = false;
+  } else {
+    votesBox.textContent = "";
+    votesBox.dataset.waiting = "";
+    votesBox.hidden = true;
+  }
+}
+
+/**
+ * The match actions a seat may take now. The server lists them in the seat's own view
+ * (`match_actions`) and the page goes by that list when it has one; for another seat of ours
+ * (one key holding several) it works them out from the standing the same way.
+ */
+function allowedActions(view, seat, seatView) {
+  if (seatView && seatView.seat === seat && Array.isArray(seatView.match_actions)) {
+    return new Set(seatView.match_actions.map((a) => a.action && a.action.type));
+  }
+  const ctl = controllers(view)[seat];
+  if (view.status !== "active" || !HUMAN.includes(ctl)) return new Set();
+  const out = new Set(["match:resign"]);
+  if (!abortVotes(view).votes.includes(seat)) out.add("match:abort");
+  if (ctl === "stand-in" || ctl === "skip") out.add("match:return");
+  return out;
+}
+
+/**
+ * Draw #leave-box: for each seat this key holds in a running match, Resign, Vote to abort (until
+ * it has voted) and I'm back (only while a stand-in plays it). ``act(seat, type)`` sends the match
+ * action; ``askResign(seat)`` opens the confirm dialog. ``seatView`` is the signed view of the
+ * seat the page plays (or null).
+ */
+export function showLeave(view, mine, seatView, nameOf, { act, askResign }) {
+  const box = byId("leave-box");
+  const { votes } = abortVotes(view);
+  const suffix = (seat) => (mine.length > 1 ? ` (${nameOf(seat)})` : "");
+  const rows = [];
+  for (const seat of view.status === "active" ? mine : []) {
+    const allowed = allowedActions(view, seat, seatView);
+    const buttons = [];
+    if (allowed.has("match:return")) {
+      buttons.push(h("button", { type: "button", class: "primary back", "data-seat": seat, onclick: () => act(seat, "match:return") },
+        `I'm back${suffix(seat)}`));
+    }
+    if (allowed.has("match:resign")) {
+      buttons.push(h("button", { type: "button", class: "resign", "data-seat": seat, onclick: () => askResign(seat) }, `Resign${suffix(seat)}`));
+    }
+    if (allowed.has("match:abort")) {
+      buttons.push(h("button", { type: "button", class: "vote-abort", "data-seat": seat, onclick: () => act(seat, "match:abort") },
+        `Vote to abort${suffix(seat)}`));
+    } else if (votes.includes(seat)) {
+      buttons.push(h("span", { class: "voted", "data-seat": seat }, `${mine.length > 1 ? nameOf(seat) : "You"} voted to abort.`));
+    }
+    if (buttons.length) rows.push(h("div", { class: "row", "data-seat": seat }, buttons));
+  }
+  byId("leave-actions").replaceChildren(...rows);
+  box.hidden = rows.length === 0;
+}
+
+/** What resigning does under this match's policy, for the confirm dialog. */
+export function resignQuestion(view, seat, nameOf) {
+  const clock = clockOf(view);
+  const policy = (clock && clock.timeout_policy) || {};
+  const after = policy.policy === "abort" ? "Under this match's rules that aborts the match, with no result."
+    : policy.policy === "forfeit" && policy.after_forfeit === "end" ? "If fewer than 2 players remain, the match ends."
+      : "A bot plays the seat on to the end of the game.";
+  return `Resign ${nameOf(seat)}? You are ranked last, and cannot take the seat back. ${after}`;
+}
