@@ -10,6 +10,13 @@ and deploy/README.md.
 import multiprocessing
 import os
 
+from service.config import Settings, open_clock
+
+# Refuse a file clock (PORTOLAN_CLOCK=file:PATH: tests and `portolan dev` only) before any worker
+# starts, unless PORTOLAN_CLOCK_ALLOW_FILE=on; each worker's create_app checks it again. This
+# imports nothing but the settings and the clock (no Redis, nothing gevent must patch first).
+open_clock(Settings.from_env())
+
 # Where to listen. Behind a reverse proxy on the same host keep the loopback default; a
 # container sets PORTOLAN_BIND=0.0.0.0:8000.
 bind = os.environ.get("PORTOLAN_BIND", "127.0.0.1:8000")

@@ -56,16 +56,26 @@
 ``PORTOLAN_MAIL_REQUIRE_DKIM``  ``off`` (default) or ``on``: a reply counts only with a passing DKIM
                     signature of the sender's domain (deploy/README.md "Mail in")
 ``PORTOLAN_MAIL_RECEIVER``  ``host:port`` the SMTP receiver of ``portolan dev`` listens on (``127.0.0.1:8025``)
+``PORTOLAN_CLOCK``    where every process reads the time (service.clock): ``system`` (default) or
+                    ``file:PATH``, the system clock plus an offset kept in PATH, which ``portolan clock
+                    advance 25h`` moves (tests and ``portolan dev`` only: see the next setting)
+``PORTOLAN_CLOCK_ALLOW_FILE``  ``off`` (default) or ``on``: without ``on``, every process refuses to start
+                    with a file clock (whoever can write the file could make every deadline pass at once)
+``PORTOLAN_VACATION_DAYS``  vacation days each player key may take per calendar year (``21``; ``0``: none);
+                    a vacation pauses every clock of every seat the key holds
 ==================  ==========================================================================
 """
 
 from __future__ import annotations
 
+import logging
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from email.utils import parseaddr
 from typing import TypeVar
+
+from service.clock import SYSTEM, Clock, ClockError
 
 N = TypeVar("N", int, float)
 
@@ -122,6 +132,10 @@ class Settings:
     mail_max_bytes: int = 10 * 1024 * 1024
     mail_require_dkim: bool = False
     mail_receiver: str = "127.0.0.1:8025"
+    # The clock and vacations (issue 13): see open_clock below and service.play.vacations
+    clock: str = SYSTEM
+    clock_allow_file: bool = False
+    vacation_days: int = 21
 
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None) -> Settings:
@@ -164,6 +178,9 @@ class Settings:
             mail_max_bytes=_int(e, "PORTOLAN_MAIL_MAX_BYTES", cls.mail_max_bytes),
             mail_require_dkim=_flag(e, "PORTOLAN_MAIL_REQUIRE_DKIM", False),
             mail_receiver=e.get("PORTOLAN_MAIL_RECEIVER", "").strip() or cls.mail_receiver,
+            clock=_clock(e),
+            clock_allow_file=_flag(e, "PORTOLAN_CLOCK_ALLOW_FILE", False),
+            vacation_days=_days(e, "PORTOLAN_VACATION_DAYS", cls.vacation_days),
         )
 
     def message_domain(self) -> str:
@@ -204,6 +221,22 @@ def _hour(env: dict[str, str], name: str, default: int) -> int:
     if value > 23:
         raise ValueError(f"{name} is an hour of the day, 0 to 23, not {value}")
     return value
+
+
+def _days(env: dict[str, str], name: str, default: int) -> int:
+    """Days of a calendar year, 0 to 366; anything else stops the process at start."""
+    value = _int(env, name, default)
+    if value > 366:
+        raise ValueError(f"{name} is a number of days in a year, 0 to 366, not {value}")
+    return value
+
+
+def _clock(env: dict[str, str]) -> str:
+    """``PORTOLAN_CLOCK`` as written, once :meth:`Clock.named` understands it (a typo stops the
+    process at start, not at the first deadline)."""
+    spec = (env.get("PORTOLAN_CLOCK") or SYSTEM).strip()
+    Clock.named(spec)
+    return spec
 
 
 def _float(env: dict[str, str], name: str, default: float) -> float:
@@ -259,3 +292,38 @@ def parse_listen(listen: str) -> tuple[str, int]:
     if not sep or not port.isdigit() or not host:
         raise ValueError(f"the address to listen on must be host:port, not {listen!r}")
     return host.strip("[]"), int(port)
+
+
+class ClockRefused(ClockError):
+    """A file clock where nobody allowed one: the process must not start."""
+
+
+log = logging.getLogger("portolan.clock")
+_warned: set[str] = set()
+
+
+def open_clock(settings: Settings) -> Clock:
+    """The clock ``settings`` name, as a process that is starting must take it.
+
+    A file clock is refused (:class:`ClockRefused`) unless ``PORTOLAN_CLOCK_ALLOW_FILE=on``:
+    whoever can write its file can move the service's time forward, making every deadline and
+    timeout of every match pass at once, so production must never run on one by mistake. When
+    one is allowed, the first call in each process logs a WARNING naming the file and its offset,
+    so that no log of a process on a moved clock reads as if the time were real. Everything that
+    builds the service (:func:`service.runtime.build`, the API's ``create_app``, gunicorn's
+    config) comes through here."""
+    clock = Clock.named(settings.clock)
+    if not clock.movable:
+        return clock
+    if not settings.clock_allow_file:
+        raise ClockRefused(
+            f"PORTOLAN_CLOCK={settings.clock} names a file clock, which anyone who can write {clock.path} can move "
+            "forward, making every deadline and timeout pass at once: it is for tests and `portolan dev` only. "
+            "Unset PORTOLAN_CLOCK (or set it to system) to run on the system clock, or set "
+            "PORTOLAN_CLOCK_ALLOW_FILE=on to start with the file clock anyway")
+    if settings.clock not in _warned:
+        _warned.add(settings.clock)
+        log.warning("the clock is a FILE clock (%s), %.0f s ahead of the system clock: for tests and `portolan dev` "
+                    "only (`portolan clock advance` moves it for every process that reads it)",
+                    clock.path, clock.offset())
+    return clock

@@ -1,7 +1,20 @@
 """Wiring: build the store and the use cases from settings.
 
 The API's app factory and the workers both call :func:`build`, so a job sees exactly the
-service a request sees.
+service a request sees, on the same clock (``PORTOLAN_CLOCK``, :func:`service.config.open_clock`).
+
+What stays on the system clock, on purpose: everything that measures real elapsed time between
+processes rather than the time of the game. RQ's queues, retries and scheduler (they know only
+the system clock: a job due at a clock time is enqueued at ``Clock.to_system(when)``); the
+outbox's claim-after and the watchdog's job deadlines and promises (service.delivery.dispatch,
+watchdog: "a worker died N seconds ago"); the mail "sending" lease and Redis TTLs; the outbox
+stream's trimming (Redis stream ids are system milliseconds); signed-request freshness and
+nonces (service.api.auth) and webhook signature timestamps (service.delivery.webhooks), which
+a receiver checks against its own wall clock; the rate limiter's windows; and the match index's
+creation score (only an order). Moving a file clock forward must not make workers look dead
+or signatures stale: it moves deadlines, reminders, digests' days and the sweep's "stalled for
+N seconds" cutoffs (service.play.listings), which compare with times the service wrote by its
+clock.
 """
 
 from __future__ import annotations
@@ -10,18 +23,20 @@ from functools import lru_cache
 
 import redis
 
-from service.config import Settings
+from service.config import Settings, open_clock
 from service.delivery.dispatch import RQDispatcher
 from service.delivery.webhooks import webhooks_of
 from service.play.by_mail import desk_of
 from service.play.mail_in import MailDesk
 from service.play.matches import Matches
 from service.play.throttle import InviteLimits
+from service.play.vacations import VacationBook
 from service.play.webhooks import Webhooks
 from service.proof import signing
 from service.storage.mailbox import Mailbox
 from service.storage.preferences import NoticePreferences
 from service.storage.store import Store
+from service.storage.vacations import VacationStore
 
 # Connections per process. A blocking pool: when all are busy a request waits (up to
 # POOL_TIMEOUT_S, then 503 storage-unavailable) instead of failing at once. Under the gevent worker
@@ -40,12 +55,17 @@ def connect(url: str) -> redis.Redis:
 
 
 def build(settings: Settings) -> Matches:
-    """The use cases over Redis (what they commit goes out through the outbox: service.delivery.outbox)."""
+    """The use cases over Redis (what they commit goes out through the outbox: service.delivery.outbox),
+    reading the time from the clock the settings name (a file clock refused unless allowed) and
+    the players' vacations from their book."""
+    clock = open_clock(settings)
     client = connect(settings.redis_url)
     store = Store(client, settings.namespace)
     key = settings.server_key or store.get_or_create("server:key", signing.generate_private_key)
-    return Matches(store=store, server_key=key, public_url=settings.public_url,
-                   invite_limits=InviteLimits(settings.invites_per_creator_hour, settings.invites_per_recipient_day))
+    book = VacationBook(VacationStore(client, settings.namespace), now=clock.now, allowance=settings.vacation_days)
+    return Matches(store=store, server_key=key, now=clock.iso, public_url=settings.public_url,
+                   invite_limits=InviteLimits(settings.invites_per_creator_hour, settings.invites_per_recipient_day),
+                   pauses=book)
 
 
 def build_webhooks(settings: Settings, matches: Matches) -> Webhooks:

@@ -14,7 +14,6 @@ moved on and does nothing.
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -25,6 +24,7 @@ from service.delivery import letters
 from service.delivery.dispatch import digest_job_id, job_id
 from service.delivery.letters import cli_line, happened_since
 from service.delivery.mail import Mail, deliver
+from service.delivery.outbox import server_played
 from service.play.errors import Conflict
 from service.play.matches import Matches
 from service.runtime import build, connect
@@ -102,6 +102,10 @@ def send_turn_notice(match_id: str, seat: int, ply: int) -> str:
         m.store.job_done(jid)
         return "skipped: the seat need not act any more"
     mark = f"notice:{match_id}:{seat}:{ply}"
+    if seat in server_played(meta):  # a stand-in (or a pass, or a forfeited seat's bot) moves now
+        m.store.claim_once(mark)  # dealt with: the sweep's look for unsent notices must not send it
+        m.store.job_done(jid)
+        return "skipped: the server plays this seat now"
     email = meta["seats"][seat]["email"]
     choice = preferences().get(email) if email else "every"
     if choice != "every":
@@ -188,21 +192,18 @@ def send_digest(address: str, day: str) -> str:
 
 
 def play_bot(match_id: str, seat: int, ply: int) -> str:
-    """Play one move for a bot seat, if that seat must still act at ``ply``."""
+    """Play the server's move for a seat it plays (a bot seat; a stand-in, a skip or the bot of
+    a forfeited seat: ``Matches.server_move``), if that seat must still act at ``ply``."""
     m = service()
     jid = job_id("bot", match_id, seat, ply)
-    chosen = m.bot_move(match_id, seat)
-    if chosen is None or chosen[0] != ply:
-        m.store.job_done(jid)
-        return "skipped: the match moved on"
-    _, action = chosen
-    envelope, signature = m.sign_as_bot(match_id, seat, ply, [action])
     try:
-        result = m.submit(match_id, envelope, signature, by=f"bot:{m.meta(match_id)['seats'][seat]['bot']}")
+        result = m.server_move(match_id, seat, ply)
     except Conflict as exc:  # someone else moved first; their outbox entry schedules what comes next
         m.store.job_done(jid)
         return f"skipped: {exc.code}"
     # Kept only after the commit: a worker killed before this line leaves the promise open, and
     # the watchdog's second run finds the ply moved on (the envelope is the same: a duplicate).
     m.store.job_done(jid)
-    return f"played ply {ply}: {json.dumps(action)} -> ply {result['ply']}"
+    if result is None:
+        return "skipped: the match moved on"
+    return f"played ply {ply} -> ply {result['ply']}"

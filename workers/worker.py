@@ -6,6 +6,10 @@ One process runs three things:
   background threads, turning committed changes into RQ jobs (and stream and webhook work);
 - an **RQ worker** listening to the bot queue first (a bot's move unblocks people), then the
   notice queue and the webhook queue, with RQ's scheduler on so retries with backoff happen;
+- the **clock tick** (workers.clock.tick, every ``PORTOLAN_CLOCK_TICK_S``, 60 s, and in every
+  sweep): every match whose next wake in the deadline index (service.storage.clock) is due by
+  the service clock is woken, whatever became of its scheduled RQ job; this is what makes the
+  clock survive a restart of every process, and what acts on a file clock moved forward;
 - the **watchdog** (service.delivery.watchdog): every job is enqueued with a promise that the
   job keeps when its work is done; an overdue promise whose job is neither queued nor running
   (its worker was killed) is enqueued again, so a bot turn is retried until the ply moves on and
@@ -28,10 +32,12 @@ import threading
 from rq import Queue, SimpleWorker, Worker
 
 from service.config import Settings
+from service.delivery.clock import scheduler_of, tick_every_s
 from service.delivery.dispatch import RQDispatcher
 from service.delivery.outbox import Dispatcher, install_default_groups
 from service.delivery.watchdog import Watchdog
 from service.runtime import build, connect
+from workers.clock import tick_with
 
 log = logging.getLogger("portolan.worker")
 
@@ -48,8 +54,10 @@ def sweep_forever(settings: Settings, every_s: float, stop: threading.Event) -> 
     service = build(settings)
     rq = RQDispatcher(connect(settings.redis_url), settings, service.store)
     book = DigestBook(connect(settings.redis_url), settings.namespace)
+    clock = scheduler_of(service, settings)
     while not stop.wait(every_s):
         try:
+            log.info("sweep: clock tick: %s", tick_with(service, clock))
             n = start_unstarted_matches(service)
             if n:
                 log.warning("sweep: started %d match(es) whose start had failed after the last claim", n)
@@ -59,11 +67,24 @@ def sweep_forever(settings: Settings, every_s: float, stop: threading.Event) -> 
             n = resume_stalled_bots(service, rq)
             if n:
                 log.warning("sweep: re-enqueued %d bot turn(s) that nobody was going to play", n)
-            n = enqueue_due_digests(service.store, book, rq, settings.digest_hour)
+            n = enqueue_due_digests(service.store, book, rq, settings.digest_hour, service.moment())
             if n:
                 log.info("sweep: enqueued %d daily digest(s)", n)
         except Exception:  # keep sweeping: a Redis hiccup now is no reason to stop for good
             log.exception("sweep failed")
+
+
+def tick_forever(settings: Settings, every_s: float, stop: threading.Event) -> None:
+    """Every ``every_s`` seconds, wake the matches whose next wake is due (workers.clock.tick)."""
+    service = build(settings)
+    clock = scheduler_of(service, settings)
+    while not stop.wait(every_s):
+        try:
+            said = tick_with(service, clock)
+            if not said.startswith("woke 0 "):
+                log.info("clock tick: %s", said)
+        except Exception:  # keep ticking: a Redis hiccup now is no reason to stop for good
+            log.exception("clock tick failed")
 
 
 def dispatcher(settings: Settings, name: str | None = None) -> Dispatcher:
@@ -72,7 +93,17 @@ def dispatcher(settings: Settings, name: str | None = None) -> Dispatcher:
     return Dispatcher(build(settings), settings, name=name)
 
 
-QUEUES = ("bots", "notices", "webhooks")
+QUEUES = ("bots", "clock", "notices", "webhooks")
+
+
+def with_clock(kinds: tuple[str, ...]) -> tuple[str, ...]:
+    """The queues to work: the clock's wakes go with the bot turns (both move matches, and a
+    timeout is what a stand-in's turn waits on), so a worker of the bot queue works the clock
+    queue right after it unless the clock queue is named on its own."""
+    if "bots" in kinds and "clock" not in kinds:
+        i = kinds.index("bots") + 1
+        return (*kinds[:i], "clock", *kinds[i:])
+    return kinds
 
 
 def run(settings: Settings, burst: bool = False, fork: bool = False, name: str | None = None,
@@ -90,13 +121,16 @@ def run(settings: Settings, burst: bool = False, fork: bool = False, name: str |
     unknown = set(kinds) - set(QUEUES)
     if unknown or not kinds:
         raise ValueError(f"queues are some of {', '.join(QUEUES)}, not {', '.join(sorted(unknown)) or 'none'}")
+    kinds = with_clock(kinds)
     queues = [settings.queue_name(kind) for kind in kinds]
     cls = Worker if fork else SimpleWorker
     outbox = dispatcher(settings, name=f"{name}-outbox" if name else None)
     watchdog = Watchdog(outbox.service.store, RQDispatcher(client, settings, outbox.service.store), settings)
     if burst:
         ok = True
+        clock = scheduler_of(outbox.service, settings)
         while True:
+            tick_with(outbox.service, clock)  # first: what its wakes commit is drained right after
             outbox.drain()
             watchdog.check()
             if all(Queue(q, connection=client).count == 0 for q in queues):
@@ -105,16 +139,19 @@ def run(settings: Settings, burst: bool = False, fork: bool = False, name: str |
                                                                       logging_level="WARNING")) and ok
     sweep_s = settings.sweep_s if sweep_every_s is None else sweep_every_s
     log.info("worker %s: dispatcher (consumer %s in groups %s, claims after %.1f s), watchdog every %.1f s "
-             "(job deadline %.1f s, job timeout %d s), sweep %s, RQ %s on %s", os.getpid(), outbox.name,
+             "(job deadline %.1f s, job timeout %d s), sweep %s, clock tick %s, RQ %s on %s", os.getpid(), outbox.name,
              ", ".join(sorted(outbox.groups)), outbox.claim_after_ms / 1000, settings.watchdog_s,
              settings.job_deadline_s, settings.job_timeout_s, f"every {sweep_s:g} s" if sweep_s > 0 else "off",
-             cls.__name__, ", ".join(queues))
+             f"every {tick_every_s(settings):g} s" if "clock" in kinds else "off", cls.__name__, ", ".join(queues))
     stop = threading.Event()
     threading.Thread(target=outbox.run, args=(stop,), daemon=True, name="outbox").start()
     threading.Thread(target=watchdog.run, args=(stop,), daemon=True, name="watchdog").start()
     if sweep_s > 0:
         threading.Thread(target=sweep_forever, args=(settings, sweep_s, stop), daemon=True,
                          name="notice-sweep").start()
+    tick_s = tick_every_s(settings)
+    if tick_s > 0 and "clock" in kinds:
+        threading.Thread(target=tick_forever, args=(settings, tick_s, stop), daemon=True, name="clock-tick").start()
     worker = cls(queues, connection=client, name=name)
     try:
         return bool(worker.work(burst=False, with_scheduler=True, logging_level="WARNING"))

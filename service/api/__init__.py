@@ -5,13 +5,14 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from flask import Flask
+from flask import Flask, Response
 from flask_cors import CORS
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from service import web
 from service.api import boards, errors, games, limits, matches, notices, players, seat_keys, server, streams, webhooks
-from service.config import Settings
+from service.api import vacations as vacation_routes
+from service.config import Settings, open_clock
 from service.play.matches import Matches
 from service.play.streams import Feeds
 from service.runtime import build, build_webhooks
@@ -24,6 +25,8 @@ def create_app(settings: Settings | None = None, service: Matches | None = None,
     app.config.update(JSON_SORT_KEYS=False, MAX_CONTENT_LENGTH=256 * 1024)
     app.config.update(config)
     settings = settings or Settings.from_env()
+    # a file clock is refused here too, unless allowed, even with an injected service (/healthz says which)
+    app.extensions["portolan.clock"] = open_clock(settings)
     service = service or build(settings)
     app.extensions["portolan"] = service
     app.extensions["portolan.settings"] = settings
@@ -46,6 +49,7 @@ def create_app(settings: Settings | None = None, service: Matches | None = None,
     app.register_blueprint(notices.bp)
     app.register_blueprint(streams.bp)
     app.register_blueprint(webhooks.bp)
+    app.register_blueprint(vacation_routes.bp)  # /v1/me/vacations
     app.register_blueprint(web.bp)  # the reference web client at / (service/web)
     # CORS (flask-cors): browsers on the allowed origins may call every route. Requests are
     # authenticated by their signature, never by cookies, so "*" is a safe default and no
@@ -55,9 +59,18 @@ def create_app(settings: Settings | None = None, service: Matches | None = None,
     CORS(app, origins="*" if anyone else list(settings.cors_origins), send_wildcard=anyone, supports_credentials=False,
          allow_headers=["Authorization", "Content-Type", "If-None-Match"],
          expose_headers=["ETag", "Location", "Retry-After", "RateLimit-Limit", "RateLimit-Remaining",
-                         "RateLimit-Reset", "RateLimit-Policy", "RateLimit"],
+                         "RateLimit-Reset", "RateLimit-Policy", "RateLimit", "Portolan-Now"],
          methods=["GET", "POST", "PUT", "DELETE", "OPTIONS"], max_age=86400)
     limits.install(app, settings, service.store.r.connection_pool)
+
+    @app.after_request
+    def say_the_time(response: Response) -> Response:
+        # The service's clock (PORTOLAN_CLOCK) at this answer: a view's clock block holds no
+        # reading time (it is cached by its ETag), so a client counts down from this header, which
+        # a 304 carries fresh too; with a file clock it is not the client's own time.
+        response.headers["Portolan-Now"] = service.now()
+        return response
+
     if settings.proxies:  # only then is X-Forwarded-For the client's word, set by a proxy we trust
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=settings.proxies)  # type: ignore[method-assign]
     return app

@@ -7,6 +7,7 @@ from typing import Any
 from flask import Blueprint, current_app
 
 from service.api.errors import problem
+from service.clock import Clock, ClockError
 from service.play.matches import Matches
 
 bp = Blueprint("server", __name__)
@@ -19,10 +20,17 @@ def service() -> Matches:
 
 @bp.get("/healthz")
 def healthz() -> Any:
-    """Liveness and readiness: answers 200 only when Redis answers."""
+    """Liveness and readiness: answers 200 only when Redis answers. Says which clock the
+    service runs on (``file``: a test clock moved ``offset_s`` seconds ahead of the system's)."""
     if not service().store.ping():
         return problem(503, "redis-unavailable", "Service unavailable", "Redis does not answer")
-    return {"status": "ok", "redis": "ok"}
+    clock: Clock = current_app.extensions.get("portolan.clock") or Clock()
+    try:
+        offset = clock.offset()
+    except ClockError as exc:  # someone wrote something else into the clock file
+        return problem(503, "clock-unreadable", "Service unavailable", str(exc))
+    return {"status": "ok", "redis": "ok",
+            "clock": {"source": "file" if clock.movable else "system", "offset_s": round(offset, 3)}}
 
 
 @bp.get("/v1/server-key")

@@ -28,11 +28,11 @@ def due_digests(store: Store, book: DigestBook, now: datetime, hour: int) -> lis
     return [(a, day) for a, done in zip(addresses, sent, strict=True) if not done]
 
 
-def enqueue_due_digests(store: Store, book: DigestBook, dispatcher: RQDispatcher, hour: int,
-                        now: datetime | None = None) -> int:
-    """Enqueue the digests :func:`due_digests` finds, unless already queued or running; returns how many."""
+def enqueue_due_digests(store: Store, book: DigestBook, dispatcher: RQDispatcher, hour: int, now: datetime) -> int:
+    """Enqueue the digests :func:`due_digests` finds at ``now`` (the service's clock:
+    ``Matches.moment()``), unless already queued or running; returns how many."""
     n = 0
-    for address, day in due_digests(store, book, now or datetime.now(UTC), hour):
+    for address, day in due_digests(store, book, now, hour):
         if dispatcher.job_state(digest_job_id(address, day)) == "lost":  # "lost" also means: never enqueued
             dispatcher.digest(address, day)
             n += 1

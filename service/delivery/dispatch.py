@@ -40,6 +40,10 @@ BOT_JOB = "workers.jobs.play_bot"
 INVITE_JOB = "workers.jobs.send_invite"
 ANSWER_JOB = "workers.answers.send_answer"
 DIGEST_JOB = "workers.jobs.send_digest"
+WAKE_JOB = "workers.clock.wake"
+TICK_JOB = "workers.clock.tick"
+REMINDER_JOB = "workers.clock.send_reminder"
+LATE_JOB = "workers.clock.send_late_note"
 
 _MAIL_RETRY = [1, 5, 30, 120, 600]
 KINDS: dict[str, tuple[str, str, list[int]]] = {
@@ -50,7 +54,12 @@ KINDS: dict[str, tuple[str, str, list[int]]] = {
     "digest": (DIGEST_JOB, "notices", _MAIL_RETRY),
     "bot": (BOT_JOB, "bots", [1, 5, 30]),
     "answer": (ANSWER_JOB, "notices", _MAIL_RETRY),  # the mail desk's answers (service.play.by_mail)
+    # the match clock (service.delivery.clock): wakes, and the mails they decide on
+    "wake": (WAKE_JOB, "clock", [1, 5, 30]),
+    "reminder": (REMINDER_JOB, "notices", _MAIL_RETRY),
+    "late": (LATE_JOB, "notices", _MAIL_RETRY),
 }
+QUEUES = ("notices", "bots", "clock")
 
 
 def job_id(kind: str, match_id: str, seat: int, ply: int | None = None) -> str:
@@ -79,21 +88,28 @@ class RQDispatcher:
         self.client = client
         self.settings = settings
         self.store = store
-        self.queues = {kind: Queue(settings.queue_name(kind), connection=client) for kind in ("notices", "bots")}
+        self.queues = {kind: Queue(settings.queue_name(kind), connection=client) for kind in QUEUES}
         self.notices = self.queues["notices"]
         self.bots = self.queues["bots"]
 
-    def _enqueue(self, calls: list[Call]) -> None:
+    def _enqueue(self, calls: list[Call], at: datetime | None = None) -> None:
         """Enqueue jobs and their promises in one MULTI/EXEC pipeline: one Redis round trip
-        however many jobs (RQ on its own makes two per job: the queue registration and the job)."""
+        however many jobs (RQ on its own makes two per job: the queue registration and the job).
+        ``at`` (a system-clock moment): schedule them then instead (RQ's scheduler enqueues them;
+        the promise falls due a job deadline after that)."""
         if not calls:
             return
-        due = time.time() + self.settings.job_deadline_s
+        due = (time.time() if at is None else max(time.time(), at.timestamp())) + self.settings.job_deadline_s
         with self.client.pipeline() as pipe:
             for kind, args, jid in calls:
                 func, queue, intervals = KINDS[kind]
-                self.queues[queue].enqueue_call(func, args=args, job_id=jid, retry=Retry(max=len(intervals), interval=intervals),
-                                                timeout=self.settings.job_timeout_s, failure_ttl=30 * 86400, pipeline=pipe)
+                options: dict[str, Any] = {"job_id": jid, "retry": Retry(max=len(intervals), interval=intervals),
+                                           "timeout": self.settings.job_timeout_s, "failure_ttl": 30 * 86400,
+                                           "pipeline": pipe}
+                if at is None:
+                    self.queues[queue].enqueue_call(func, args=args, **options)
+                else:
+                    self.queues[queue].enqueue_at(at, func, *args, **options)
             if self.store is not None:
                 self.store.promise_jobs(pipe, [(jid, json.dumps({"kind": kind, "args": list(args)}), due)
                                                for kind, args, jid in calls])
@@ -119,6 +135,27 @@ class RQDispatcher:
     def digest(self, address: str, day: str) -> None:
         """The daily digest of the address kept under the digest ``address``, for the UTC date ``day``."""
         self._enqueue([("digest", (address, day), digest_job_id(address, day))])
+
+    def wake_at(self, match_id: str, at: datetime | None, jid: str) -> None:
+        """Schedule the clock's wake of a match at ``at`` (system clock: ``Clock.to_system``;
+        None: enqueue it now)."""
+        self._enqueue([("wake", (match_id,), jid)], at=at)
+
+    def reminder(self, match_id: str, seat: int, since: int, name: str) -> None:
+        """The reminder ``name`` (half, 24h) to the seat whose clock runs since epoch ``since``."""
+        self._enqueue([("reminder", (match_id, seat, since, name), f"remind-{match_id}-{seat}-{since}-{name}")])
+
+    def late_notes(self, match_id: str, late: int, since: int, day: int, to: list[int]) -> None:
+        """The late note of day ``day`` about seat ``late`` to each seat of ``to``."""
+        self._enqueue([("late", (match_id, late, since, day, seat), f"late-{match_id}-{late}-{since}-{day}-{seat}")
+                       for seat in to])
+
+    def tick(self) -> str:
+        """Enqueue a clock tick now (no promise: the worker's own tick is the safety net)."""
+        jid = f"clock-tick-{time.time_ns()}"
+        self.queues["clock"].enqueue_call(TICK_JOB, job_id=jid, timeout=max(self.settings.job_timeout_s, 300),
+                                          result_ttl=3600, failure_ttl=86400)
+        return jid
 
     def again(self, jid: str, spec: str) -> None:
         """Enqueue a promised job again, under its own id (the watchdog, for a job that is lost)."""

@@ -1,4 +1,5 @@
-"""What each mail says: the turn notice, the invitation, the game-over mail and the daily digest.
+"""What each mail says: the turn notice, the invitation, the game-over mail, the daily digest,
+and the clock's reminders and late notes (service/delivery/clock_words.py words the times).
 
 Every mail is written for a player on another machine who has nothing but the mail: it names
 the match, the game, who invited them and every player by name and colour, says whose turn it
@@ -19,6 +20,8 @@ from datetime import datetime
 from typing import Any
 
 from service.config import Settings
+from service.delivery import clock_words
+from service.delivery.clock import SeatStatus
 from service.delivery.mail import InlineImage, Mail, render, shell_line
 from service.delivery.rasterise import to_png
 from service.games.base import Game
@@ -170,6 +173,7 @@ def turn_notice(m: Matches, settings: Settings, match_id: str, seat: int, key: s
         "cli_line": cli_line(match_id, seat, items[0].action, ply=ply, server=m.public_url) if items else "",
         "pick_line": shell_line(["portolan", "move", match_id, "--seat", seat, "--pick", "N", "--server", m.public_url]),
         "head": view["head"], "commitment": meta["commitment"],
+        "deadline": clock_words.deadline_line(m, meta, seat),
     })
     title = m.game_of(meta).title
     picture = board_picture(m, meta, view, seat)
@@ -201,6 +205,12 @@ def match_over(m: Matches, settings: Settings, match_id: str, seat: int, key: st
     if not row["email"]:
         return None
     ctx = _common(m, settings, meta, seat)
+    last = m.store.log(match_id, -1, -1) if int(meta["ply"]) > 0 else []
+    ctx.update(clock_words.ending(meta, last[0].get("events", []) if last else []))
+    if meta["status"] == "aborted":
+        ctx.update({"ply": meta["ply"], "head": meta["head"], "record": record_link(m.public_url, match_id)})
+        return render("match_aborted", row["email"], f"[Portolan] {ctx['game_title']} {match_id} was aborted", key,
+                      ctx, reply_to=ctx["reply_o"], headers=(unsubscribe(m, settings, match_id, seat),))
     outcome = meta.get("outcome") or {"scores": [], "ranks": []}
     standings = sorted(({**ctx["players"][s], "score": outcome["scores"][s], "rank": outcome["ranks"][s]}
                         for s in range(len(outcome["scores"]))), key=lambda r: (r["rank"], r["seat"]))
@@ -241,3 +251,34 @@ def digest(m: Matches, settings: Settings, email: str, lines: list[dict[str, Any
     count = f"{len(lines)} match{'es' if len(lines) != 1 else ''}"
     return render("digest", email, f"[Portolan] {count} waiting for you ({ctx['day']})", key, ctx, reply_to=first["reply"],
                   headers=(unsubscribe(m, settings, first["match"], first["seat"]),))
+
+
+def reminder(m: Matches, settings: Settings, match_id: str, seat: int, status: SeatStatus, now: datetime,
+             key: str) -> Mail | None:
+    """The reminder to ``seat`` that its move is due (None: the seat has no address)."""
+    meta = m.meta(match_id)
+    row = meta["seats"][seat]
+    if not row["email"]:
+        return None
+    ctx = _common(m, settings, meta, seat)
+    due = clock_words.due_in(status, now)
+    ctx.update({"ply": meta["ply"], "lines": clock_words.reminder_lines(meta, status, now)})
+    return render("clock_note", row["email"], f"[Portolan] Your move in {ctx['game_title']} ({match_id}) is due {due}",
+                  key, ctx, reply_to=reply_to(m, settings, "t", match_id, seat, int(meta["ply"])),
+                  headers=(unsubscribe(m, settings, match_id, seat),))
+
+
+def late_note(m: Matches, settings: Settings, match_id: str, late: int, seat: int, day: int,
+              status: SeatStatus, now: datetime, key: str) -> Mail | None:
+    """The daily note to ``seat`` that seat ``late`` is late (None: ``seat`` has no address)."""
+    meta = m.meta(match_id)
+    row = meta["seats"][seat]
+    if not row["email"]:
+        return None
+    ctx = _common(m, settings, meta, seat)
+    who = ctx["players"][late]
+    ctx.update({"ply": meta["ply"], "lines": clock_words.late_lines(meta, status, who, late == seat, day)})
+    subject = (f"[Portolan] You are late in {ctx['game_title']} ({match_id})" if late == seat else
+               f"[Portolan] {who['who']} is late in {ctx['game_title']} ({match_id})")
+    return render("clock_note", row["email"], subject, key, ctx, reply_to=ctx["reply_o"],
+                  headers=(unsubscribe(m, settings, match_id, seat),))

@@ -8,6 +8,7 @@ bucket's stream and hands each entry to its handler:
 ``jobs``      turn notices, bot turns, match-over mail and invitations, as RQ jobs
 ``webhooks``  one webhook delivery job per (hook, event) (service.delivery.webhooks)
 ``inboxes``   each player key's event inbox (``GET /v1/me/events``, service/delivery/inboxes.py)
+``clock``     each timed match's next wake: reminders, late notes, timeouts (service.delivery.clock)
 (others)      registered with :func:`register` by the streams and webhooks
 ============  ==============================================================================
 
@@ -28,13 +29,14 @@ import os
 import socket
 import threading
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from service.config import Settings
-from service.delivery import inboxes, webhooks
+from service.delivery import clock, inboxes, webhooks
 from service.delivery.dispatch import RQDispatcher
 from service.play.matches import Matches
+from service.proof.standing import Standing
 from service.storage.store import OutboxRecord
 
 log = logging.getLogger("portolan.dispatcher")
@@ -149,7 +151,11 @@ def _jobs(settings: Settings) -> Callable[[Matches, OutboxEntry], None]:
 
 
 def jobs_for(service: Matches, dispatcher: RQDispatcher, entry: OutboxEntry) -> None:
-    """Enqueue the RQ jobs an outbox entry calls for. Idempotent (deterministic job ids, marks)."""
+    """Enqueue the RQ jobs an outbox entry calls for. Idempotent (deterministic job ids, marks).
+
+    A seat the server plays (a bot seat, or a person's seat a stand-in, a skip or the bot of a
+    forfeited seat plays now: ``Standing.server_plays``) gets the bot job, never a turn notice;
+    a match that ended, by its rules, by forfeits or by an abort after its start, the end mail."""
     data: dict[str, Any] = entry.data
     if entry.kind == "created":
         for seat, invite in sorted(data.get("invites", {}).items()):
@@ -161,14 +167,24 @@ def jobs_for(service: Matches, dispatcher: RQDispatcher, entry: OutboxEntry) -> 
     seats = meta["seats"]
     before = data.get("before", [])
     after = data.get("after", [])
-    humans = [s for s in after if seats[s]["kind"] == "human" and s not in before]
+    served = server_played(meta)
+    humans = [s for s in after if seats[s]["kind"] == "human" and s not in before and s not in served]
     if humans:
         dispatcher.turn(entry.match, entry.ply, humans)
     for s in after:
-        if seats[s]["kind"] == "bot":
+        if seats[s]["kind"] == "bot" or s in served:
             dispatcher.bot(entry.match, entry.ply, s)
-    if data.get("status") == "finished":
+    if data.get("status") in ("finished", "aborted"):
         dispatcher.finished(entry.match, entry.ply, [s["seat"] for s in seats if s["kind"] == "human"])
+
+
+def server_played(meta: Mapping[str, Any]) -> set[int]:
+    """The human seats the server moves for now (meta["standing"]; none in a match without one)."""
+    raw = meta.get("standing")
+    if not raw:
+        return set()
+    standing = Standing.from_json(raw)
+    return {s for s in range(len(standing.controllers)) if standing.server_plays(s)}
 
 
 def install_default_groups(settings: Settings) -> None:
@@ -176,3 +192,4 @@ def install_default_groups(settings: Settings) -> None:
     register("jobs", _jobs(settings))
     register(webhooks.GROUP, webhooks.outbox_handler(settings))
     register(inboxes.GROUP, inboxes.handle)  # the per-key inboxes of GET /v1/me/events
+    register(clock.GROUP, clock.outbox_handler(settings))

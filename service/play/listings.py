@@ -6,7 +6,7 @@ Reads over many matches' metas in one round trip each; no rules state is loaded.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 from service.play.matches import Matches
@@ -48,7 +48,7 @@ def unsent_notices(service: Matches, older_than_s: float = 120.0, scan: int = 10
     is missing (e.g. the API process died between committing a move and enqueueing its
     notice). Scans the ``scan`` newest matches."""
     ids = service.store.match_ids(newest_first=True, limit=scan)
-    cutoff = datetime.now(UTC).timestamp() - older_than_s
+    cutoff = service.moment().timestamp() - older_than_s  # updated_at is by the service's clock
     wanted: list[tuple[str, int, int]] = []
     for m in service.store.metas(ids, ("id", "status", "active", "active_since", "seats", "updated_at")):
         if m.get("status") != "active" or _timestamp(m["updated_at"]) > cutoff:
@@ -75,7 +75,7 @@ def stalled_bots(service: Matches, older_than_s: float = 120.0, scan: int = 10_0
     (or Redis failed) between committing the move before and enqueueing the bot's turn, or the job
     failed for good. Nothing else would ever move such a match: every human waits on the bot."""
     ids = service.store.match_ids(newest_first=True, limit=scan)
-    cutoff = datetime.now(UTC).timestamp() - older_than_s
+    cutoff = service.moment().timestamp() - older_than_s  # updated_at is by the service's clock
     return [(m["id"], seat, int(m["ply"]))
             for m in service.store.metas(ids, ("id", "status", "ply", "active", "seats", "updated_at"))
             if m.get("status") == "active" and _timestamp(m["updated_at"]) <= cutoff
@@ -98,7 +98,7 @@ def unstarted_matches(service: Matches, older_than_s: float = 120.0, scan: int =
     claim would finish it, and an all-bot match has no claim to retry, nor does a player who gave
     up: such a match waited for ever, listed in the lobby with no seat anyone could take."""
     ids = service.store.match_ids(newest_first=True, limit=scan)
-    cutoff = datetime.now(UTC).timestamp() - older_than_s
+    cutoff = service.moment().timestamp() - older_than_s  # updated_at is by the service's clock
     return [m["id"] for m in service.store.metas(ids, ("id", "status", "seats", "updated_at"))
             if m.get("status") == "waiting" and _timestamp(m["updated_at"]) <= cutoff
             and all(s["claimed"] for s in m["seats"])]

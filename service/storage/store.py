@@ -188,6 +188,13 @@ class Store:
                   minid=_outbox_cutoff(), approximate=True)
         pipe.publish(self.events_channel(), _json({"match": match_id, "ply": ply, "kind": announce[0]}))
 
+    def announce(self, match_id: str, kind: str, data: dict[str, Any]) -> None:
+        """Append an outbox entry no commit carries, at the match's current ply (the clock's
+        reminders: they change nothing in the match, yet webhooks and streams may carry them)."""
+        pipe = self.r.pipeline(transaction=True)
+        self._announce(pipe, match_id, self.ply(match_id) or 0, (kind, data))
+        pipe.execute()
+
     def meta(self, match_id: str) -> dict[str, Any] | None:
         """The decoded meta of a match, or None when there is no such match."""
         raw = cast(dict[bytes, bytes], self.r.hgetall(self._k(match_id, "meta")))

@@ -18,12 +18,14 @@ from shlex import join as shell_line
 from typing import Any
 
 from service.proof import signing
+from service.tools.clock_commands import add_commands as add_clock_commands
 from service.tools.friend_lines import claimed_text, invitations_text
 from service.tools.mail_commands import add_commands as add_mail_commands
 from service.tools.mail_commands import delegation_line
 from service.tools.match_commands import add_commands as add_match_commands
 from service.tools.match_commands import add_create_flags, clock_lines, clock_request, clock_summary
 from service.tools.terminal import say
+from service.tools.vacation_commands import add_commands as add_vacation_commands
 
 DEFAULT_URL = "http://127.0.0.1:8000"
 
@@ -522,6 +524,8 @@ def parser() -> argparse.ArgumentParser:
     sp.add_argument("--no-mail", action="store_true",
                     help="do not sign a mail delegation: replies to turn notices will not move for this seat")
     add_mail_commands(cmd)
+    add_clock_commands(cmd)
+    add_vacation_commands(cmd)
     for name, fn, help_ in (("show", cmd_show, "show a match (your seat's view if you hold one)"),
                             ("actions", cmd_actions, "list your legal actions, numbered"),
                             ("move", cmd_move, "sign and submit a move")):

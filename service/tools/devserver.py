@@ -6,10 +6,16 @@ production serves it: gunicorn with one gevent worker (deploy/gunicorn.conf.py's
 so the event streams and long-polls behave here as they ship. Mail goes to ``./var/outbox/*.eml``
 unless ``SMTP_URL`` is set; replies come in through the SMTP receiver it starts on
 ``PORTOLAN_MAIL_RECEIVER`` (``127.0.0.1:8025``). Ctrl-C (or SIGTERM) stops everything it started.
+
+Every process runs on one file clock, ``<data>/clock`` (unless ``PORTOLAN_CLOCK`` says otherwise),
+so ``portolan clock advance 25h`` moves a match past its deadlines without waiting; while it
+runs, ``<data>/dev.json`` says where its Redis is, so that command can ask the workers for a
+clock tick at once.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -18,6 +24,7 @@ import time
 import urllib.request
 from pathlib import Path
 
+from service.clock import Clock
 from service.config import Settings, parse_listen
 from service.storage.embedded import EmbeddedRedis
 
@@ -45,6 +52,7 @@ def run_dev(host: str = "127.0.0.1", port: int = 8000, data_dir: str = "var") ->
             env.setdefault("OUTBOX_DIR", str((data / "outbox").resolve()))
         env.setdefault("PUBLIC_URL", url)
         env.setdefault("PORTOLAN_LONG_POLLS", "1000")  # a waiting long-poll is a greenlet here, as in production
+        clock = dev_clock(env, data)
         os.environ.update({k: env[k] for k in ("REDIS_URL", "PUBLIC_URL") if k in env})
         if "OUTBOX_DIR" in env:
             os.environ["OUTBOX_DIR"] = env["OUTBOX_DIR"]
@@ -57,12 +65,14 @@ def run_dev(host: str = "127.0.0.1", port: int = 8000, data_dir: str = "var") ->
         _wait_until_up(api, host, port)
         _wait_until_listening(receiver, listen)
         mail = env.get("SMTP_URL") or env["OUTBOX_DIR"]
+        _write_dev_facts(data, env)
         replies = Settings.from_env(env).reply_base()
         print(f"""
 Portolan is running at {url}
   Redis: {env['REDIS_URL']}{' (embedded, data in ' + str(data / 'redis') + ')' if redis_proc else ''}
   worker: pid {worker.pid} (outbox dispatcher, RQ worker, watchdog); mail: {mail}
   mail in: smtp://{listen} (pid {receiver.pid}) takes replies to {replies.replace('@', '+...@')}
+  clock: {clock_line(clock)}
 
 Play in a browser: open {url}/ (the lobby; New match starts one).
 Or play your first match from a terminal (in another one):
@@ -105,9 +115,44 @@ Ctrl-C stops everything.""".replace("harbour-race", _first_game()), flush=True)
                 worker.wait()
         if redis_proc:
             redis_proc.stop()
+        (data / DEV_FACTS).unlink(missing_ok=True)
         signal.signal(signal.SIGTERM, previous)
         signal.signal(signal.SIGINT, previous_int)
     return code
+
+
+DEV_FACTS = "dev.json"
+"""Beside the clock file while ``portolan dev`` runs: its Redis URL and namespace (service.tools.clock_commands)."""
+
+
+def dev_clock(env: dict[str, str], data: Path) -> Clock:
+    """The clock of every process ``portolan dev`` starts: ``PORTOLAN_CLOCK`` when set, else the
+    file clock ``<data>/clock`` (made at offset 0 when missing); a file clock is allowed here
+    (``PORTOLAN_CLOCK_ALLOW_FILE=on``), as nowhere in production. Sets both in ``env``."""
+    if not env.get("PORTOLAN_CLOCK", "").strip():
+        path = (data / "clock").resolve()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if not path.exists():
+            path.write_text("0\n")
+        env["PORTOLAN_CLOCK"] = f"file:{path}"
+    env.setdefault("PORTOLAN_CLOCK_ALLOW_FILE", "on")
+    return Clock.named(env["PORTOLAN_CLOCK"])
+
+
+def clock_line(clock: Clock) -> str:
+    """The banner's clock line: which clock, its offset, and how to move it."""
+    if not clock.movable:
+        return "the system clock (PORTOLAN_CLOCK); it cannot be moved"
+    default = clock.path is not None and Path(clock.path) == (Path("var") / "clock").resolve()
+    command = "portolan clock advance 25h" + ("" if default else f" --clock file:{clock.path}")
+    return (f"a test clock, file:{clock.path}, {clock.offset():g} s ahead of the system clock; "
+            f"move every process forward with: {command}")
+
+
+def _write_dev_facts(data: Path, env: dict[str, str]) -> None:
+    data.mkdir(parents=True, exist_ok=True)
+    facts = {"redis_url": env["REDIS_URL"], "namespace": env.get("PORTOLAN_NS", "portolan:"), "pid": os.getpid()}
+    (data / DEV_FACTS).write_text(json.dumps(facts) + "\n")
 
 
 def gunicorn_command(host: str, port: int) -> list[str]:

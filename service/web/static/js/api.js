@@ -142,11 +142,19 @@ export async function api(method, path, options = {}) {
   if (response.status === 204 || response.status === 304) return null;
   const text = await response.text();
   if (!text) return null;
+  let answer;
   try {
-    return JSON.parse(text);
+    answer = JSON.parse(text);
   } catch {
     throw new ApiError("The server's answer was not JSON.", { status: response.status, code: "not-json" });
   }
+  // A view's clock holds no reading time (views are cached by their ETag): the server's time of
+  // this answer comes in the Portolan-Now header, which the clock's countdown starts from.
+  const now = response.headers.get("Portolan-Now");
+  if (now && answer && typeof answer.clock === "object" && answer.clock !== null && !answer.clock.now) {
+    answer.clock.now = now;
+  }
+  return answer;
 }
 
 /** A signed GET that returns text (e.g. a seat's board.svg). */
