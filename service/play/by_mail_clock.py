@@ -9,9 +9,9 @@ address of the seat may carry one. Kept out of service.play.by_mail, which is lo
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING, Any
 
+from service.play import vacations
 from service.play.errors import Conflict, ServiceError, TooManyRequests, Unavailable
 from service.play.match_words import abort_votes_waiting, event_text, votes_needed_text
 
@@ -99,19 +99,13 @@ def vacation(desk: Desk, mail: InboundMail, identity: str, reply: ReplyTo, meta:
     match_id, seat = reply.match, reply.seat
     key = str(meta["seats"][seat].get("public_key") or "")
     try:
-        # service.play.vacations is the time helper's (issue 13, item 3); imported by name so this
-        # desk runs on a build without it, answering that vacations are not kept here
-        book = importlib.import_module("service.play.vacations")
         if reading.argument == "off":
-            result: dict[str, Any] = book.off(desk.matches, key)
+            result = vacations.off(desk.matches, key)
         else:
             start, days = reading.argument.split()
-            result = book.declare(desk.matches, key, start, int(days))
-    except ModuleNotFoundError:
-        return desk._seat_answer(mail, identity, match_id, seat, "refused", "Nothing was done: this server keeps no "
-                                 "vacations.", "vacations need the server's vacation book (rule: vacations-unavailable)")
+            result = vacations.declare(desk.matches, key, start, int(days))
     except Unavailable as exc:
-        if exc.code != "vacations-unavailable":
+        if exc.code != "vacations-unavailable":  # a store outage: the mail is delivered again later
             raise
         return _refused(desk, mail, identity, match_id, seat, exc)
     except TooManyRequests:

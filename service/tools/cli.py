@@ -17,6 +17,7 @@ from pathlib import Path
 from shlex import join as shell_line
 from typing import Any
 
+from service.clock import parse_iso
 from service.proof import signing
 from service.tools.clock_commands import add_commands as add_clock_commands
 from service.tools.friend_lines import claimed_text, invitations_text
@@ -92,8 +93,8 @@ def out(obj: Any, as_json: bool) -> None:
     say(json.dumps(obj, indent=2, ensure_ascii=False) if as_json else obj)
 
 
-def render_view(view: dict[str, Any]) -> str:
-    """A readable text page of a match view."""
+def render_view(view: dict[str, Any], now: str | None = None) -> str:
+    """A readable text page of a match view; ``now`` is the service clock's time when it was read."""
     lines = [f"Match {view['id']} · {view['game']} · {view['status']} · ply {view['ply']}"]
     names = {s["seat"]: (s["name"] or s["kind"]) for s in view["seats"]}
     lines.append("Seats: " + ", ".join(f"{i}={n}" for i, n in names.items()))
@@ -104,7 +105,7 @@ def render_view(view: dict[str, Any]) -> str:
     if view.get("outcome"):
         o = view["outcome"]
         lines.append("Final: " + ", ".join(f"seat {i}: {sc} (rank {r})" for i, (sc, r) in enumerate(zip(o["scores"], o["ranks"], strict=False))))
-    lines += clock_lines(view)
+    lines += clock_lines(view, parse_iso(now) if now else None)
     if view.get("text"):
         lines += ["", view["text"]]
     if view.get("legal_actions"):
@@ -185,7 +186,7 @@ def cmd_show(args: argparse.Namespace) -> int:
         view = client.view(args.match, seat, load_key(key))
     else:
         view = client.show(args.match)
-    out(view if args.json else render_view(view), args.json)
+    out(view if args.json else render_view(view, client.server_now), args.json)
     return 0
 
 

@@ -44,7 +44,9 @@ class Client:
         self.private_key = private_key  # signs the requests whose call names no key of its own
         self.timeout = timeout
         self.http = session or requests.Session()
-        self.private_key = private_key
+        self.server_now: str | None = None
+        """The service clock's time at the last answer (its ``Portolan-Now`` header): what a
+        deadline in a view is to be compared with (with a file clock it is not this machine's)."""
 
     def _auth(self, method: str, path: str, query: str = "", body: bytes = b"", *,
               private_key: str | None = None) -> dict[str, str]:
@@ -60,6 +62,7 @@ class Client:
               params: dict[str, Any] | None = None, ok: tuple[int, ...] = (200, 201), data: bytes | None = None) -> Any:
         resp = self.http.request(method, self.base + path, json=json, data=data, headers=headers, params=params,
                                  timeout=self.timeout)
+        self.server_now = resp.headers.get("Portolan-Now") or self.server_now
         if resp.status_code == 304 or (resp.status_code == 204 and 204 in ok):
             return None
         if resp.status_code not in ok:

@@ -208,8 +208,8 @@ def seat_clock_text(clock: Mapping[str, Any], name: str, now: datetime) -> str:
 
 def clock_lines(view: Mapping[str, Any], now: datetime | None = None) -> list[str]:
     """What ``portolan show`` prints of the clock: the time control, the policy, and a line per
-    seat (who plays it, time left, deadline, late). ``now`` defaults to the clock
-    ``PORTOLAN_CLOCK`` names, as the server's processes read it (a view holds no "now")."""
+    seat (who plays it, time left, deadline, late). ``now`` is the service clock's time (the
+    answer's ``Portolan-Now``: a view holds no "now"), else the clock ``PORTOLAN_CLOCK`` names here."""
     clock = view.get("clock")
     if not clock:
         return []
