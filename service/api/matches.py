@@ -83,13 +83,15 @@ def _signer(what: str) -> str:
 
 @bp.post("")
 def create() -> Any:
-    """Create a match; seats are invitations or bots. The request is signed: its key is the
-    creator's identity (the only key that may abort the match, and the one the invitation
+    """Create a match; seats are invitations or bots, with an optional ``time_control`` and
+    ``timeout_policy`` (docs/clock.md). The request is signed: its key is the creator's
+    identity (the only key that may abort the match while it waits, and the one the invitation
     quotas count against)."""
     key = _signer("creating a match")
     data = schemas.body(schemas.CreateMatch)
     result = service().create(data["game"], data["options"], data["seats"], creator_key=key,
-                              creator_name=data["creator_name"])
+                              creator_name=data["creator_name"], time_control=data["time_control"],
+                              timeout_policy=data["timeout_policy"])
     return result, 201, {"Location": f"/v1/matches/{result['id']}"}
 
 

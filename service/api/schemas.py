@@ -46,6 +46,13 @@ class CreateMatch(Schema):
     options = fields.Dict(keys=fields.String(), load_default=dict)
     seats = fields.List(fields.Nested(SeatSpec), required=True, validate=validate.Length(min=1, max=8))
     creator_name = fields.String(load_default="", validate=validate.Length(max=80))
+    # Checked by the use case (service.proof.time_control / standing), whose refusals name the
+    # offending field (400 bad-time-control / bad-timeout-policy): one rule, also for the CLI.
+    time_control = fields.Raw(load_default=None, allow_none=True,
+                              metadata={"description": "none, per-move or bank (docs/clock.md); absent: none"})
+    timeout_policy = fields.Raw(load_default=None, allow_none=True,
+                                metadata={"description": "stand-in, skip, forfeit or abort, or an object; "
+                                                         "absent: stand-in"})
 
 
 class Claim(Schema):

@@ -129,6 +129,9 @@ def _game_schemas(game: Game[Any]) -> dict[str, Any]:
                              "description": "Who invites: the name the invitations and turn notices give as "
                                             "the match's creator (optional; without it they say the creator "
                                             "gave no name)."},
+            # the clock's schemas are hand-written (the same for every game): docs/clock.md
+            "time_control": _ref("TimeControl"),
+            "timeout_policy": _ref("TimeoutPolicy"),
         },
     }
     return out

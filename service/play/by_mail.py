@@ -30,6 +30,7 @@ import logging
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
+from service.play import by_mail_clock
 from service.play.by_mail_answers import (
     HELP,
     INVITE_HELP,
@@ -191,11 +192,10 @@ class Desk:
                                      details=log_lines(self.matches, match_id, seat, meta["ply"]))
         if cmd == "help":
             return self._seat_answer(mail, identity, match_id, seat, "info", "How to answer by mail.", help_text=HELP)
-        if cmd == "resign":
-            return self._seat_answer(mail, identity, match_id, seat, "refused",
-                                     "Nothing was done: resigning is not available yet.",
-                                     "a match ends only by its rules for now; resigning comes with match clocks "
-                                     "(rule: no resignation yet)")
+        if cmd in ("resign", "abort", "back"):
+            return by_mail_clock.match_action(self, mail, identity, reply, meta, reading)
+        if cmd == "vacation":
+            return by_mail_clock.vacation(self, mail, identity, reply, meta, reading)
         if cmd == "notices":
             pref = _PREFERENCES.get(reading.argument)
             if pref is None:  # read() gives nothing else; refused all the same, never a crash
@@ -330,11 +330,12 @@ class Desk:
 
     def _seat_answer(self, mail: InboundMail, identity: str, match_id: str, seat: int, verdict: Verdict,
                      headline: str, rule: str = "", *, details: list[str] | None = None, help_text: tuple[str, ...] = (),
-                     full_menu: bool = False, board: bool = False) -> str:
+                     full_menu: bool = False, board: bool = False, prompt: bool = True) -> str:
         """An answer to the seat's own holder: with the position, whose turn, and the menu (not
-        after a join: the match's start sends the turn notices, one prompt per turn is enough)."""
+        after a join: the match's start sends the turn notices, one prompt per turn is enough;
+        nor with ``prompt=False``, e.g. after a resignation: the seat is no longer the player's)."""
         context, reply_to = seat_context(self.matches, match_id, seat, self.reply_base, full_menu=full_menu,
-                                         board=board, prompt=verdict != "joined")
+                                         board=board, prompt=prompt and verdict != "joined")
         answer = Answer(to=mail.sender, subject=reply_subject(mail.subject), in_reply_to=thread_id(mail.message_id),
                         verdict=verdict, headline=headline, rule=rule, details=details or [], reply_to=reply_to,
                         context=context, help=help_text)

@@ -31,6 +31,11 @@ HELP = (
     "  notices every | notices digest | notices off (or: stop notices)",
     "               every turn, one daily digest, or no turn notices",
     "  key          (a seat joined by mail) a one-time token to attach your own key",
+    "  resign yes   give up your seat (you are ranked last)",
+    "  abort        vote to abort the match (it is aborted when every remaining player voted)",
+    "  back         take your seat back from the stand-in that played it while you were late",
+    "  vacation 2027-01-04 7 | vacation off",
+    "               stop your clocks for 7 days from that date (UTC), or come back early",
     "  help         this text",
     "Only the first paragraph of your reply is read; quoted text and signatures are not.",
 )

@@ -10,8 +10,11 @@ only the last guard. Case does not matter, except in the name of ``join``.
   applied in order as one move (``3``; ``3, 1, end``). A word (or a run of words, ``sail to
   tyre``) stands for the one action of the menu whose type is it, else whose type or text
   starts with it;
-- a **command**: ``show``, ``log``, ``help``, ``key``, ``resign``, ``stop notices`` (also
-  ``stop``, ``unsubscribe``), ``notices every|digest|off``, ``join <your name>``.
+- a **command**: ``show``, ``log``, ``help``, ``key``, ``stop notices`` (also ``stop``,
+  ``unsubscribe``), ``notices every|digest|off``, ``join <your name>``, and the match clock's
+  (docs/clock.md): ``resign yes`` (``resign`` alone only explains), ``abort`` (a vote to abort
+  the match), ``back`` (take the seat back from a stand-in), ``vacation YYYY-MM-DD DAYS`` and
+  ``vacation off``.
 
 :func:`read` says which one a reply is (:func:`read_reply` also reads a command in the subject
 of a reply without words, as a ``List-Unsubscribe`` mail is); :func:`resolve` turns a move's picks into actions of a
@@ -26,12 +29,13 @@ from typing import Any, Literal
 
 from service.play.menu import Item
 
-Command = Literal["show", "log", "help", "key", "resign", "notices", "join"]
+Command = Literal["show", "log", "help", "key", "resign", "abort", "back", "vacation", "notices", "join"]
 MAX_PICKS = 50
 """More picks than any turn of the three games needs: a longer list is garbage, not a move."""
 
 _SIMPLE: dict[str, Command] = {"show": "show", "board": "show", "menu": "show", "log": "log", "history": "log",
-                               "help": "help", "?": "help", "key": "key", "resign": "resign"}
+                               "help": "help", "?": "help", "key": "key", "abort": "abort", "back": "back",
+                               "i am back": "back", "i'm back": "back"}
 _STOP = ("stop", "stop notices", "stop notice", "unsubscribe", "notices stop")
 _NOTICE_PREFS = ("every", "digest", "off")
 
@@ -42,7 +46,9 @@ class Reading:
 
     command: Command | None = None
     argument: str = ""
-    """``join``: the name as written; ``notices``: every, digest or off."""
+    """``join``: the name as written; ``notices``: every, digest or off; ``resign``: ``yes`` when
+    confirmed, else ""; ``vacation``: ``off``, or the start date and the number of days
+    (``2027-01-04 7``)."""
     picks: tuple[int | str, ...] = ()
     """A move: menu numbers and (lower-cased) action words, in order."""
     problem: str = ""
@@ -90,12 +96,29 @@ def read(text: str) -> Reading:
         return Reading(command="notices", argument=words[1])
     if words[0] in ("notices", "notice"):
         return Reading(problem=f"{first!r}: say `notices every`, `notices digest` or `notices off`")
+    if words[0] == "resign":
+        if len(words) == 1:
+            return Reading(command="resign")
+        if words[1:] == ["yes"]:
+            return Reading(command="resign", argument="yes")
+        return Reading(problem=f"{first!r}: to resign, say `resign yes`")
+    if words[0] in ("vacation", "holiday"):
+        return _vacation(first, words[1:])
     if words[0] == "join":
         name = first.split(None, 1)[1].strip() if len(words) > 1 else ""
         if not name:
             return Reading(problem="`join` needs your name after it, as in `join Ana Lima`")
         return Reading(command="join", argument=name)
     return _picks(lines)
+
+
+def _vacation(first: str, args: list[str]) -> Reading:
+    """``vacation off`` or ``vacation YYYY-MM-DD DAYS`` (the use case checks the date and days)."""
+    if args == ["off"]:
+        return Reading(command="vacation", argument="off")
+    if len(args) == 2 and args[1].isdigit() and args[1].isascii():
+        return Reading(command="vacation", argument=f"{args[0]} {int(args[1])}")
+    return Reading(problem=f"{first!r}: say `vacation YYYY-MM-DD DAYS` (e.g. `vacation 2027-01-04 7`) or `vacation off`")
 
 
 def read_reply(text: str, subject: str) -> Reading:

@@ -2,7 +2,8 @@
 
 Operator commands: ``dev`` (everything on one machine), ``serve`` (the API), ``worker``,
 ``rebuild``. Player commands: ``keygen``, ``create``, ``abort``, ``claim``, ``show``, ``actions``, ``move``,
-``log``, ``my-turns``, ``notices``, ``webhook``, ``record``, ``verify``, ``mail-delegation``, ``attach-key``. Keys live in the user's config directory
+``resign``, ``back``, ``log``, ``my-turns``, ``notices``, ``webhook``, ``record``, ``verify``,
+``mail-delegation``, ``attach-key``. Keys live in the user's config directory
 (``$PORTOLAN_HOME``, else ``$XDG_CONFIG_HOME/portolan``, else ``~/.config/portolan``), mode 0600.
 """
 
@@ -16,11 +17,14 @@ from pathlib import Path
 from shlex import join as shell_line
 from typing import Any
 
+from service.clock import parse_iso
 from service.proof import signing
 from service.tools.clock_commands import add_commands as add_clock_commands
 from service.tools.friend_lines import claimed_text, invitations_text
 from service.tools.mail_commands import add_commands as add_mail_commands
 from service.tools.mail_commands import delegation_line
+from service.tools.match_commands import add_commands as add_match_commands
+from service.tools.match_commands import add_create_flags, clock_lines, clock_request, clock_summary
 from service.tools.terminal import say
 from service.tools.vacation_commands import add_commands as add_vacation_commands
 
@@ -89,8 +93,8 @@ def out(obj: Any, as_json: bool) -> None:
     say(json.dumps(obj, indent=2, ensure_ascii=False) if as_json else obj)
 
 
-def render_view(view: dict[str, Any]) -> str:
-    """A readable text page of a match view."""
+def render_view(view: dict[str, Any], now: str | None = None) -> str:
+    """A readable text page of a match view; ``now`` is the service clock's time when it was read."""
     lines = [f"Match {view['id']} · {view['game']} · {view['status']} · ply {view['ply']}"]
     names = {s["seat"]: (s["name"] or s["kind"]) for s in view["seats"]}
     lines.append("Seats: " + ", ".join(f"{i}={n}" for i, n in names.items()))
@@ -101,10 +105,16 @@ def render_view(view: dict[str, Any]) -> str:
     if view.get("outcome"):
         o = view["outcome"]
         lines.append("Final: " + ", ".join(f"seat {i}: {sc} (rank {r})" for i, (sc, r) in enumerate(zip(o["scores"], o["ranks"], strict=False))))
+    lines += clock_lines(view, parse_iso(now) if now else None)
     if view.get("text"):
         lines += ["", view["text"]]
     if view.get("legal_actions"):
         lines += ["", f"Your legal actions ({len(view['legal_actions'])}): {shell_line(['portolan', 'actions', view['id']])}"]
+    if view.get("match_actions"):
+        kinds = {a["action"]["type"] for a in view["match_actions"]}
+        lines.append("Or: " + ", ".join(shell_line(["portolan", cmd, view["id"]]) for kind, cmd in
+                                        (("match:resign", "resign"), ("match:abort", "abort"), ("match:return", "back"))
+                                        if kind in kinds))
     lines.append(f"Chain head: {view['head']}")
     return "\n".join(lines)
 
@@ -135,25 +145,21 @@ def cmd_create(args: argparse.Namespace) -> int:
     for opt in args.option:
         name, _, raw = opt.partition("=")
         options[name] = _option_value(name, raw)
+    clock = clock_request(args)  # a bad clock flag is refused before any key is made or request sent
     if not key_path(args.key).exists():  # creation is signed: the creator is a key, as a player is
         cmd_keygen(argparse.Namespace(key=args.key, force=False))
     result = _client(args).create(args.game, seats, options, private_key=load_key(args.key),
-                                  creator_name=args.name or "")
+                                  creator_name=args.name or "", **clock)
     if args.json:
         out(result, True)
         return 0
     say(f"match {result['id']} ({result['game']}) created, status {result['status']}")
     say(f"seed commitment: {result['commitment']}")
-    say(f"created by your key {args.key!r}; only it may abort the match: "
+    say(clock_summary(clock))
+    say(f"created by your key {args.key!r}; only it may abort the match while it waits for players: "
         + shell_line(["portolan", "abort", result["id"], *([] if args.key == "default" else ["--key", args.key]),
                       "--server", args.server]))
     say(invitations_text(result["id"], result["invites"], args.invite, args.server))
-    return 0
-
-
-def cmd_abort(args: argparse.Namespace) -> int:
-    result = _client(args).abort(args.match, private_key=load_key(args.key))
-    out(result if args.json else f"match {args.match} is {result['status']}", args.json)
     return 0
 
 
@@ -180,7 +186,7 @@ def cmd_show(args: argparse.Namespace) -> int:
         view = client.view(args.match, seat, load_key(key))
     else:
         view = client.show(args.match)
-    out(view if args.json else render_view(view), args.json)
+    out(view if args.json else render_view(view, client.server_now), args.json)
     return 0
 
 
@@ -507,9 +513,8 @@ def parser() -> argparse.ArgumentParser:
     sp.add_argument("--option", action="append", default=[], metavar="NAME=VALUE", help="a game option (JSON value)")
     sp.add_argument("--key", default="default", help="the key that signs the creation (made if missing)")
     sp.add_argument("--name", help="your name, as the invitations and notices say who invited")
-    sp = cmd("abort", cmd_abort, "cancel a match you created that still waits for players")
-    sp.add_argument("match")
-    sp.add_argument("--key", default="default", help="the key that created the match")
+    add_create_flags(sp)
+    add_match_commands(cmd)
     sp = cmd("claim", cmd_claim, "take an invited seat with its token")
     sp.add_argument("match")
     sp.add_argument("seat", type=int)

@@ -44,7 +44,9 @@ class Client:
         self.private_key = private_key  # signs the requests whose call names no key of its own
         self.timeout = timeout
         self.http = session or requests.Session()
-        self.private_key = private_key
+        self.server_now: str | None = None
+        """The service clock's time at the last answer (its ``Portolan-Now`` header): what a
+        deadline in a view is to be compared with (with a file clock it is not this machine's)."""
 
     def _auth(self, method: str, path: str, query: str = "", body: bytes = b"", *,
               private_key: str | None = None) -> dict[str, str]:
@@ -60,6 +62,7 @@ class Client:
               params: dict[str, Any] | None = None, ok: tuple[int, ...] = (200, 201), data: bytes | None = None) -> Any:
         resp = self.http.request(method, self.base + path, json=json, data=data, headers=headers, params=params,
                                  timeout=self.timeout)
+        self.server_now = resp.headers.get("Portolan-Now") or self.server_now
         if resp.status_code == 304 or (resp.status_code == 204 and 204 in ok):
             return None
         if resp.status_code not in ok:
@@ -100,13 +103,19 @@ class Client:
 
     # -- matches -----------------------------------------------------------------------------
     def create(self, game: str, seats: list[dict[str, str]], options: dict[str, Any] | None = None,
-               private_key: str | None = None, creator_name: str = "") -> dict[str, Any]:
+               private_key: str | None = None, creator_name: str = "", time_control: dict[str, Any] | None = None,
+               timeout_policy: str | dict[str, Any] | None = None) -> dict[str, Any]:
         """Create a match, signed with ``private_key`` (else the client's key): that key is the
-        creator, the only one that may abort the match. ``creator_name`` is who the invitations
-        say invited."""
+        creator, the only one that may abort the match while it waits. ``creator_name`` is who
+        the invitations say invited; ``time_control`` and ``timeout_policy`` set the match's
+        clock (docs/clock.md; absent: no clock, the stand-in policy)."""
         fields: dict[str, Any] = {"game": game, "seats": seats, "options": options or {}}
         if creator_name:
             fields["creator_name"] = creator_name
+        if time_control is not None:
+            fields["time_control"] = time_control
+        if timeout_policy is not None:
+            fields["timeout_policy"] = timeout_policy
         body = json_bytes(fields)
         headers = {"Content-Type": "application/json",
                    **self._auth("POST", "/v1/matches", body=body, private_key=private_key)}
@@ -198,6 +207,25 @@ class Client:
         body = json.dumps({"envelope": envelope, "signature": signing.sign(private_key, envelope)}).encode()
         headers = {"Content-Type": "application/json", **self._auth("POST", path, body=body, private_key=private_key)}
         return dict(self._call("POST", path, data=body, headers=headers))
+
+    # -- match actions (docs/clock.md): signed moves of their own, at the current ply -------------
+    def match_action(self, match: str, seat: int, private_key: str, kind: str) -> dict[str, Any]:
+        """Send the match action ``kind`` (``match:resign``, ``match:abort``, ``match:return``)
+        for the seat, alone in an envelope at the match's current ply (any seat may, its turn or not)."""
+        return self.move(match, seat, private_key, [{"type": kind}])
+
+    def resign(self, match: str, seat: int, private_key: str) -> dict[str, Any]:
+        """Give the seat up: it is ranked last, and the match's timeout policy says what follows."""
+        return self.match_action(match, seat, private_key, "match:resign")
+
+    def vote_abort(self, match: str, seat: int, private_key: str) -> dict[str, Any]:
+        """Vote to abort a running match; the last remaining player's vote aborts it (no result).
+        The ``abort-voted`` event's ``waiting_for`` lists the seats still to vote."""
+        return self.match_action(match, seat, private_key, "match:abort")
+
+    def come_back(self, match: str, seat: int, private_key: str) -> dict[str, Any]:
+        """Take the seat back from its stand-in ("I am back")."""
+        return self.match_action(match, seat, private_key, "match:return")
 
     # -- webhooks ------------------------------------------------------------------------------
     @staticmethod

@@ -61,7 +61,8 @@ def test_spec_validates(spec: dict[str, Any]) -> None:
     # actions and create bodies are typed per hosted game, not bare objects
     assert schemas["Action"]["anyOf"] == [{"$ref": f"#/components/schemas/{g}Action"} for g in
                                           ("ElCapitan", "Nauticus", "Ophir")]
-    assert schemas["Envelope"]["properties"]["actions"]["items"] == {"$ref": "#/components/schemas/Action"}
+    assert schemas["Envelope"]["properties"]["actions"]["items"] == {"anyOf": [
+        {"$ref": "#/components/schemas/Action"}, {"$ref": "#/components/schemas/MatchAction"}]}
     assert schemas["LegalAction"]["properties"]["action"] == {"$ref": "#/components/schemas/Action"}
     assert set(schemas["CreateMatch"]["discriminator"]["mapping"]) == {"el-capitan", "nauticus", "ophir"}
     assert schemas["ElCapitanAction"]["discriminator"]["propertyName"] == "type"

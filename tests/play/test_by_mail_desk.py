@@ -85,11 +85,6 @@ def test_commands_show_log_help_and_notices(mail_settings: Settings, smtp_sink: 
     assert "no turn notices" in words(stopped)
 
 
-def test_resign_is_not_there_yet(mail_settings: Settings, smtp_sink: SmtpSink) -> None:
-    t = open_table(mail_settings, smtp_sink)
-    assert "resigning is not available yet" in refused_once(t, "resign")
-
-
 def test_the_wrong_sender_learns_nothing_of_the_match(mail_settings: Settings, smtp_sink: SmtpSink) -> None:
     t = open_table(mail_settings, smtp_sink)
     _, email = t.mover()

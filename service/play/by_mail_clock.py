@@ -1,0 +1,139 @@
+"""The mail desk's clock commands (docs/clock.md): ``resign yes``, ``abort`` (a vote), ``back``,
+``vacation YYYY-MM-DD DAYS`` and ``vacation off``.
+
+A match action by mail is a move like any other: an envelope at the match's current ply, signed
+with the seat's mail key (or its custodial key) through :meth:`Matches.submit_by_mail`, logged
+``by: "email"`` with the message's digest. Match actions are not bound to a turn, so any reply
+address of the seat may carry one. Kept out of service.play.by_mail, which is long already.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from service.play import vacations
+from service.play.errors import Conflict, ServiceError, TooManyRequests, Unavailable
+from service.play.match_words import abort_votes_waiting, event_text, votes_needed_text
+
+if TYPE_CHECKING:
+    from service.play.by_mail import Desk
+    from service.play.by_mail_commands import Reading
+    from service.play.mail_in import InboundMail
+    from service.play.reply_address import ReplyTo
+
+ACTIONS = {"resign": "match:resign", "abort": "match:abort", "back": "match:return"}
+RULE_RESIGN = ("resigning cannot be undone, so it must be confirmed: reply `resign yes` "
+               "(rule: a resignation by mail is confirmed)")
+_AFTER = {"stand-in": "the server's bot plays your seat on", "skip": "the server's bot plays your seat on",
+          "forfeit": "the server's bot plays your seat on", "abort": "the match is aborted, with no result"}
+
+
+def _earlier(desk: Desk, match_id: str, seat: int, ply: int, digest: str) -> dict[str, Any] | None:
+    """The entry this very message made already (a crash before its mark; its envelope named an
+    older ply, so submitting again would be a second, different action)."""
+    for entry in desk.matches.log(match_id, max(0, ply - 20), viewer=seat):
+        if entry["seat"] == seat and (entry.get("mail") or {}).get("digest") == digest:
+            return entry
+    return None
+
+
+def match_action(desk: Desk, mail: InboundMail, identity: str, reply: ReplyTo, meta: dict[str, Any],
+                 reading: Reading) -> str:
+    """``resign yes``, ``abort`` or ``back``: the match action for the replying seat, or the
+    answer that explains (``resign`` alone) or refuses."""
+    match_id, seat, cmd = reply.match, reply.seat, str(reading.command)
+    if cmd == "resign" and reading.argument != "yes":
+        policy = (meta.get("timeout_policy") or {}).get("policy", "stand-in")
+        after = "the match ends when fewer than 2 players remain" if (meta.get("timeout_policy") or {}).get(
+            "after_forfeit") == "end" else _AFTER.get(policy, "the match goes on without you")
+        return desk._seat_answer(mail, identity, match_id, seat, "info",
+                                 f"Nothing was done. Resigning gives up seat {seat} of match {match_id} for good: you "
+                                 f"are ranked last, and {after}. To resign, reply `resign yes`.", RULE_RESIGN)
+    done = _earlier(desk, match_id, seat, meta["ply"], mail.digest)
+    if done is None:
+        try:
+            result = _submit(desk, match_id, seat, meta, ACTIONS[cmd], mail.digest)
+        except (Unavailable, TooManyRequests):
+            raise
+        except ServiceError as exc:
+            from service.play.by_mail import why
+
+            return desk._seat_answer(mail, identity, match_id, seat, "refused", f"Nothing was done: {exc.message}.",
+                                     why(exc))
+        events, status = list(result.get("events") or []), str(result["status"])
+    else:
+        events, status = list(done["events"]), desk.matches.meta(match_id)["status"]
+    return desk._seat_answer(mail, identity, match_id, seat, "accepted", _headline(cmd, seat, match_id, events, status),
+                             details=[event_text(e) for e in events], prompt=cmd == "back")
+
+
+def _submit(desk: Desk, match_id: str, seat: int, meta: dict[str, Any], kind: str, digest: str) -> dict[str, Any]:
+    """The action at the current ply; once more at the new ply when a move landed meanwhile."""
+    ply = int(meta["ply"])
+    for _ in range(3):
+        try:
+            return desk.matches.submit_by_mail(match_id, seat, ply, [{"type": kind}], message_digest=digest)
+        except Conflict as exc:
+            if exc.code != "stale-ply" or "current_ply" not in exc.extra:
+                raise
+            ply = int(exc.extra["current_ply"])
+    return desk.matches.submit_by_mail(match_id, seat, ply, [{"type": kind}], message_digest=digest)
+
+
+def _headline(cmd: str, seat: int, match_id: str, events: list[dict[str, Any]], status: str) -> str:
+    if cmd == "resign":
+        return f"Done: you resigned seat {seat} of match {match_id}; you are ranked last. The match is now {status}."
+    if cmd == "back":
+        return f"Done: seat {seat} is yours again; no stand-in plays it any more."
+    waiting = abort_votes_waiting(events)
+    if status == "aborted" or not waiting:
+        return f"Done: yours was the last vote needed; match {match_id} is aborted, with no result."
+    return (f"Done: your vote to abort match {match_id} is in. Still needed: {votes_needed_text(waiting)}; "
+            "the match goes on meanwhile.")
+
+
+def vacation(desk: Desk, mail: InboundMail, identity: str, reply: ReplyTo, meta: dict[str, Any],
+             reading: Reading) -> str:
+    """``vacation YYYY-MM-DD DAYS`` / ``vacation off`` for the key that holds the replying seat:
+    its clocks in every match stop during the vacation."""
+    match_id, seat = reply.match, reply.seat
+    key = str(meta["seats"][seat].get("public_key") or "")
+    try:
+        if reading.argument == "off":
+            result = vacations.off(desk.matches, key)
+        else:
+            start, days = reading.argument.split()
+            result = vacations.declare(desk.matches, key, start, int(days))
+    except Unavailable as exc:
+        if exc.code != "vacations-unavailable":  # a store outage: the mail is delivered again later
+            raise
+        return _refused(desk, mail, identity, match_id, seat, exc)
+    except TooManyRequests:
+        raise
+    except ServiceError as exc:
+        return _refused(desk, mail, identity, match_id, seat, exc)
+    return desk._seat_answer(mail, identity, match_id, seat, "info", _vacation_headline(result),
+                             details=_days_left(result))
+
+
+def _refused(desk: Desk, mail: InboundMail, identity: str, match_id: str, seat: int, exc: ServiceError) -> str:
+    from service.play.by_mail import why
+
+    return desk._seat_answer(mail, identity, match_id, seat, "refused", f"Nothing was done: {exc.message}.", why(exc))
+
+
+def _vacation_headline(result: dict[str, Any]) -> str:
+    v = result.get("vacation") or {}
+    if v.get("status") == "cancelled":
+        return f"Done: your vacation from {v.get('start')} is cancelled; its days are yours again."
+    if v.get("status") == "ended":
+        return "Done: welcome back. Your vacation ends now, and your clocks run again."
+    days = v.get("days")
+    return (f"Done: you are on vacation from {v.get('start')} to {v.get('last_day')} inclusive ({days} "
+            f"day{'' if days == 1 else 's'}, UTC). Your clocks stop then in every match this seat's key plays; "
+            "reply `vacation off` to come back early.")
+
+
+def _days_left(result: dict[str, Any]) -> list[str]:
+    return [f"vacation days left in {y['year']}: {y['left']} of {result.get('allowance')}"
+            for y in result.get("years") or []]
