@@ -265,3 +265,20 @@ def test_a_vacation_ended_early_brings_the_next_wake_forward(service: Matches, b
     sooner = index.when(mid)
     assert sooner is not None and sooner < later
     assert sooner <= (NOW + timedelta(days=2)).timestamp()
+
+
+def test_a_vacation_changes_the_views_etag(client: Any, service: Matches, book: VacationBook, hands: Hands,
+                                           players: list[Player]) -> None:
+    made = service.create("harbour-race", {}, [{"invite": "a@example.org"}, {"invite": "b@example.org"}],
+                          creator_key=CREATOR_KEY, time_control={"kind": "per-move", "days": 2})
+    for seat in (0, 1):
+        service.claim(made["id"], seat, made["invites"][str(seat)], players[seat].public_key, players[seat].name,
+                      f"p{seat}@example.org")
+    mid, seat = made["id"], service.meta(made["id"])["active"][0]
+    first = client.get(f"/v1/matches/{mid}")
+    assert client.get(f"/v1/matches/{mid}", headers={"If-None-Match": first.headers["ETag"]}).status_code == 304
+    book.declare(players[seat].public_key, "2026-12-02", 3)
+    again = client.get(f"/v1/matches/{mid}", headers={"If-None-Match": first.headers["ETag"]})
+    assert again.status_code == 200 and again.headers["ETag"] != first.headers["ETag"]
+    moved = {s["seat"]: s["deadline"] for s in again.get_json()["clock"]["seats"]}
+    assert moved[seat] != {s["seat"]: s["deadline"] for s in first.get_json()["clock"]["seats"]}[seat]

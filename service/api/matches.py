@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
 import threading
 import time
@@ -27,7 +29,13 @@ def service() -> Matches:
 
 
 def _etag(meta: dict[str, Any]) -> str:
-    return f'"{meta["ply"]}-{meta["status"]}"'
+    """The view's version: its ply and status, and for a match on a clock the digest of its clock
+    block too (a player's vacation moves a deadline without a move)."""
+    tag = f'{meta["ply"]}-{meta["status"]}'
+    if (meta.get("time_control") or {}).get("kind", "none") != "none" and meta["status"] == "active":
+        clock = json.dumps(service().clock_view(meta)["seats"], sort_keys=True)
+        tag += "-" + hashlib.sha256(clock.encode()).hexdigest()[:8]
+    return f'"{tag}"'
 
 
 # A query integer is ASCII digits with an optional minus, as the contract's `type: integer` means.
