@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Protocol
 
-from service.clock import iso
+from service.clock import iso, parse_iso
 from service.proof import standing as standings
 from service.proof import time_control as tcs
 from service.proof.standing import Standing
@@ -79,12 +79,15 @@ class SeatClockStatus:
     late: bool = False
     on_vacation: bool = False
     reminders: list[tuple[str, datetime]] = field(default_factory=list)
+    vacations: list[Pause] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         """The seat's clock as the views show it. Nothing here depends on the moment the view is
         read (a view is cached by its ETag): the time left is ``deadline`` minus now, and a seat
         is late once now is past its ``deadline``; ``allowance_s`` is what the move had when its
         clock started (``since``)."""
+        # ``vacations``: the player's declared vacations that end after the match started (they
+        # stop this clock; a client tells "on vacation" from them and its own reading of the time)
         return {
             "seat": self.seat, "controller": self.controller, "running": self.running,
             "since": iso(self.since) if self.since else None,
@@ -92,6 +95,7 @@ class SeatClockStatus:
             "acts_at": iso(self.acts_at) if self.acts_at else None,
             "allowance_s": None if self.allowance_s is None else round(self.allowance_s),
             "bank_s": None if self.bank_s is None else round(self.bank_s),
+            "vacations": [[iso(a), iso(b)] for a, b in self.vacations],
         }
 
 
@@ -109,10 +113,12 @@ def clock_status(meta: Mapping[str, Any], now: datetime, pauses_of: PausesOf) ->
             continue
         pauses = list(pauses_of(seat))
         on_vacation = any(a <= now < b for a, b in pauses)
+        start = parse_iso(str(meta.get("started_at") or meta.get("created_at")))
+        shown = [(a, b) for a, b in pauses if b > start][:10]
         running = clock.since is not None and seat in meta.get("active", [])
         if not running:
             out.append(SeatClockStatus(seat, controller, False, bank_s=clock.bank_s, on_vacation=on_vacation,
-                                       remaining_s=tcs.remaining_s(tc, clock, now, pauses)))
+                                       remaining_s=tcs.remaining_s(tc, clock, now, pauses), vacations=shown))
             continue
         due = tcs.deadline(tc, clock, pauses)
         acts = due + grace(meta) if due else None
@@ -120,7 +126,7 @@ def clock_status(meta: Mapping[str, Any], now: datetime, pauses_of: PausesOf) ->
             seat, controller, True, since=clock.since, deadline=due, acts_at=acts,
             remaining_s=tcs.remaining_s(tc, clock, now, pauses), allowance_s=tcs.allowance_s(tc, clock),
             bank_s=clock.bank_s, late=due is not None and now >= due, on_vacation=on_vacation,
-            reminders=tcs.reminder_times(tc, clock, pauses)))
+            reminders=tcs.reminder_times(tc, clock, pauses), vacations=shown))
     return out
 
 

@@ -94,7 +94,8 @@ function reasonText(reason) {
 }
 
 /**
- * A match-level event (no `text` of its own) as a sentence, or "" for any other event.
+ * A match-level event as a sentence with the players' names (its own `text` says "Seat 1"), or ""
+ * for any other event.
  * `nameOf(seat)` gives a seat's name for people ("Ana (seat 0)").
  */
 export function matchEventText(event, nameOf) {

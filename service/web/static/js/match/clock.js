@@ -145,6 +145,51 @@ function seatLine(clock, s, controller, nameOf, mine, serverAt, receivedAt, rows
   return row;
 }
 
+const DAY_MS = 86400000;
+
+/**
+ * Milliseconds the clock runs between `from` and `to`: all of them, less UTC weekends when they do
+ * not count, less the player's vacations (service/proof/time_control.py's `counted`, in short).
+ */
+function countedMs(from, to, weekends, vacations) {
+  if (!(to > from)) return 0;
+  const stops = vacations.map((v) => [Date.parse(v[0]), Date.parse(v[1])]);
+  if (!weekends) {
+    let day = Math.floor(from / DAY_MS) * DAY_MS;
+    day -= ((new Date(day).getUTCDay() + 1) % 7) * DAY_MS; // the Saturday on or before
+    for (; day < to; day += 7 * DAY_MS) stops.push([day, day + 2 * DAY_MS]);
+  }
+  const spans = stops.map(([a, b]) => [Math.max(a, from), Math.min(b, to)]).filter(([a, b]) => b > a)
+    .sort((x, y) => x[0] - y[0]);
+  let stopped = 0;
+  let reach = from;
+  for (const [a, b] of spans) {
+    const start = Math.max(a, reach);
+    if (b > start) stopped += b - start;
+    reach = Math.max(reach, b);
+  }
+  return to - from - stopped;
+}
+
+/**
+ * What a seat's clock says at `nowMs` (the server's time): the view's clock holds no reading time
+ * (views are cached by their ETag), so the time left, lateness and vacation are worked out here
+ * from the deadline, the bank and the player's declared vacations.
+ */
+function derive(s, nowMs, clock) {
+  const at = (t) => Date.parse(t);
+  const weekends = !(clock && clock.time_control && clock.time_control.weekends === false);
+  if (s.late === undefined) s.late = Boolean(s.running && s.deadline && nowMs >= at(s.deadline));
+  if (s.remaining_s === undefined) {
+    if (s.running && s.deadline) s.remaining_s = countedMs(nowMs, at(s.deadline), weekends, s.vacations || []) / 1000;
+    else if (clock && clock.time_control && clock.time_control.kind === "bank" && Number.isFinite(s.bank_s)) s.remaining_s = s.bank_s;
+    else s.remaining_s = null;
+  }
+  if (s.on_vacation === undefined) {
+    s.on_vacation = (s.vacations || []).some((v) => at(v[0]) <= nowMs && nowMs < at(v[1]));
+  }
+}
+
 /**
  * Draw #clock-box and #abort-votes from the view; `receivedAt` is when it was read
  * (Date.now()), for the countdown. ``nameOf(seat)`` gives a seat's name for people.
@@ -171,6 +216,7 @@ export function showClock(view, mine, nameOf, receivedAt) {
     byId("clock-list").replaceChildren(...(view.seats || []).map((seat) => {
       const s = { seat: seat.seat, ...(bySeat.get(seat.seat) || {}) };
       if (!live) s.running = false;
+      derive(s, serverAt, clock);
       return seatLine(clock, s, ctl[seat.seat] || "player", nameOf, mine, serverAt, receivedAt, live ? rows : []);
     }));
     box.hidden = false;

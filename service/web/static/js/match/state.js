@@ -123,7 +123,7 @@ export function addHappened(items) {
 /** The happened-items of one move (a log entry or a stream event): its events' texts. */
 export function movesHappened(view, ply, seat, events) {
   // a match's own events (resigned, timed-out, abort-voted, ...) carry no text: they are said here
-  const texts = (events || []).map((e) => e.text || matchEventText(e, (s) => seatName(view, s))).filter(Boolean);
+  const texts = (events || []).map((e) => matchEventText(e, (s) => seatName(view, s)) || e.text).filter(Boolean);
   if (!texts.length) texts.push(`${seatName(view, seat)} moved.`);
   return texts.map((text, i) => ({ key: `${ply}.${i}`, text }));
 }

@@ -24,7 +24,7 @@ function seatWords(names, seat) {
 // What a move did, in the rules' own words (its public events), the match's own events (resigned,
 // timed out, abort votes) as sentences; the raw actions otherwise. A timeout says when it was due.
 function what(entry, names) {
-  const texts = (entry.events || []).map((e) => e.text || matchEventText(e, (s) => seatWords(names, s))).filter(Boolean);
+  const texts = (entry.events || []).map((e) => matchEventText(e, (s) => seatWords(names, s)) || e.text).filter(Boolean);
   if (entry.clock && entry.clock.deadline) {
     texts.push(`(The deadline was ${localTime(entry.clock.deadline)}; the timeout rule acted at ${localTime(entry.clock.acts_at)}.)`);
   }
