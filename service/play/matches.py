@@ -20,10 +20,10 @@ from typing import TYPE_CHECKING, Any
 from service import games
 from service.bots import POLICIES
 from service.clock import parse_iso
-from service.games.base import Action, Game, GameError, IllegalAction, InvalidAction, Rng
-from service.play import claims, clocks, key_attach, records, seat_keys, timeouts
+from service.games.base import Game, GameError
+from service.play import claims, clocks, key_attach, moves, records, seat_keys, timeouts
 from service.play.envelopes import check_envelope
-from service.play.errors import BadRequest, Conflict, Forbidden, NotFound, ServiceError, Unauthorized, Unprocessable
+from service.play.errors import BadRequest, Conflict, Forbidden, NotFound, ServiceError
 from service.play.people import check_name, normal_email
 from service.play.setup_check import checked_options
 from service.play.state_cache import MISSING, StateCache
@@ -34,10 +34,6 @@ from service.proof import time_control as tcs
 from service.proof.chain import (
     RECORD_FORMAT,
     chain_genesis,
-    entry_hash,
-    events_digest,
-    hidden_salt,
-    receipt_body,
     visible_events,
 )
 
@@ -216,7 +212,7 @@ class Matches:
         # the invitations go out from the outbox entry written with the match: both or neither
         invited = {k: {"email": seat_rows[int(k)]["email"], "token": t} for k, t in invites.items()
                    if seat_rows[int(k)]["email"]}
-        self.store.create(meta, seed, datetime.now(UTC).timestamp(), _announcement("created", {"invites": invited}))
+        self.store.create(meta, seed, datetime.now(UTC).timestamp(), moves.announcement("created", {"invites": invited}))
         if not invites:
             self._start(match_id)
         return {"id": match_id, "game": game.id, "invites": invites, "creator_key": creator_key,
@@ -278,7 +274,7 @@ class Matches:
             return fields
 
         meta = self.store.update_meta(match_id, change, state={"ply": 0, "state": game.dump(state)},
-                                      announce=lambda _b, a: _announcement("started", {"after": a["active"]}))
+                                      announce=lambda _b, a: moves.announcement("started", {"after": a["active"]}))
         self._states.remember(match_id, 0, state, meta)
         return meta
 
@@ -499,115 +495,8 @@ class Matches:
     def _submit(self, match_id: str, env: dict[str, Any], raw: bytes, signature: str, by: str,
                 meta: Mapping[str, Any], caller_key: str | None = None,
                 mail: seat_keys.MailProof | None = None, clock: dict[str, Any] | None = None) -> dict[str, Any]:
-        seat = env["seat"]
-        if not 0 <= seat < meta["players"]:
-            raise NotFound("unknown-seat", f"match {match_id} has no seat {seat}")
-        row = meta["seats"][seat]
-        if not row["claimed"]:
-            raise Forbidden("seat-unclaimed", f"seat {seat} of match {match_id} has not been claimed")
-        server = standings.server_signed(by)
-        if server:  # a timeout, a stand-in's move or a pass: the match clock's key signs it
-            signer, proof = str(meta.get("clock_key") or ""), ({"clock": clock} if clock else {})
-        else:
-            signer, proof = (row["public_key"], {}) if mail is None else mail.signer(meta, seat)
-        if not signing.verify_bytes(signer, raw, signature):  # one verification, mail move or not
-            if mail is not None:
-                raise Unauthorized("bad-signature", f"the mail move does not verify under seat {seat}'s current mail "
-                                   "key (the delegation changed while it was being made); reply again")
-            holders = [s["seat"] for s in meta["seats"] if s["public_key"] and signing.verify_bytes(s["public_key"], raw, signature)]
-            if holders:
-                raise Forbidden("not-your-seat", f"the move is signed by the key of seat {holders[0]}, not of seat {seat}")
-            raise Unauthorized("bad-signature", f"the signature does not verify under seat {seat}'s public key")
-        env_digest = hashlib.sha256(raw).hexdigest()  # signing.digest(env), from the bytes already made
-        # a match action (resign, abort vote, return) may come from a seat that need not act
-        anytime = any(standings.is_match_action(a) for a in env["actions"])
-        if meta["status"] != "active" or env["ply"] != meta["ply"] or (seat not in meta["active"] and not anytime):
-            # Only a move that fails these checks can be a resubmission: accepting an envelope
-            # moves the ply past the one it names. (A resubmission racing its own first
-            # acceptance is caught by the apply script, which reports it as a duplicate.)
-            earlier = self.store.accepted_ply(match_id, env_digest)
-            if earlier is not None:
-                return self.replayed(match_id, earlier, seat, mail is not None or caller_key == row["public_key"])
-        if meta["status"] != "active":
-            raise Conflict("match-not-active", f"match {match_id} is {meta['status']}; no moves are accepted",
-                           current_ply=meta["ply"])
-        if env["ply"] != meta["ply"]:
-            raise Conflict("stale-ply", f"the move is based on ply {env['ply']} but the match is at ply {meta['ply']}",
-                           current_ply=meta["ply"])
-        if seat not in meta["active"] and not anytime:
-            raise Conflict("not-your-turn", f"seat {seat} need not act now (waiting for seats {meta['active']})",
-                           current_ply=meta["ply"])
-        if anytime and records.record_format(meta) != RECORD_FORMAT:
-            raise Conflict("no-match-actions", f"match {match_id} was created before match clocks: it cannot be "
-                           "resigned or aborted by vote, only played to its end", current_ply=meta["ply"])
-        game = self.game_of(meta)
-        state = self._state(match_id, meta)
-        rng = fairness.ply_rng(self._secret(match_id, meta), meta["ply"])
-        before = clocks.standing_of(meta)
-        try:
-            state, after_standing, events = standings.judge(game, state, before, clocks.policy_of(meta), seat, by,
-                                                            env["actions"], rng)
-        except standings.StandingError as exc:
-            raise _standing_problem(exc, meta["ply"]) from exc
-        except InvalidAction as exc:
-            i = getattr(exc, "index", 0)
-            raise BadRequest("invalid-action", f"action {i}: {exc.message}", rule_code=exc.code, action_index=i) from exc
-        except IllegalAction as exc:
-            i = getattr(exc, "index", 0)
-            raise Unprocessable("illegal-action", f"action {i}: {exc.message}", rule_code=exc.code,
-                                rule=exc.rule, action_index=i) from exc
-        active = [] if after_standing.ended else game.active_seats(state)
-        rules_outcome = game.outcome(state)
-        final = standings.final_outcome(rules_outcome.to_json() if rules_outcome else None, after_standing,
-                                        meta["players"])
-        if after_standing.ended == "aborted":
-            status = "aborted"
-        else:
-            status = "finished" if final is not None or rules_outcome is not None or not active else "active"
-        accepted_at = self.now()
-        entry: dict[str, Any] = {
-            "ply": meta["ply"], "seat": seat, "by": by, "envelope": env, "signature": signature,
-            "prev": meta["head"], "accepted_at": accepted_at, "events": events,
-            "events_digest": events_digest(records.record_format(meta), events,
-                                           hidden_salt(self._secret(match_id, meta), f"ply:{meta['ply']}")),
-            "rng_draws": rng.draws,
-            # the after-state, for the event streams (not hashed: a replay derives it)
-            "next": {"ply": meta["ply"] + 1, "status": status, "active": active},
-            **proof,  # a mail move's message digest and delegation, a timeout's clock: covered by the hash
-        }
-        entry["hash"] = entry_hash(match_id, entry)
-        entry["receipt"] = signing.sign(self.server_key, receipt_body(match_id, entry["ply"], entry["hash"]))
-        # since which ply each active seat has had to act (the sweep finds notices that never went out)
-        since = meta.get("active_since") or {}
-        active_since = {str(s): since.get(str(s), meta["ply"] + 1) if s in meta["active"] else meta["ply"] + 1
-                        for s in active}
-        control = clocks.time_control_of(meta)
-        seat_clocks = tcs.step(control, clocks.clocks_of(meta), parse_iso(accepted_at), seat, meta["active"], active,
-                               timed_out=by == standings.CLOCK,
-                               pauses={seat: self.pauses_of(meta)(seat)} if tcs.timed(control) else None)
-        extra = {"standing": after_standing.to_json(), "clocks": [c.to_json() for c in seat_clocks]}
-        said = [e["type"] for e in events if e.get("type") in MATCH_EVENTS]
-        result = self.store.apply(
-            match_id, meta["ply"], {"ply": meta["ply"] + 1, "state": game.dump(state)}, entry, env_digest,
-            status, active, entry["hash"], accepted_at, final, active_since,
-            _announcement("moved", {"seat": seat, "before": meta["active"], "after": active, "status": status,
-                                    **({"match_events": said} if said else {})}),
-            extra,
-        )
-        if result.status == "duplicate":
-            return self.replayed(match_id, result.ply, seat, mail is not None or caller_key == row["public_key"])
-        if result.status != "applied":
-            raise Conflict("stale-ply", f"another move was accepted first; the match is now at ply {result.ply}",
-                           current_ply=result.ply)
-        new_ply = result.ply
-        # the meta as the apply script left it: the response's view needs no second read
-        after = dict(meta, ply=new_ply, active=active, status=status, head=entry["hash"], active_since=active_since,
-                     updated_at=accepted_at, outcome=final, **extra)
-        self._states.remember(match_id, new_ply, state, after)
-        viewer = None if server else seat
-        return {"match": match_id, "seat": seat, "ply": new_ply, "accepted_ply": meta["ply"], "replayed": False,
-                "head": entry["hash"], "receipt": entry["receipt"], "status": status,
-                "events": visible_events(events, viewer), "view": self._view_of(after, viewer, state)}
+        """Judge and commit one checked envelope (see :func:`service.play.moves.commit`)."""
+        return moves.commit(self, match_id, env, raw, signature, by, meta, caller_key, mail, clock)
 
     def replayed(self, match_id: str, ply: int, seat: int, proven: bool) -> dict[str, Any]:
         """The original result of an envelope accepted at ``ply``: private to ``seat`` only when
@@ -618,23 +507,6 @@ class Matches:
         return {"match": match_id, "seat": seat, "ply": ply + 1, "accepted_ply": ply, "replayed": True,
                 "head": entry["hash"], "receipt": entry["receipt"], "status": meta["status"],
                 "events": visible_events(entry["events"], viewer), "view": self._view_of(meta, viewer)}
-
-    def bot_move(self, match_id: str, seat: int) -> tuple[int, Action] | None:
-        """The action the seat's bot policy chooses now (with the ply it is for), or None when
-        the seat need not act. Reproducible: the policy's rng comes from the server's bot key
-        and the ply, so nobody without the server key can predict it."""
-        meta = self.meta(match_id)
-        row = meta["seats"][seat]
-        if meta["status"] != "active" or seat not in meta["active"] or row["kind"] != "bot":
-            return None
-        game = self.game_of(meta)
-        fresh, state = self._fresh(match_id, meta)
-        if fresh["status"] != "active" or seat not in fresh["active"]:
-            return None
-        meta = dict(fresh)
-        legal = game.legal_actions(state, seat)
-        rng = Rng.derive(self.bot_rng_key(match_id), f"{seat}:{meta['ply']}")
-        return meta["ply"], POLICIES[row["bot"]](game, state, seat, legal, rng)
 
     def sign_as_bot(self, match_id: str, seat: int, ply: int, actions: list[dict[str, Any]]) -> tuple[dict[str, Any], str]:
         """An envelope for a bot seat, signed with its server-held key."""
@@ -654,27 +526,8 @@ class Matches:
                               self.store.seed(match_id) if over else None)
 
 
-MATCH_EVENTS = ("timed-out", "resigned", "returned", "forfeited", "abort-voted", "match-aborted", "match-ended")
-"""Events of the match itself rather than of its game (service.proof.standing), named in the outbox."""
-
-
-def _standing_problem(exc: standings.StandingError, ply: int) -> ServiceError:
-    """The problem a refused match action or controller maps to (400, 403 or 409)."""
-    where = {} if exc.index is None else {"action_index": exc.index}
-    if exc.status == 403:
-        return Forbidden(exc.code, exc.message, **where)
-    if exc.status == 409:
-        return Conflict(exc.code, exc.message, current_ply=ply, **where)
-    return BadRequest(exc.code, exc.message, **where)
-
-
-def _announcement(kind: str, data: dict[str, Any]) -> Announcement:
-    """An outbox entry for the store to append with the change (see service.storage.store)."""
-    return (kind, data)
-
-
 def _announce_abort(before: dict[str, Any], after: dict[str, Any]) -> Announcement | None:
     """The outbox entry of a change that may abort a waiting match (None when it did not)."""
     if before["status"] != "aborted" and after["status"] == "aborted":
-        return _announcement("aborted", {})
+        return moves.announcement("aborted", {})
     return None

@@ -51,8 +51,7 @@ def test_moves_by_mail_answer_as_documented(client: Any, openapi: OpenAPI, servi
             break
         seat = meta["active"][0]
         if seat == 2:
-            ply, action = service.bot_move(mid, 2) or (0, {})
-            service.submit(mid, *service.sign_as_bot(mid, 2, ply, [action]), by="bot:random")
+            service.server_move(mid, 2, meta["ply"])
         else:
             service.submit_by_mail(mid, seat, meta["ply"], [{"type": "roll"}],
                                    message_digest=hashlib.sha256(f"reply {n}".encode()).hexdigest())

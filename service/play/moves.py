@@ -1,0 +1,165 @@
+"""Committing a move: the one path every entry of a match's log takes (DESIGN §4).
+
+A person's move (by HTTP, the CLI, the browser or mail), a bot's, a stand-in's and the match
+clock's timeout all come here as a checked envelope and its signature; what may sign for the seat
+depends on ``by``. The rules and the seat standing are judged by the same pure function the
+offline verifier replays (:func:`service.proof.standing.judge`), and the store commits the entry,
+the state, the clocks, the standing and the outbox entry in one atomic step. No Flask, no Redis.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from service.clock import parse_iso
+from service.games.base import IllegalAction, InvalidAction
+from service.play import clocks, records, seat_keys
+from service.play.errors import BadRequest, Conflict, Forbidden, NotFound, ServiceError, Unauthorized, Unprocessable
+from service.proof import fairness, signing
+from service.proof import standing as standings
+from service.proof import time_control as tcs
+from service.proof.chain import RECORD_FORMAT, entry_hash, events_digest, hidden_salt, receipt_body, visible_events
+
+if TYPE_CHECKING:  # the store is injected (through Matches); importing it would drag Redis in
+    from service.play.matches import Matches
+    from service.storage.store import Announcement
+
+MATCH_EVENTS = ("timed-out", "resigned", "returned", "forfeited", "abort-voted", "match-aborted", "match-ended")
+"""Events of the match itself rather than of its game (service.proof.standing), named in the outbox."""
+
+
+def _standing_problem(exc: standings.StandingError, ply: int) -> ServiceError:
+    """The problem a refused match action or controller maps to (400, 403 or 409)."""
+    where = {} if exc.index is None else {"action_index": exc.index}
+    if exc.status == 403:
+        return Forbidden(exc.code, exc.message, **where)
+    if exc.status == 409:
+        return Conflict(exc.code, exc.message, current_ply=ply, **where)
+    return BadRequest(exc.code, exc.message, **where)
+
+
+def commit(m: Matches, match_id: str, env: dict[str, Any], raw: bytes, signature: str, by: str,
+           meta: Mapping[str, Any], caller_key: str | None = None,
+           mail: seat_keys.MailProof | None = None, clock: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Judge one checked envelope against ``meta`` (the match as the caller read it) and commit
+    it: the signature under the key that may sign for the seat now (the seat's, its mail key, or
+    the match clock's for ``by`` values the server alone uses), the match's status and ply, the
+    rules and the standing (:func:`service.proof.standing.judge`), then one atomic store call
+    with the entry, the state, the clocks and the outbox entry. Any refusal raises before
+    anything is written; a resubmitted envelope answers its original result."""
+    seat = env["seat"]
+    if not 0 <= seat < meta["players"]:
+        raise NotFound("unknown-seat", f"match {match_id} has no seat {seat}")
+    row = meta["seats"][seat]
+    if not row["claimed"]:
+        raise Forbidden("seat-unclaimed", f"seat {seat} of match {match_id} has not been claimed")
+    server = standings.server_signed(by)
+    if server:  # a timeout, a stand-in's move or a pass: the match clock's key signs it
+        signer, proof = str(meta.get("clock_key") or ""), ({"clock": clock} if clock else {})
+    else:
+        signer, proof = (row["public_key"], {}) if mail is None else mail.signer(meta, seat)
+    if not signing.verify_bytes(signer, raw, signature):  # one verification, mail move or not
+        if mail is not None:
+            raise Unauthorized("bad-signature", f"the mail move does not verify under seat {seat}'s current mail "
+                               "key (the delegation changed while it was being made); reply again")
+        holders = [s["seat"] for s in meta["seats"] if s["public_key"] and signing.verify_bytes(s["public_key"], raw, signature)]
+        if holders:
+            raise Forbidden("not-your-seat", f"the move is signed by the key of seat {holders[0]}, not of seat {seat}")
+        raise Unauthorized("bad-signature", f"the signature does not verify under seat {seat}'s public key")
+    env_digest = hashlib.sha256(raw).hexdigest()  # signing.digest(env), from the bytes already made
+    # a match action (resign, abort vote, return) may come from a seat that need not act
+    anytime = any(standings.is_match_action(a) for a in env["actions"])
+    if meta["status"] != "active" or env["ply"] != meta["ply"] or (seat not in meta["active"] and not anytime):
+        # Only a move that fails these checks can be a resubmission: accepting an envelope
+        # moves the ply past the one it names. (A resubmission racing its own first
+        # acceptance is caught by the apply script, which reports it as a duplicate.)
+        earlier = m.store.accepted_ply(match_id, env_digest)
+        if earlier is not None:
+            return m.replayed(match_id, earlier, seat, mail is not None or caller_key == row["public_key"])
+    if meta["status"] != "active":
+        raise Conflict("match-not-active", f"match {match_id} is {meta['status']}; no moves are accepted",
+                       current_ply=meta["ply"])
+    if env["ply"] != meta["ply"]:
+        raise Conflict("stale-ply", f"the move is based on ply {env['ply']} but the match is at ply {meta['ply']}",
+                       current_ply=meta["ply"])
+    if seat not in meta["active"] and not anytime:
+        raise Conflict("not-your-turn", f"seat {seat} need not act now (waiting for seats {meta['active']})",
+                       current_ply=meta["ply"])
+    if anytime and records.record_format(meta) != RECORD_FORMAT:
+        raise Conflict("no-match-actions", f"match {match_id} was created before match clocks: it cannot be "
+                       "resigned or aborted by vote, only played to its end", current_ply=meta["ply"])
+    game = m.game_of(meta)
+    state = m._state(match_id, meta)
+    rng = fairness.ply_rng(m._secret(match_id, meta), meta["ply"])
+    before = clocks.standing_of(meta)
+    try:
+        state, after_standing, events = standings.judge(game, state, before, clocks.policy_of(meta), seat, by,
+                                                        env["actions"], rng)
+    except standings.StandingError as exc:
+        raise _standing_problem(exc, meta["ply"]) from exc
+    except InvalidAction as exc:
+        i = getattr(exc, "index", 0)
+        raise BadRequest("invalid-action", f"action {i}: {exc.message}", rule_code=exc.code, action_index=i) from exc
+    except IllegalAction as exc:
+        i = getattr(exc, "index", 0)
+        raise Unprocessable("illegal-action", f"action {i}: {exc.message}", rule_code=exc.code,
+                            rule=exc.rule, action_index=i) from exc
+    active = [] if after_standing.ended else game.active_seats(state)
+    rules_outcome = game.outcome(state)
+    final = standings.final_outcome(rules_outcome.to_json() if rules_outcome else None, after_standing,
+                                    meta["players"])
+    if after_standing.ended == "aborted":
+        status = "aborted"
+    else:
+        status = "finished" if final is not None or rules_outcome is not None or not active else "active"
+    accepted_at = m.now()
+    entry: dict[str, Any] = {
+        "ply": meta["ply"], "seat": seat, "by": by, "envelope": env, "signature": signature,
+        "prev": meta["head"], "accepted_at": accepted_at, "events": events,
+        "events_digest": events_digest(records.record_format(meta), events,
+                                       hidden_salt(m._secret(match_id, meta), f"ply:{meta['ply']}")),
+        "rng_draws": rng.draws,
+        # the after-state, for the event streams (not hashed: a replay derives it)
+        "next": {"ply": meta["ply"] + 1, "status": status, "active": active},
+        **proof,  # a mail move's message digest and delegation, a timeout's clock: covered by the hash
+    }
+    entry["hash"] = entry_hash(match_id, entry)
+    entry["receipt"] = signing.sign(m.server_key, receipt_body(match_id, entry["ply"], entry["hash"]))
+    # since which ply each active seat has had to act (the sweep finds notices that never went out)
+    since = meta.get("active_since") or {}
+    active_since = {str(s): since.get(str(s), meta["ply"] + 1) if s in meta["active"] else meta["ply"] + 1
+                    for s in active}
+    control = clocks.time_control_of(meta)
+    seat_clocks = tcs.step(control, clocks.clocks_of(meta), parse_iso(accepted_at), seat, meta["active"], active,
+                           timed_out=by == standings.CLOCK,
+                           pauses={seat: m.pauses_of(meta)(seat)} if tcs.timed(control) else None)
+    extra = {"standing": after_standing.to_json(), "clocks": [c.to_json() for c in seat_clocks]}
+    said = [e["type"] for e in events if e.get("type") in MATCH_EVENTS]
+    result = m.store.apply(
+        match_id, meta["ply"], {"ply": meta["ply"] + 1, "state": game.dump(state)}, entry, env_digest,
+        status, active, entry["hash"], accepted_at, final, active_since,
+        announcement("moved", {"seat": seat, "before": meta["active"], "after": active, "status": status,
+                                **({"match_events": said} if said else {})}),
+        extra,
+    )
+    if result.status == "duplicate":
+        return m.replayed(match_id, result.ply, seat, mail is not None or caller_key == row["public_key"])
+    if result.status != "applied":
+        raise Conflict("stale-ply", f"another move was accepted first; the match is now at ply {result.ply}",
+                       current_ply=result.ply)
+    new_ply = result.ply
+    # the meta as the apply script left it: the response's view needs no second read
+    after = dict(meta, ply=new_ply, active=active, status=status, head=entry["hash"], active_since=active_since,
+                 updated_at=accepted_at, outcome=final, **extra)
+    m._states.remember(match_id, new_ply, state, after)
+    viewer = None if server else seat
+    return {"match": match_id, "seat": seat, "ply": new_ply, "accepted_ply": meta["ply"], "replayed": False,
+            "head": entry["hash"], "receipt": entry["receipt"], "status": status,
+            "events": visible_events(events, viewer), "view": m._view_of(after, viewer, state)}
+
+
+def announcement(kind: str, data: dict[str, Any]) -> Announcement:
+    """An outbox entry for the store to append with the change (see service.storage.store)."""
+    return (kind, data)
