@@ -18,23 +18,10 @@ from service.proof import signing
 from service.proof.chain import RECORD_FORMAT_3, chain_genesis, entry_hash, receipt_body
 from service.proof.signers import Signers
 from service.proof.verify import verify_record
-from tests.conftest import CREATOR_KEY, Player
+from tests.clock_helpers import START, Hands, move, started
+from tests.conftest import Player
 
-START = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)  # a Tuesday
 DAY = timedelta(days=1)
-
-
-class Hands:
-    """A clock the test moves."""
-
-    def __init__(self) -> None:
-        self.at = START
-
-    def __call__(self) -> str:
-        return iso(self.at)
-
-    def advance(self, delta: timedelta) -> None:
-        self.at += delta
 
 
 class Vacations:
@@ -52,21 +39,6 @@ def hands(service: Matches) -> Hands:
     h = Hands()
     service.now = h
     return h
-
-
-def started(m: Matches, players: list[Player], n: int = 2, **kw: Any) -> str:
-    made = m.create("harbour-race", {}, [{"invite": f"p{i}@example.org"} for i in range(n)], creator_key=CREATOR_KEY, **kw)
-    mid = str(made["id"])
-    for seat in range(n):
-        m.claim(mid, seat, made["invites"][str(seat)], players[seat].public_key, players[seat].name, f"p{seat}@example.org")
-    assert m.meta(mid)["status"] == "active"
-    return mid
-
-
-def move(m: Matches, p: Player, mid: str, seat: int, actions: list[dict[str, Any]]) -> dict[str, Any]:
-    ply = m.meta(mid)["ply"]
-    signed = p.envelope(mid, seat, ply, actions, nonce=f"n{ply}")
-    return m.submit(mid, signed["envelope"], signed["signature"])
 
 
 def controller(m: Matches, mid: str, seat: int) -> str:

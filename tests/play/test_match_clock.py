@@ -7,8 +7,7 @@ here the test calls it itself, before and after the deadline.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
-from typing import Any
+from datetime import timedelta
 
 import pytest
 
@@ -16,22 +15,8 @@ from service.clock import iso
 from service.play.errors import BadRequest, Conflict, Forbidden
 from service.play.matches import Matches
 from service.proof.verify import verify_record
+from tests.clock_helpers import START, Hands, move, started
 from tests.conftest import CREATOR_KEY, Player
-
-START = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)  # a Tuesday
-
-
-class Hands:
-    """A clock the test moves."""
-
-    def __init__(self) -> None:
-        self.at = START
-
-    def __call__(self) -> str:
-        return iso(self.at)
-
-    def advance(self, **kw: float) -> None:
-        self.at += timedelta(**kw)
 
 
 @pytest.fixture
@@ -39,20 +24,6 @@ def hands(service: Matches) -> Hands:
     h = Hands()
     service.now = h
     return h
-
-
-def started(m: Matches, players: list[Player], n: int = 2, **kw: Any) -> str:
-    made = m.create("harbour-race", {}, [{"invite": f"p{i}@example.org"} for i in range(n)], creator_key=CREATOR_KEY, **kw)
-    mid = str(made["id"])
-    for seat in range(n):
-        m.claim(mid, seat, made["invites"][str(seat)], players[seat].public_key, players[seat].name, f"p{seat}@example.org")
-    assert m.meta(mid)["status"] == "active"
-    return mid
-
-
-def move(m: Matches, p: Player, mid: str, seat: int, actions: list[dict[str, Any]]) -> dict[str, Any]:
-    signed = p.envelope(mid, seat, m.meta(mid)["ply"], actions, nonce=f"n{m.meta(mid)['ply']}")
-    return m.submit(mid, signed["envelope"], signed["signature"])
 
 
 def test_per_move_deadline_and_the_stand_in_then_hand_back(service: Matches, hands: Hands, players: list[Player]) -> None:

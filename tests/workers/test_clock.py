@@ -24,7 +24,9 @@ from service.delivery import clock as scheduling
 from service.play.matches import Matches
 from service.runtime import build
 from service.storage.clock import Deadlines
-from tests.conftest import CREATOR_KEY, Player, SmtpSink, worker_burst
+from tests import clock_helpers
+from tests.clock_helpers import move
+from tests.conftest import Player, SmtpSink, worker_burst
 from workers import clock as clock_jobs
 from workers import jobs
 from workers import worker as worker_module
@@ -95,19 +97,7 @@ def rig(settings: Settings, smtp_sink: SmtpSink, tmp_path: Path, monkeypatch: py
 def started(m: Matches, players: list[Player], n: int = 2, target: int = 100, **kw: Any) -> str:
     """A started match of the fixture game; its target is far enough that one stand-in's turn
     (or a bot's) does not end the game."""
-    made = m.create("harbour-race", {"target": target}, [{"invite": f"p{i}@example.org"} for i in range(n)], creator_key=CREATOR_KEY,
-                    **kw)
-    mid = str(made["id"])
-    for seat in range(n):
-        m.claim(mid, seat, made["invites"][str(seat)], players[seat].public_key, players[seat].name, f"p{seat}@example.org")
-    assert m.meta(mid)["status"] == "active"
-    return mid
-
-
-def move(m: Matches, p: Player, mid: str, seat: int, actions: list[dict[str, Any]]) -> dict[str, Any]:
-    ply = m.meta(mid)["ply"]
-    signed = p.envelope(mid, seat, ply, actions, nonce=f"n{ply}")
-    return m.submit(mid, signed["envelope"], signed["signature"])
+    return clock_helpers.started(m, players, n, target, **kw)
 
 
 def text(msg: Any) -> str:
