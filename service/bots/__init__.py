@@ -1,37 +1,95 @@
-"""Bot policies over the Game protocol: pure functions from a position to an action.
+"""Bot policies over the Game protocol: pure functions from what a seat sees to an action.
 
-A policy gets the game, the state, the seat, the legal actions and an explicit :class:`Rng`
-(OpenSpiel's bots take an injected rng the same way) and returns one of the legal actions. The
-service's bot job picks the policy by the seat's bot kind and submits the action through the
-same signed, ply-checked path as a person's move. Stronger bots (heuristics, search) are more
-entries in :data:`POLICIES`.
+A policy (:class:`service.bots.policy.Policy`) gets the game, **the seat's view** (never the
+whole state), the seat, its legal actions and an explicit :class:`~service.games.base.Rng`, and
+returns one of the legal actions. The service's bot job picks the policy by the seat's bot kind
+and submits its choice through the same signed, ply-checked path as a person's move.
+
+Bot kinds, from the weakest up:
+
+* ``random`` -- any legal action, each equally likely (every game);
+* ``heuristic`` -- the game's own sense (:mod:`service.bots.heuristic`);
+* ``search:easy``, ``search:medium``, ``search:hard`` -- information-set Monte Carlo tree search
+  with the heuristic in its playouts (:mod:`service.bots.search`); ``search`` is ``search:medium``.
+
+The heuristic and the search need a :class:`~service.bots.knowledge.Knowledge` of the game
+(``service/bots/<game>.py``); a game without one (a plugin) gets ``random`` only.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import importlib
+from collections.abc import Mapping
+from functools import cache
 from typing import Any
 
-from service.games.base import Action, Game, Rng
+from service.bots.heuristic import heuristic_policy
+from service.bots.knowledge import Knowledge
+from service.bots.policy import Policy, uniform_random
+from service.bots.search import LEVELS, search_policy
 
-Policy = Callable[[Game[Any], Any, int, Sequence[Action], Rng], Action]
+__all__ = ["STRENGTH", "Policy", "describe", "kinds", "knowledge", "policy", "strongest"]
 
+_KNOWLEDGE_MODULES: Mapping[str, str] = {
+    "el-capitan": "service.bots.el_capitan",
+    "nauticus": "service.bots.nauticus",
+    "ophir": "service.bots.ophir",
+}
+"""Where each game's :class:`Knowledge` lives (as ``KNOWLEDGE``)."""
 
-def uniform_random(game: Game[Any], state: Any, seat: int, legal: Sequence[Action], rng: Rng) -> Action:
-    """Any legal action, each equally likely."""
-    if not legal:
-        raise ValueError(f"seat {seat} has no legal action")
-    return dict(legal[rng.randbelow(len(legal))])
-
-
-POLICIES: dict[str, Policy] = {"random": uniform_random}
-"""Bot kinds a match may seat (``{"bot": "random"}``)."""
-
+DESCRIPTIONS: Mapping[str, str] = {
+    "random": "plays any legal action, each equally likely (a sparring partner, not an opponent)",
+    "heuristic": "plays by the game's own sense, instantly",
+    "search:easy": "looks a little ahead (Monte Carlo tree search, a small budget)",
+    "search:medium": "looks ahead (Monte Carlo tree search); the usual opponent",
+    "search:hard": "looks further ahead (Monte Carlo tree search, the largest budget; up to about 2 s a step)",
+    "search": "the same as search:medium",
+}
+"""Each bot kind in a player's words, for the catalog and the CLI."""
 
 STRENGTH = ("search:hard", "search:medium", "search", "heuristic", "random")
-"""Bot kinds from the strongest down: a late player's stand-in is the first one this build has."""
+"""Bot kinds from the strongest down: a late player's stand-in is the first one a game has."""
+
+
+@cache
+def knowledge(game_id: str) -> Knowledge[Any] | None:
+    """The game's :class:`Knowledge`, or None when the bots know nothing of it."""
+    module = _KNOWLEDGE_MODULES.get(game_id)
+    if module is None:
+        return None
+    found: Knowledge[Any] = importlib.import_module(module).KNOWLEDGE
+    return found
+
+
+def kinds(game_id: str) -> list[str]:
+    """The bot kinds a match of ``game_id`` may seat, weakest first."""
+    if knowledge(game_id) is None:
+        return ["random"]
+    return ["random", "heuristic", *(f"search:{level}" for level in LEVELS), "search"]
+
+
+def describe(game_id: str) -> list[dict[str, str]]:
+    """The catalog's bot list: ``[{"kind", "description"}]``, weakest first."""
+    return [{"kind": k, "description": DESCRIPTIONS[k]} for k in kinds(game_id)]
+
+
+@cache
+def policy(game_id: str, kind: str) -> Policy | None:
+    """The policy of bot ``kind`` for ``game_id``, or None when that game has no such bot."""
+    if kind not in kinds(game_id):
+        return None
+    if kind == "random":
+        return uniform_random
+    know = knowledge(game_id)
+    assert know is not None  # kinds() offers more than random only with a knowledge
+    if kind == "heuristic":
+        return heuristic_policy(know)
+    level = kind.partition(":")[2] or "medium"
+    return search_policy(know, LEVELS[level])
 
 
 def strongest(game_id: str) -> str:
-    """The strongest bot kind available for ``game_id`` (the stand-in of a late seat)."""
-    return next(k for k in STRENGTH if k in POLICIES)
+    """The strongest bot kind ``game_id`` has (a late player's stand-in)."""
+    available = kinds(game_id)
+    return next(k for k in STRENGTH if k in available)
+
