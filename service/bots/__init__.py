@@ -19,6 +19,7 @@ The heuristic and the search need a :class:`~service.bots.knowledge.Knowledge` o
 from __future__ import annotations
 
 import importlib
+import importlib.util
 from collections.abc import Mapping
 from functools import cache
 from typing import Any
@@ -28,7 +29,7 @@ from service.bots.knowledge import Knowledge
 from service.bots.policy import Policy, uniform_random
 from service.bots.search import LEVELS, search_policy
 
-__all__ = ["STRENGTH", "Policy", "describe", "kinds", "knowledge", "policy", "strongest"]
+__all__ = ["ALL_KINDS", "STRENGTH", "Policy", "describe", "kinds", "knowledge", "policy", "strongest"]
 
 _KNOWLEDGE_MODULES: Mapping[str, str] = {
     "el-capitan": "service.bots.el_capitan",
@@ -47,6 +48,9 @@ DESCRIPTIONS: Mapping[str, str] = {
 }
 """Each bot kind in a player's words, for the catalog and the CLI."""
 
+ALL_KINDS = ("random", "heuristic", *(f"search:{level}" for level in LEVELS), "search")
+"""Every bot kind this build knows, weakest first (a game may offer fewer: :func:`kinds`)."""
+
 STRENGTH = ("search:hard", "search:medium", "search", "heuristic", "random")
 """Bot kinds from the strongest down: a late player's stand-in is the first one a game has."""
 
@@ -55,7 +59,7 @@ STRENGTH = ("search:hard", "search:medium", "search", "heuristic", "random")
 def knowledge(game_id: str) -> Knowledge[Any] | None:
     """The game's :class:`Knowledge`, or None when the bots know nothing of it."""
     module = _KNOWLEDGE_MODULES.get(game_id)
-    if module is None:
+    if module is None or importlib.util.find_spec(module) is None:
         return None
     found: Knowledge[Any] = importlib.import_module(module).KNOWLEDGE
     return found
@@ -65,7 +69,7 @@ def kinds(game_id: str) -> list[str]:
     """The bot kinds a match of ``game_id`` may seat, weakest first."""
     if knowledge(game_id) is None:
         return ["random"]
-    return ["random", "heuristic", *(f"search:{level}" for level in LEVELS), "search"]
+    return list(ALL_KINDS)
 
 
 def describe(game_id: str) -> list[dict[str, str]]:

@@ -36,6 +36,9 @@ class Knowledge(ABC, Generic[S]):
 
     game_id: str
     """The :attr:`Game.id` this knowledge is for."""
+    search_scale: float = 1.0
+    """Multiplies the search's iteration budgets: below 1 for a game whose playouts cost more,
+    so each level keeps its decision time (``bench/bots.py`` measures it)."""
 
     @abstractmethod
     def sample(self, game: Game[S], view: Mapping[str, Any], seat: int, rng: Rng) -> S:

@@ -18,7 +18,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from service import games
-from service.bots import POLICIES
+from service import bots
 from service.clock import parse_iso
 from service.games.base import Game, GameError
 from service.play import claims, clocks, key_attach, moves, records, seat_keys, timeouts
@@ -187,8 +187,9 @@ class Matches:
         seat_rows: list[dict[str, Any]] = []
         for i, spec in enumerate(seats):
             if "bot" in spec:
-                if spec["bot"] not in POLICIES:
-                    raise BadRequest("unknown-bot", f"seat {i}: no bot called {spec['bot']!r} (have: {', '.join(POLICIES)})")
+                if spec["bot"] not in bots.kinds(game.id):
+                    raise BadRequest("unknown-bot", f"seat {i}: {game.title} has no bot called {spec['bot']!r} "
+                                     f"(its bots: {', '.join(bots.kinds(game.id))}; see GET /v1/games/{game.id})")
                 pub = signing.public_key_of(self.bot_private_key(match_id, i))
                 seat_rows.append({"seat": i, "kind": "bot", "bot": spec["bot"], "name": f"{spec['bot']} bot",
                                   "public_key": pub, "nonce": "", "claimed": True, "email": ""})

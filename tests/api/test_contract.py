@@ -462,7 +462,7 @@ def test_limits_answer_429_as_documented(settings: Any, service: Any, openapi: O
 def test_the_documented_bot_kinds_are_the_servers(spec: dict[str, Any]) -> None:
     """The seat schema names exactly the bot kinds the server seats, so a generated client (and
     the fuzzer) can only offer kinds that exist."""
-    from service.bots import POLICIES
+    from service.bots import ALL_KINDS
 
     bot = spec["components"]["schemas"]["SeatSpec"]["oneOf"][1]["properties"]["bot"]
-    assert bot["enum"] == list(POLICIES)
+    assert bot["enum"] == list(ALL_KINDS)
