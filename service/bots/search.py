@@ -106,10 +106,7 @@ def search(knowledge: Knowledge[Any], game: Game[Any], view: Mapping[str, Any], 
         while game.outcome(state) is None:
             actor = game.active_seats(state)[0]
             moves = legal if node is root else game.legal_actions(state, actor)
-            if node is root:
-                keyed = list(root_keys.items())
-            else:
-                keyed = [(_key(a), a) for a in moves]
+            keyed = list(root_keys.items()) if node is root else [(_key(a), a) for a in moves]
             present = [(k, a) for k, a in keyed if k in node.children]
             for k, _ in present:
                 node.children[k].avail += 1

@@ -17,8 +17,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from service import games
-from service import bots
+from service import bots, games
 from service.clock import parse_iso
 from service.games.base import Game, GameError
 from service.play import claims, clocks, key_attach, moves, records, seat_keys, timeouts
