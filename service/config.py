@@ -65,6 +65,8 @@
                     a vacation pauses every clock of every seat the key holds
 ``PORTOLAN_CLOCK_TICK_S``  how often each worker wakes the matches whose deadline, reminder or late note
                     is due (``60``; ``0``: only at the sweep): the safety net under RQ's scheduled wakes
+``PORTOLAN_STAND_IN_BOT``  the bot kind that plays for a late or departed player (default: the strongest
+                    the game has, ``search:hard``; ``heuristic`` answers at once, ``random`` only for tests)
 ==================  ==========================================================================
 """
 
@@ -139,6 +141,7 @@ class Settings:
     clock_allow_file: bool = False
     vacation_days: int = 21
     clock_tick_s: float = 60.0
+    stand_in_bot: str = ""
 
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None) -> Settings:
@@ -185,6 +188,7 @@ class Settings:
             clock_allow_file=_flag(e, "PORTOLAN_CLOCK_ALLOW_FILE", False),
             vacation_days=_days(e, "PORTOLAN_VACATION_DAYS", cls.vacation_days),
             clock_tick_s=_float(e, "PORTOLAN_CLOCK_TICK_S", cls.clock_tick_s),
+            stand_in_bot=_stand_in(e),
         )
 
     def message_domain(self) -> str:
@@ -331,3 +335,13 @@ def open_clock(settings: Settings) -> Clock:
                     "only (`portolan clock advance` moves it for every process that reads it)",
                     clock.path, clock.offset())
     return clock
+
+
+def _stand_in(env: dict[str, str]) -> str:
+    """``PORTOLAN_STAND_IN_BOT``: a bot kind this build knows, or "" (the strongest each game has)."""
+    from service.bots import ALL_KINDS
+
+    kind = env.get("PORTOLAN_STAND_IN_BOT", "").strip()
+    if kind and kind not in ALL_KINDS:
+        raise ValueError(f"PORTOLAN_STAND_IN_BOT is one of {', '.join(ALL_KINDS)}, not {kind!r}")
+    return kind

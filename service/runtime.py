@@ -66,7 +66,7 @@ def build(settings: Settings) -> Matches:
     book = VacationBook(VacationStore(client, settings.namespace), now=clock.now, allowance=settings.vacation_days)
     matches = Matches(store=store, server_key=key, now=clock.iso, public_url=settings.public_url,
                       invite_limits=InviteLimits(settings.invites_per_creator_hour, settings.invites_per_recipient_day),
-                      pauses=book)
+                      pauses=book, stand_in=settings.stand_in_bot)
     book.changed = lambda public_key: replan_deadlines(matches, settings, public_key)
     return matches
 

@@ -6,7 +6,7 @@ from typing import Any
 
 from flask import Blueprint
 
-from service import games
+from service import bots, games
 from service.play.errors import NotFound
 
 bp = Blueprint("games", __name__, url_prefix="/v1/games")
@@ -25,8 +25,9 @@ def list_games() -> Any:
 
 @bp.get("/<game_id>")
 def get_game(game_id: str) -> Any:
-    """One game: player counts, options schema, action vocabulary, provisional data values."""
+    """One game: player counts, options schema, action vocabulary, provisional data values, and the
+    bot kinds a match of it may seat."""
     g = games.get(game_id)
     if g is None:
         raise NotFound("unknown-game", f"there is no game {game_id!r}; see GET /v1/games")
-    return g.describe()
+    return {**g.describe(), "bots": bots.describe(g.id)}

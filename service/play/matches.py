@@ -78,6 +78,8 @@ class Matches:
     invite_limits: InviteLimits = field(default_factory=InviteLimits)
     pauses: clocks.Pauses | None = None
     """Where players' vacations come from (None: nobody ever takes one)."""
+    stand_in: str = ""
+    """The bot kind that plays for late and departed players ("": the strongest the game has)."""
     _states: StateCache = field(default_factory=StateCache)
     _secrets: dict[str, bytes] = field(default_factory=dict)
 
@@ -86,6 +88,10 @@ class Matches:
     def moment(self) -> datetime:
         """The time now by the service's clock (:attr:`now`, which PORTOLAN_CLOCK sets)."""
         return parse_iso(self.now())
+
+    def stand_in_of(self, game_id: str) -> str:
+        """The bot kind that stands in for a late or departed player of a ``game_id`` match."""
+        return self.stand_in if self.stand_in in bots.kinds(game_id) else bots.strongest(game_id)
 
     def clock_private_key(self, match_id: str) -> str:
         """The server-held key the match clock signs timeouts and stand-in moves with (derived,

@@ -83,6 +83,23 @@ class _NoDraws(Rng):
         raise _Draws
 
 
+def tentative_step(game: Game[Any], state: Any, seat: int, action: Any) -> tuple[Any, str]:
+    """``action`` applied to ``state`` if that shows nothing new: ``(after, "")``; else
+    ``(None, why)`` when the step would roll a die or draw at random, reveal something only some
+    seats may see, or turn up hidden cards or tiles (see the module). Raises the rules errors of
+    an illegal step. A preview stops before such a step; a bot's turn ends with it."""
+    try:
+        after, events = game.apply(state, seat, action, _NoDraws())
+    except _Draws:
+        return None, "rolls the dice or draws at random"
+    if any("visible_to" in e for e in events):
+        return None, "reveals something only some players may see"
+    concealed = CONCEALED.get(game.id)
+    if concealed is not None and concealed(game.view(after, None)) != concealed(game.view(state, None)):
+        return None, "turns up hidden cards or tiles"
+    return after, ""
+
+
 def _actions(actions: Any) -> list[dict[str, Any]]:
     """The queued steps, checked for shape (1 to :data:`MAX_STEPS` action objects)."""
     if not isinstance(actions, list) or not 1 <= len(actions) <= MAX_STEPS:
@@ -116,28 +133,20 @@ def preview(matches: Matches, meta: Mapping[str, Any], seat: int, ply: int, acti
     game = matches.game_of(meta)
     # the state at exactly this ply, as a move is judged (409 stale-ply if the store moved on)
     state = matches._state(match_id, meta)
-    concealed = CONCEALED.get(game.id)
-    rng = _NoDraws()
     applied, reason = 0, None
     for i, action in enumerate(steps):
         if seat not in game.active_seats(state):
             raise Conflict("not-your-turn", f"action {i}: after the earlier actions of this move seat {seat} need not act",
                            current_ply=meta["ply"], action_index=i)
         try:
-            after, events = game.apply(state, seat, action, rng)
-        except _Draws:
-            reason = _stopped(game, i, action, "rolls the dice or draws at random")
-            break
+            after, why = tentative_step(game, state, seat, action)
         except InvalidAction as exc:
             raise BadRequest("invalid-action", f"action {i}: {exc.message}", rule_code=exc.code, action_index=i) from exc
         except IllegalAction as exc:
             raise Unprocessable("illegal-action", f"action {i}: {exc.message}", rule_code=exc.code, rule=exc.rule,
                                 action_index=i) from exc
-        if any("visible_to" in e for e in events):
-            reason = _stopped(game, i, action, "reveals something only some players may see")
-            break
-        if concealed is not None and concealed(game.view(after, None)) != concealed(game.view(state, None)):
-            reason = _stopped(game, i, action, "turns up hidden cards or tiles")
+        if after is None:
+            reason = _stopped(game, i, action, why)
             break
         state, applied = after, i + 1
     acting = seat in game.active_seats(state) and game.outcome(state) is None

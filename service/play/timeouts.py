@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING, Any
 from service import bots
 from service.bots import strongest
 from service.clock import iso
-from service.games.base import Action, Rng
+from service.games.base import Action, Game, Rng
+from service.play import preview
 from service.play.clocks import standing_of
 from service.play.envelopes import check_envelope
 from service.play.errors import Conflict
@@ -29,21 +30,50 @@ if TYPE_CHECKING:
     from service.play.matches import Matches
 
 
-def _choice(m: Matches, match_id: str, seat: int, ply: int, state: Any, bot: str) -> Action:
-    """What the bot ``bot`` plays for the seat at ``ply`` (reproducible from the server key)."""
-    game = m.game_of(m.meta(match_id))
-    legal = game.legal_actions(state, seat)
-    rng = Rng.derive(m.bot_rng_key(match_id), f"{seat}:{ply}")
+MAX_BOT_STEPS = 20
+"""The most steps one bot move takes; a longer turn goes on in the next job."""
+
+
+def _policy(game: Game[Any], bot: str) -> bots.Policy:
     decide = bots.policy(game.id, bot)
-    if decide is None:  # a kind this build no longer has: its stand-in plays instead
+    if decide is None:  # a kind this build no longer has: the stand-in's bot plays instead
         decide = bots.policy(game.id, strongest(game.id))
         assert decide is not None
-    return decide(game, game.view(state, seat), seat, legal, rng)
+    return decide
 
 
-def _signed(m: Matches, match_id: str, seat: int, ply: int, action: Action, key: str,
+def _choice(m: Matches, match_id: str, seat: int, ply: int, state: Any, bot: str) -> Action:
+    """What the bot ``bot`` plays for the seat at ``ply``: its first step (see :func:`_turn`)."""
+    return _turn(m, match_id, seat, ply, state, bot, max_steps=1)[0]
+
+
+def _turn(m: Matches, match_id: str, seat: int, ply: int, state: Any, bot: str,
+          max_steps: int = MAX_BOT_STEPS) -> list[Action]:
+    """The steps the bot ``bot`` takes for the seat at ``ply``, as one move: its whole turn up
+    to the first step that rolls a die, draws at random or shows something new (then the move
+    is sent and the bot decides on from what it sees next), the end of its turn, or
+    ``max_steps``. Each step is decided from the seat's view after the steps before it, with a
+    stream reproducible from the server key (``seat:ply``, then ``seat:ply:i``)."""
+    game = m.game_of(m.meta(match_id))
+    decide = _policy(game, bot)
+    key = m.bot_rng_key(match_id)
+    steps: list[Action] = []
+    while True:
+        legal = game.legal_actions(state, seat)
+        label = f"{seat}:{ply}" if not steps else f"{seat}:{ply}:{len(steps)}"
+        steps.append(decide(game, game.view(state, seat), seat, legal, Rng.derive(key, label)))
+        if len(steps) >= max_steps:
+            return steps
+        after, _why = preview.tentative_step(game, state, seat, steps[-1])
+        if after is None or game.outcome(after) is not None or seat not in game.active_seats(after):
+            return steps
+        state = after
+
+
+def _signed(m: Matches, match_id: str, seat: int, ply: int, action: Action | list[Action], key: str,
             nonce: str) -> tuple[dict[str, Any], bytes, str]:
-    env, raw = check_envelope({"match": match_id, "seat": seat, "ply": ply, "actions": [action], "nonce": nonce})
+    actions = action if isinstance(action, list) else [action]
+    env, raw = check_envelope({"match": match_id, "seat": seat, "ply": ply, "actions": actions, "nonce": nonce})
     return env, raw, signing.sign(key, env)
 
 
@@ -72,7 +102,7 @@ def timeout(m: Matches, match_id: str, seat: int) -> dict[str, Any] | None:
         action = {"type": "match:cancel"}
     else:
         passed = standings.pass_action(game.legal_actions(state, seat)) if policy["policy"] == "skip" else None
-        action = passed if passed is not None else _choice(m, match_id, seat, ply, state, strongest(game.id))
+        action = passed if passed is not None else _choice(m, match_id, seat, ply, state, m.stand_in_of(game.id))
     clock = {"policy": policy["policy"], "since": iso(status.since),
              "deadline": iso(status.deadline) if status.deadline else None, "acts_at": iso(status.acts_at),
              "allowance_s": tcs.allowance_s(meta["time_control"], tcs.SeatClock.from_json(meta["clocks"][seat])),
@@ -101,15 +131,17 @@ def server_move(m: Matches, match_id: str, seat: int, ply: int) -> dict[str, Any
         "bot" if row["kind"] == "bot" else "player")
     game = m.game_of(meta)
     if controller == "bot":
-        action = _choice(m, match_id, seat, ply, state, row["bot"])
-        env, raw, signature = _signed(m, match_id, seat, ply, action, m.bot_private_key(match_id, seat), f"bot-{ply}")
+        steps = _turn(m, match_id, seat, ply, state, row["bot"])
+        env, raw, signature = _signed(m, match_id, seat, ply, steps, m.bot_private_key(match_id, seat), f"bot-{ply}")
         by = f"bot:{row['bot']}"
     elif controller in ("stand-in", "forfeited", "skip"):
-        bot = strongest(game.id)
+        bot = m.stand_in_of(game.id)
         passed = standings.pass_action(game.legal_actions(state, seat)) if controller == "skip" else None
-        action = passed if passed is not None else _choice(m, match_id, seat, ply, state, bot)
+        # a skipped turn passes (one step); a stand-in plays the whole turn as a bot does
+        turn = [passed] if passed is not None else _turn(m, match_id, seat, ply, state, bot,
+                                                         max_steps=1 if controller == "skip" else MAX_BOT_STEPS)
         by = standings.SKIP if controller == "skip" else f"{standings.STAND_IN}{bot}"
-        env, raw, signature = _signed(m, match_id, seat, ply, action, m.clock_private_key(match_id), f"server-{ply}")
+        env, raw, signature = _signed(m, match_id, seat, ply, turn, m.clock_private_key(match_id), f"server-{ply}")
     else:
         return None
     try:

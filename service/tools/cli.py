@@ -19,6 +19,7 @@ from typing import Any
 
 from service.clock import parse_iso
 from service.proof import signing
+from service.tools.bot_commands import add_bot_commands
 from service.tools.clock_commands import add_commands as add_clock_commands
 from service.tools.friend_lines import claimed_text, invitations_text
 from service.tools.mail_commands import add_commands as add_mail_commands
@@ -509,7 +510,9 @@ def parser() -> argparse.ArgumentParser:
     sp = cmd("create", cmd_create, "create a match")
     sp.add_argument("game")
     sp.add_argument("--invite", action="append", default=[], metavar="EMAIL", help="invite a person (repeatable)")
-    sp.add_argument("--bot", action="append", default=[], metavar="KIND", help="add a bot seat, e.g. random")
+    sp.add_argument("--bot", action="append", default=[], metavar="KIND",
+                    help="add a bot seat: random, heuristic, search:easy, search:medium or search:hard "
+                         "(a game's bots: GET /v1/games/GAME)")
     sp.add_argument("--option", action="append", default=[], metavar="NAME=VALUE", help="a game option (JSON value)")
     sp.add_argument("--key", default="default", help="the key that signs the creation (made if missing)")
     sp.add_argument("--name", help="your name, as the invitations and notices say who invited")
@@ -527,6 +530,7 @@ def parser() -> argparse.ArgumentParser:
     add_mail_commands(cmd)
     add_clock_commands(cmd)
     add_vacation_commands(cmd)
+    add_bot_commands(cmd)
     for name, fn, help_ in (("show", cmd_show, "show a match (your seat's view if you hold one)"),
                             ("actions", cmd_actions, "list your legal actions, numbered"),
                             ("move", cmd_move, "sign and submit a move")):

@@ -176,6 +176,29 @@ class Client:
     def view(self, match: str, seat: int, private_key: str | None = None) -> dict[str, Any]:
         return dict(self._signed_get(f"/v1/matches/{match}/seats/{seat}/view", private_key))
 
+    def poll_view(self, match: str, seat: int, etag: str | None, private_key: str | None = None,
+                  wait: int = 25) -> tuple[dict[str, Any] | None, str | None]:
+        """The seat's view and its ETag once it differs from ``etag`` (a long poll of up to ``wait``
+        s with ``If-None-Match``): ``(None, etag)`` when nothing changed in that time. ``etag``
+        None: the view now."""
+        path = f"/v1/matches/{match}/seats/{seat}/view"
+        query = urlencode({"wait": wait}) if etag else ""
+        headers = self._auth("GET", path, query, private_key=private_key)
+        if etag:
+            headers["If-None-Match"] = etag
+        resp = self.http.get(self.base + (f"{path}?{query}" if query else path), headers=headers,
+                             timeout=self.timeout + (wait if etag else 0))
+        self.server_now = resp.headers.get("Portolan-Now") or self.server_now
+        if resp.status_code == 304:
+            return None, etag
+        if resp.status_code != 200:
+            try:
+                body = resp.json()
+            except ValueError:
+                body = {"detail": resp.text[:500]}
+            raise ApiError(resp.status_code, body)
+        return dict(resp.json()), resp.headers.get("ETag")
+
     def notices(self, email: str, private_key: str | None = None) -> dict[str, Any]:
         """The notice preference of ``email`` (a seat of the signing key must have it)."""
         return dict(self._signed_get("/v1/me/notices", private_key, {"email": email}))
