@@ -71,7 +71,7 @@ def run(client: Any, match: str, seat: int, private_key: str, decide: Policy, rn
             say(f"match {match} is {view['status']}")
             return view
         legal = [entry["action"] for entry in view.get("legal_actions", [])]
-        if view["status"] != "active" or seat not in view.get("active", []) or not legal:
+        if view["status"] != "active" or seat not in view.get("active_seats", []) or not legal:
             continue
         game = games.get(view["game"])
         if game is None:

@@ -1,0 +1,85 @@
+"""``portolan bot-run``: a program outside the server holds a seat with its own key, over HTTP.
+
+Two external bots play a whole match against the API served over real HTTP: one is the CLI
+command with a policy imported from a module, the other the loop itself with the random policy.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from service.bots.policy import uniform_random
+from service.games.base import Rng
+from service.proof import signing
+from service.tools import bot_commands, cli
+from service.tools.client import Client
+from tests.conftest import CREATOR
+
+
+def _claimed_match(served: str, home: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[str, str]:
+    """A dice race with two invited seats: seat 0 claimed through the CLI (key ``bot0``), seat 1
+    by a key the test holds; returns the match id and seat 1's private key."""
+    monkeypatch.setenv("PORTOLAN_HOME", str(home))
+    api = Client(served)
+    created = api.create("harbour-race", [{"invite": "a@example.org"}, {"invite": "b@example.org"}], {"target": 20},
+                         private_key=CREATOR)
+    mid = created["id"]
+    assert cli.main(["--server", served, "claim", mid, "0", created["invites"]["0"], "--name", "Bot Zero",
+                     "--key", "bot0", "--no-mail"]) == 0
+    other = signing.generate_private_key()
+    api.claim(mid, 1, created["invites"]["1"], other, "Bot One")
+    return mid, other
+
+
+def test_two_external_bots_play_a_match_to_its_end(served: str, tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    mid, other = _claimed_match(served, tmp_path, monkeypatch)
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[1]))
+    codes: list[int] = []
+    runner = threading.Thread(target=lambda: codes.append(cli.main(
+        ["--server", served, "bot-run", mid, "--policy", "tests.bot_policy_example:decide", "--wait", "2"])))
+    runner.start()
+    said: list[str] = []
+    last = bot_commands.run(Client(served), mid, 1, other, uniform_random, Rng.from_seed("one"), said.append, wait=2)
+    runner.join(60)
+    assert not runner.is_alive() and codes == [0]
+    assert last["status"] == "finished" and said[-1] == f"match {mid} is finished"
+    log = Client(served).log(mid)["entries"]
+    seats = {e["envelope"]["seat"] for e in log}
+    assert seats == {0, 1} and all(e["by"] == "human" for e in log)  # a key's holder answers for its moves
+    # the imported policy banked only with a haul of 6 or more
+    banked = [e for e in log if e["envelope"]["seat"] == 0 and e["envelope"]["actions"] == [{"type": "bank"}]]
+    assert banked and all(any(ev.get("amount", 0) >= 6 for ev in e["events"]) for e in banked)
+
+
+def test_bot_run_refuses_a_bad_policy_or_bot_before_it_moves(served: str, tmp_path: Path,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    mid, _ = _claimed_match(served, tmp_path, monkeypatch)
+    for argv, says in (([], "exactly one of"),
+                       (["--policy", "nomodule"], "MODULE:FUNCTION"),
+                       (["--policy", "no_such_module_here:decide"], "cannot import"),
+                       (["--policy", "tests.bot_policy_example:nothing"], "no function"),
+                       (["--bot", "search:ultra"], "has no bot")):
+        with pytest.raises(SystemExit) as exc:
+            cli.main(["--server", served, "bot-run", mid, *argv])
+        assert says in str(exc.value.code)
+    assert Client(served).show(mid)["ply"] == 0
+
+
+def test_a_policy_that_answers_an_illegal_action_is_stopped(served: str, tmp_path: Path,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    mid, other = _claimed_match(served, tmp_path, monkeypatch)
+
+    def cheat(game: Any, view: Any, seat: int, legal: Any, rng: Rng) -> dict[str, Any]:
+        return {"type": "bank"}  # nothing to bank yet: not legal at a turn's start
+
+    seat = Client(served).show(mid)["active_seats"][0]  # the race's first seat is drawn
+    key = other if seat == 1 else cli.load_key("bot0")
+    with pytest.raises(SystemExit) as exc:
+        bot_commands.run(Client(served), mid, seat, key, cheat, Rng.from_seed(0), lambda _: None, wait=1)
+    assert f"not one of seat {seat}'s legal actions" in str(exc.value.code)
+    assert Client(served).show(mid)["ply"] == 0
