@@ -9,7 +9,11 @@ import { clearRefusals, readTimeControl, readTimeoutPolicy, showClockForm, showR
 import { ensureKey } from "../keys.js";
 import { busy, clearError, el, replaceChildren, showError, showStatus } from "../ui.js";
 
-const SEAT_KINDS = [["me", "Me (this browser)"], ["invite", "Invite by email"], ["bot:random", "Bot (random)"]];
+// The bot kinds every hosted game has (GET /v1/games/{game} lists them as "bots"), strongest last.
+const SEAT_KINDS = [["me", "Me (this browser)"], ["invite", "Invite by email"],
+  ["bot:search:medium", "Bot: looks ahead (search, medium)"], ["bot:search:hard", "Bot: strongest (search, hard)"],
+  ["bot:search:easy", "Bot: looks a little ahead (search, easy)"], ["bot:heuristic", "Bot: plays by feel (heuristic, instant)"],
+  ["bot:random", "Bot: random moves (for practice)"]];
 
 let games = [];            // GET /v1/games
 let current = null;        // the chosen game's summary
