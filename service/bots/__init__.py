@@ -28,8 +28,9 @@ from service.bots.heuristic import heuristic_policy
 from service.bots.knowledge import Knowledge
 from service.bots.policy import Policy, uniform_random
 from service.bots.search import LEVELS, search_policy
+from service.games.base import Action, Game, Rng
 
-__all__ = ["ALL_KINDS", "STRENGTH", "Policy", "describe", "kinds", "knowledge", "policy", "strongest"]
+__all__ = ["ALL_KINDS", "STRENGTH", "Policy", "choose", "describe", "kinds", "knowledge", "policy", "strongest"]
 
 _KNOWLEDGE_MODULES: Mapping[str, str] = {
     "el-capitan": "service.bots.el_capitan",
@@ -97,3 +98,12 @@ def strongest(game_id: str) -> str:
     available = kinds(game_id)
     return next(k for k in STRENGTH if k in available)
 
+
+def choose(game: Game[Any], kind: str, state: Any, seat: int, rng: Rng) -> Action:
+    """Bot ``kind``'s choice for ``seat`` in ``state``, asked as the service asks it: with the
+    seat's view and legal actions only, never the state itself. Raises KeyError for a kind the
+    game does not have."""
+    decide = policy(game.id, kind)
+    if decide is None:
+        raise KeyError(f"{game.id} has no bot {kind!r}")
+    return decide(game, game.view(state, seat), seat, game.legal_actions(state, seat), rng)

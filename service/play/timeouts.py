@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from service import bots
 from service.bots import strongest
 from service.clock import iso
-from service.games.base import Action, Game, Rng
+from service.games.base import Action, Rng
 from service.play import preview
 from service.play.clocks import standing_of
 from service.play.envelopes import check_envelope
@@ -34,14 +34,6 @@ MAX_BOT_STEPS = 20
 """The most steps one bot move takes; a longer turn goes on in the next job."""
 
 
-def _policy(game: Game[Any], bot: str) -> bots.Policy:
-    decide = bots.policy(game.id, bot)
-    if decide is None:  # a kind this build no longer has: the stand-in's bot plays instead
-        decide = bots.policy(game.id, strongest(game.id))
-        assert decide is not None
-    return decide
-
-
 def _choice(m: Matches, match_id: str, seat: int, ply: int, state: Any, bot: str) -> Action:
     """What the bot ``bot`` plays for the seat at ``ply``: its first step (see :func:`_turn`)."""
     return _turn(m, match_id, seat, ply, state, bot, max_steps=1)[0]
@@ -55,13 +47,13 @@ def _turn(m: Matches, match_id: str, seat: int, ply: int, state: Any, bot: str,
     ``max_steps``. Each step is decided from the seat's view after the steps before it, with a
     stream reproducible from the server key (``seat:ply``, then ``seat:ply:i``)."""
     game = m.game_of(m.meta(match_id))
-    decide = _policy(game, bot)
+    if bot not in bots.kinds(game.id):  # a kind this build no longer has: the strongest plays instead
+        bot = strongest(game.id)
     key = m.bot_rng_key(match_id)
     steps: list[Action] = []
     while True:
-        legal = game.legal_actions(state, seat)
         label = f"{seat}:{ply}" if not steps else f"{seat}:{ply}:{len(steps)}"
-        steps.append(decide(game, game.view(state, seat), seat, legal, Rng.derive(key, label)))
+        steps.append(bots.choose(game, bot, state, seat, Rng.derive(key, label)))
         if len(steps) >= max_steps:
             return steps
         after, _why = preview.tentative_step(game, state, seat, steps[-1])

@@ -1,0 +1,100 @@
+"""Every bot kind of every game, through the one door the service uses (:func:`bots.choose`).
+
+* A bot decides from the seat's view only: two states that differ only in what the seat cannot
+  see (a determinisation of its own view, hidden parts drawn afresh) get the same decision.
+* Reproducible: the same view and stream give the same choice.
+* Never illegal: many decisions from random positions of every game and player count.
+
+The per-game files (test_<game>_bot.py) test each game's knowledge in depth; this one holds the
+bot kinds to the contract, the search included (with small budgets: its decisions cost more).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from service import bots, games
+from service.bots.search import Budget, search
+from service.games.base import Game, Rng
+
+GAMES = [g for g in ("el-capitan", "nauticus", "ophir") if bots.knowledge(g) is not None]
+CASES = [(g, n) for g in GAMES for n in games.registry()[g].players]
+
+
+def positions(game: Game[Any], players: int, count: int, seed: str) -> list[tuple[Any, int]]:
+    """``count`` positions (state, acting seat) reached by seeded random play, spread over a game."""
+    out: list[tuple[Any, int]] = []
+    rng = Rng.from_seed(seed)
+    state = game.setup(players, game.validate_options({}, players), rng).state
+    step = 0
+    while len(out) < count:
+        if game.outcome(state) is not None:  # over: start another match
+            state = game.setup(players, game.validate_options({}, players), rng).state
+        seat = game.active_seats(state)[0]
+        legal = game.legal_actions(state, seat)
+        if len(legal) > 1 and step % 7 == 0:
+            out.append((state, seat))
+        state = game.apply(state, seat, legal[rng.randbelow(len(legal))], rng).state
+        step += 1
+    return out
+
+
+def test_every_game_has_its_bots() -> None:
+    assert GAMES == ["el-capitan", "nauticus", "ophir"]
+    for g in GAMES:
+        assert bots.kinds(g) == list(bots.ALL_KINDS)
+        assert bots.strongest(g) == "search:hard"
+
+
+@pytest.mark.parametrize(("game_id", "players"), CASES)
+def test_hidden_information_does_not_change_a_decision(game_id: str, players: int) -> None:
+    """The state itself never reaches a bot: a state whose hidden parts were drawn afresh (same
+    view) gets the same choice from every kind, given the same stream."""
+    game = games.registry()[game_id]
+    know = bots.knowledge(game_id)
+    assert know is not None
+    differed = 0
+    for i, (state, seat) in enumerate(positions(game, players, 6, f"hidden/{game_id}/{players}")):
+        other = know.sample(game, game.view(state, seat), seat, Rng.from_seed(f"other/{i}"))
+        assert game.view(other, seat) == game.view(state, seat)
+        differed += game.dump(other) != game.dump(state)
+        for kind in ("heuristic", "search:easy"):
+            a = bots.choose(game, kind, state, seat, Rng.from_seed(f"bot/{i}"))
+            b = bots.choose(game, kind, other, seat, Rng.from_seed(f"bot/{i}"))
+            assert a == b, f"{kind} decided differently on the same view: {a} vs {b}"
+    if game_id != "nauticus":  # Nauticus hides nothing: its samples are the state itself
+        assert differed, "no sampled state differed in its hidden parts: the test would prove nothing"
+
+
+@pytest.mark.parametrize(("game_id", "players"), CASES)
+def test_same_view_same_seed_same_choice(game_id: str, players: int) -> None:
+    game = games.registry()[game_id]
+    for i, (state, seat) in enumerate(positions(game, players, 3, f"repro/{game_id}/{players}")):
+        for kind in ("heuristic", "search:easy"):
+            picks = [bots.choose(game, kind, state, seat, Rng.from_seed(f"r{i}")) for _ in range(2)]
+            assert picks[0] == picks[1]
+
+
+@pytest.mark.parametrize(("game_id", "players"), CASES)
+def test_the_search_never_chooses_an_illegal_action(game_id: str, players: int) -> None:
+    """A small budget keeps this quick; the budget changes how well it plays, not what it may play."""
+    game = games.registry()[game_id]
+    know = bots.knowledge(game_id)
+    assert know is not None
+    for i, (state, seat) in enumerate(positions(game, players, 12, f"legal/{game_id}/{players}")):
+        legal = game.legal_actions(state, seat)
+        action = search(know, game, game.view(state, seat), seat, legal, Rng.from_seed(i), Budget(8, 4))
+        assert action in legal
+        game.apply(state, seat, action, Rng.from_seed(i))  # and the rules take it
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("game_id", "players"), CASES)
+def test_every_kind_never_chooses_an_illegal_action_over_many_positions(game_id: str, players: int) -> None:
+    game = games.registry()[game_id]
+    for i, (state, seat) in enumerate(positions(game, players, 300, f"many/{game_id}/{players}")):
+        legal = game.legal_actions(state, seat)
+        for kind in ("random", "heuristic", "search:easy"):
+            assert bots.choose(game, kind, state, seat, Rng.from_seed(i)) in legal
