@@ -9,6 +9,7 @@ import pytest
 from rq import Queue
 
 from service.config import Settings
+from service.games.base import Rng
 from service.play.matches import Matches
 from service.runtime import build, connect
 from tests.conftest import CREATOR_KEY, Player, SmtpSink, worker_burst
@@ -295,3 +296,27 @@ def test_every_match_id_falls_in_an_outbox_bucket() -> None:
     assert BUCKETS == ID_ALPHABET
     assert all(bucket_of(new_match_id()) in BUCKETS for _ in range(200))
     assert bucket_of("") == bucket_of("Zzz") == "_"
+
+
+def test_a_heuristic_bot_plays_whole_turns_in_real_worker_jobs(smtp_settings: Settings, players: list[Player]) -> None:
+    """A person against El Capitán's heuristic bot: each bot job sends the bot's whole turn (up to
+    the first step that shows something new) as one signed move, logged ``bot:heuristic``."""
+    m = build(smtp_settings)
+    made = m.create("el-capitan", {}, [{"invite": "p0@example.org"}, {"bot": "heuristic"}], creator_key=CREATOR_KEY)
+    mid = made["id"]
+    m.claim(mid, 0, made["invites"]["0"], players[0].public_key, players[0].name, "p0@example.org")
+    pick = Rng.from_seed("person")
+    for rnd in range(40):
+        meta = m.meta(mid)
+        if meta["status"] != "active":
+            break
+        if 0 in meta["active"]:
+            legal = m.view(mid, 0)["legal_actions"]
+            move = players[0].envelope(mid, 0, meta["ply"], [legal[pick.randbelow(len(legal))]["action"]], f"n{rnd}")
+            m.submit(mid, move["envelope"], move["signature"])
+        else:
+            worker_burst(smtp_settings)
+    log = m.store.log(mid)
+    by_bot = [e for e in log if e["envelope"]["seat"] == 1]
+    assert by_bot and all(e["by"] == "bot:heuristic" for e in by_bot)
+    assert any(len(e["envelope"]["actions"]) > 1 for e in by_bot), "the bot never sent a turn of several steps"
