@@ -22,11 +22,12 @@ same in every process given the same view and seed).
 
 from __future__ import annotations
 
+import math
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from typing import Any, Generic, TypeVar
 
-from service.games.base import Action, Game, Outcome, Rng
+from service.games.base import Action, Game, GameError, Outcome, Rng
 
 S = TypeVar("S")
 
@@ -81,10 +82,55 @@ def margin_value(scores: Sequence[float], scale: float) -> list[float]:
     """Per seat, a value in ``(0, 1)`` from running scores: a logistic of the seat's lead over
     the best other seat, ``scale`` being the lead that makes a win about three times as likely as
     not. The evaluations of the games build on this."""
-    import math
-
     out = []
     for i, mine in enumerate(scores):
         best_other = max((s for j, s in enumerate(scores) if j != i), default=mine)
         out.append(1.0 / (1.0 + math.exp(-(mine - best_other) / scale)))
     return out
+
+
+class Greedy(Knowledge[S]):
+    """Knowledge whose heuristic looks one step ahead: each legal action is applied to the sampled
+    state and the one whose result :meth:`estimate` values most for the acting seat is played.
+
+    A game then gives its :meth:`estimate` (what each seat's final score is likely to be, in
+    points, counting what is built, held and still to come, not only what is banked) and the
+    :attr:`scale` of a lead that matters; :meth:`evaluate` is the logistic of the lead over the best
+    rival (:func:`margin_value`). :meth:`prior` lets a game nudge the choice with what a look at
+    one step cannot see (a bonus for an action that opens a better next step, say). A step that
+    draws at random is judged on one draw of the heuristic's own stream: the search averages over
+    many."""
+
+    scale: float = 5.0
+    """The lead (in the estimate's points) that makes a win about three times as likely as not."""
+
+    @abstractmethod
+    def estimate(self, game: Game[S], state: S) -> list[float]:
+        """Each seat's likely final score in a running game (the game's own points)."""
+
+    def prior(self, game: Game[S], state: S, seat: int, action: Action) -> float:
+        """Points added to the estimate after ``action`` when the heuristic compares steps."""
+        return 0.0
+
+    def evaluate(self, game: Game[S], state: S) -> list[float]:
+        return margin_value(self.estimate(game, state), self.scale)
+
+    def heuristic(self, game: Game[S], state: S, seat: int, legal: Sequence[Action], rng: Rng) -> Action:
+        best: Action = legal[0]
+        best_value = -math.inf
+        for action in legal:
+            try:
+                after = game.apply(state, seat, action, rng).state
+            except GameError:  # a legal step that a sampled state cannot take: never chosen
+                continue
+            outcome = game.outcome(after)
+            if outcome is not None:
+                value = 1e6 * outcome_value(outcome)[seat]
+            else:
+                scores = self.estimate(game, after)
+                rival = max((s for i, s in enumerate(scores) if i != seat), default=0.0)
+                value = scores[seat] - rival + self.prior(game, state, seat, action)
+            value += rng.randbelow(1000) * 1e-6  # ties broken by the stream, never by list order alone
+            if value > best_value:
+                best, best_value = action, value
+        return dict(best)

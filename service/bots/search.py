@@ -111,7 +111,8 @@ def search(knowledge: Knowledge[Any], game: Game[Any], view: Mapping[str, Any], 
             for k, _ in present:
                 node.children[k].avail += 1
             allowed = 1 + budget.widen * math.sqrt(node.visits)
-            if len(present) < len(keyed) and len(node.children) < allowed:
+            # widen while allowed, and always when no child of this node is legal in this sample
+            if len(present) < len(keyed) and (not present or len(node.children) < allowed):
                 untried = [(k, a) for k, a in keyed if k not in node.children]
                 if not node.children:
                     # the heuristic's step first: the search refines its plan
