@@ -23,7 +23,7 @@ def heuristic_policy(knowledge: Knowledge[Any]) -> Policy:
             raise ValueError(f"seat {seat} has no legal action")
         if len(legal) == 1:
             return dict(legal[0])
-        state = knowledge.sample(game, view, seat, rng)
+        state = knowledge.sample(game, view, seat, rng, legal)
         return dict(knowledge.heuristic(game, state, seat, legal, rng))
 
     return decide

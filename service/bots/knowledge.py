@@ -42,10 +42,12 @@ class Knowledge(ABC, Generic[S]):
     so each level keeps its decision time (``bench/bots.py`` measures it)."""
 
     @abstractmethod
-    def sample(self, game: Game[S], view: Mapping[str, Any], seat: int, rng: Rng) -> S:
+    def sample(self, game: Game[S], view: Mapping[str, Any], seat: int, rng: Rng,
+               legal: Sequence[Action] = ()) -> S:
         """A whole state that ``seat`` cannot tell from the true one: ``game.view(state, seat)``
-        equals ``view`` and ``game.legal_actions(state, seat)`` equals the seat's legal actions.
-        Hidden parts are drawn with ``rng`` from what the view leaves possible."""
+        equals ``view`` and ``game.legal_actions(state, seat)`` equals ``legal``, the seat's legal
+        actions (which a seat is shown beside its view, and which may settle bookkeeping the view
+        does not print). Hidden parts are drawn with ``rng`` from what the view leaves possible."""
 
     @abstractmethod
     def evaluate(self, game: Game[S], state: S) -> list[float]:

@@ -14,11 +14,11 @@ unfinished one has already earned, weighed by the phases left to finish it.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from service.bots.knowledge import Greedy
-from service.games.base import Action, Game
+from service.games.base import Action, Game, Rng
 from service.games.nauticus import data
 from service.games.nauticus.ships import is_closed, is_complete
 from service.games.nauticus.state import Player, State
@@ -105,7 +105,8 @@ class NauticusKnowledge(Greedy[State]):
     game_id = "nauticus"
     scale = 4.0
 
-    def sample(self, game: Game[State], view: Mapping[str, Any], seat: int, rng: Any) -> State:
+    def sample(self, game: Game[State], view: Mapping[str, Any], seat: int, rng: Rng,
+               legal: Sequence[Action] = ()) -> State:
         return state_of_view(game, view)
 
     def estimate(self, game: Game[State], state: State) -> list[float]:

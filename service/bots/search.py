@@ -37,7 +37,7 @@ from typing import Any
 
 from service.bots.knowledge import Knowledge, outcome_value
 from service.bots.policy import Policy
-from service.games.base import Action, Game, Rng
+from service.games.base import Action, Game, GameError, Rng
 
 
 @dataclass(frozen=True)
@@ -99,7 +99,7 @@ def search(knowledge: Knowledge[Any], game: Game[Any], view: Mapping[str, Any], 
     iterations = max(1, round(budget.iterations * scale))
     for i in range(iterations):
         it_rng = Rng.derive(secret, f"iteration:{i}")
-        state = knowledge.sample(game, view, seat, it_rng)
+        state = knowledge.sample(game, view, seat, it_rng, legal)
         path = [root]
         node = root
         # selection and expansion
@@ -124,13 +124,16 @@ def search(knowledge: Knowledge[Any], game: Game[Any], view: Mapping[str, Any], 
                 child = _Node(choice[1], actor)
                 child.avail = 1
                 node.children[choice[0]] = child
-                state = game.apply(state, actor, choice[1], it_rng).state
                 path.append(child)
+                state = _step(game, state, actor, choice[1], it_rng)
                 break
             best = max(present, key=lambda ka: _ucb(node.children[ka[0]], budget.exploration))
             node = node.children[best[0]]
-            state = game.apply(state, actor, best[1], it_rng).state
             path.append(node)
+            after = _step(game, state, actor, best[1], it_rng)
+            if after is state:
+                break
+            state = after
         # playout
         for _ in range(budget.depth):
             if game.outcome(state) is not None:
@@ -146,6 +149,16 @@ def search(knowledge: Knowledge[Any], game: Game[Any], view: Mapping[str, Any], 
             n.value += values[n.seat]
     best_key = max(root.children, key=lambda k: (root.children[k].visits, root.children[k].value))
     return dict(root_keys[best_key])
+
+
+def _step(game: Game[Any], state: Any, seat: int, action: Action, rng: Rng) -> Any:
+    """``action`` applied, or the state unchanged where a sample cannot take a step the true
+    position allows (a sample can only be as exact as the view: the playout then scores the
+    position before the step)."""
+    try:
+        return game.apply(state, seat, action, rng).state
+    except GameError:
+        return state
 
 
 def _ucb(node: _Node, c: float) -> float:

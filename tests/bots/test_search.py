@@ -24,7 +24,8 @@ class BankAtOnce(Knowledge[RaceState]):
 
     game_id = GAME.id
 
-    def sample(self, game: Game[RaceState], view: Mapping[str, Any], seat: int, rng: Rng) -> RaceState:
+    def sample(self, game: Game[RaceState], view: Mapping[str, Any], seat: int, rng: Rng,
+               legal: Sequence[Action] = ()) -> RaceState:
         return RaceState(view["target"], tuple(view["banks"]), view["haul"], view["turn"], False)
 
     def evaluate(self, game: Game[RaceState], state: RaceState) -> list[float]:
