@@ -56,9 +56,9 @@ class Budget:
 
 
 LEVELS: Mapping[str, Budget] = {
-    "easy": Budget(iterations=40, depth=8),
-    "medium": Budget(iterations=160, depth=12),
-    "hard": Budget(iterations=400, depth=16),
+    "easy": Budget(iterations=30, depth=6),
+    "medium": Budget(iterations=100, depth=8),
+    "hard": Budget(iterations=240, depth=10),
 }
 """The strength levels; a level's decision time is reported by ``bench/bots.py``."""
 
