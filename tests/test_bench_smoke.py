@@ -34,3 +34,13 @@ def test_the_streams_bench_delivers_every_event_in_order(redis_url: str) -> None
     received = re.search(r"events received\s+(\d+)", out)
     assert received and int(received.group(1)) > 0, out[-3000:]
     assert "every stream in order: True" in out and "errors:" not in out, out[-3000:]
+
+
+def test_the_bots_bench_prints_a_strength_row() -> None:
+    run = subprocess.run([sys.executable, "-m", "bench.bots", "--games", "nauticus", "--players", "2", "--pairs",
+                          "heuristic/random", "--matches", "2", "--jobs", "1"], cwd=ROOT, capture_output=True,
+                         text=True, timeout=180, check=False)
+    out = run.stdout + run.stderr
+    assert run.returncode == 0, out[-3000:]
+    row = re.search(r"nauticus\s+2\s+heuristic\s+random\s+([\d.]+)%", out)
+    assert row and float(row.group(1)) == 100.0, out[-3000:]
