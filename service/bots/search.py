@@ -95,8 +95,7 @@ def search(knowledge: Knowledge[Any], game: Game[Any], view: Mapping[str, Any], 
     # every iteration's chance and samples come from one key drawn from the bot's stream
     secret = hashlib.sha256(b"".join(rng.randbelow(1 << 62).to_bytes(8, "big") for _ in range(4))).digest()
     root = _Node(None, seat)
-    scale = getattr(knowledge, "search_scale", 1.0)
-    iterations = max(1, round(budget.iterations * scale))
+    iterations = max(1, round(budget.iterations * knowledge.search_scale))
     for i in range(iterations):
         it_rng = Rng.derive(secret, f"iteration:{i}")
         state = knowledge.sample(game, view, seat, it_rng, legal)
@@ -141,7 +140,10 @@ def search(knowledge: Knowledge[Any], game: Game[Any], view: Mapping[str, Any], 
             actor = game.active_seats(state)[0]
             moves = game.legal_actions(state, actor)
             step = moves[0] if len(moves) == 1 else knowledge.rollout(game, state, actor, moves, it_rng)
-            state = game.apply(state, actor, step, it_rng).state
+            after = _step(game, state, actor, step, it_rng)
+            if after is state:
+                break
+            state = after
         outcome = game.outcome(state)
         values = outcome_value(outcome) if outcome is not None else knowledge.evaluate(game, state)
         for n in path:
