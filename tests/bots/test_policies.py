@@ -98,3 +98,37 @@ def test_every_kind_never_chooses_an_illegal_action_over_many_positions(game_id:
         legal = game.legal_actions(state, seat)
         for kind in ("random", "heuristic", "search:easy"):
             assert bots.choose(game, kind, state, seat, Rng.from_seed(i)) in legal
+
+
+CHOICES = """
+import json
+from service import bots, games
+from service.games.base import Rng
+from tests.bots.test_policies import positions
+out = []
+for game_id in ("el-capitan", "nauticus", "ophir"):
+    game = games.registry()[game_id]
+    for i, (state, seat) in enumerate(positions(game, 3, 2, "processes/" + game_id)):
+        for kind in ("heuristic", "search:easy"):
+            out.append(bots.choose(game, kind, state, seat, Rng.from_seed(i)))
+print(json.dumps(out, sort_keys=True))
+"""
+
+
+def test_every_process_decides_the_same() -> None:
+    """Bots decide alike in processes with different string hashing (PYTHONHASHSEED), as a
+    worker, a retried job and ``portolan bot-run`` on another machine must."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    runs = []
+    for seed in ("1", "2"):
+        env = {**os.environ, "PYTHONHASHSEED": seed, "PYTHONPATH": str(root)}
+        done = subprocess.run([sys.executable, "-c", CHOICES], cwd=root, env=env, capture_output=True, text=True,
+                              timeout=300, check=False)
+        assert done.returncode == 0, done.stderr[-2000:]
+        runs.append(done.stdout)
+    assert runs[0] == runs[1] and len(runs[0]) > 100
