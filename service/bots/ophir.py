@@ -261,7 +261,7 @@ class OphirKnowledge(Greedy[State]):
     def estimate(self, game: Game[State], state: State) -> list[float]:
         over = state.phase == OVER
         out = []
-        for p in state.seats:
+        for i, p in enumerate(state.seats):
             gold, silver = p.hold[CUBES.index("gold")], p.hold[CUBES.index("silver")]
             value = float(p.vp) + gold * LEFTOVER_VP["gold"] + silver * LEFTOVER_VP["silver"]
             if not over:
@@ -271,6 +271,8 @@ class OphirKnowledge(Greedy[State]):
                 value += silver * (DONATION_VP["silver"] - LEFTOVER_VP["silver"]) * 0.7
                 value += p.favor * favor + p.coins * coin + p.basic_goods() * 0.9 * coin
                 value += 0.5 * _harbour_value(state, p, coin)
+                if state.revealed and p.hex is not None:  # on the way to where its plan leads
+                    value -= 0.8 * min(3, _distance(state.barriers, p.hex, destination(state, i)))
             out.append(value)
         return out
 

@@ -47,12 +47,15 @@ class Budget:
     ``iterations`` is the number of playouts (the game's :attr:`Knowledge.search_scale`
     multiplies it, since a playout of one game costs more than another's); ``depth`` the plies
     a playout plays past the tree before it asks the evaluation; ``exploration`` UCB1's
-    constant (values are in [0, 1]); ``widen`` the progressive-widening factor."""
+    constant (values are in [0, 1]); ``widen`` the progressive-widening factor; ``bias`` the
+    head start of the heuristic's own step (progressive bias, Chaslot et al. 2008: worth
+    ``10 * bias / (1 + visits)`` in the selection, so an alternative must prove itself)."""
 
     iterations: int
     depth: int
-    exploration: float = 0.6
+    exploration: float = 0.3
     widen: float = 1.0
+    bias: float = 0.1
 
 
 LEVELS: Mapping[str, Budget] = {
@@ -67,11 +70,12 @@ class _Node:
     """One action in the tree: who took it, how often it was tried and available, and the
     value its seat got from it (summed)."""
 
-    __slots__ = ("action", "avail", "children", "seat", "value", "visits")
+    __slots__ = ("action", "avail", "children", "prior", "seat", "value", "visits")
 
-    def __init__(self, action: Action | None, seat: int) -> None:
+    def __init__(self, action: Action | None, seat: int, prior: float = 0.0) -> None:
         self.action = action
         self.seat = seat
+        self.prior = prior
         self.children: dict[str, _Node] = {}
         self.visits = 0
         self.avail = 0
@@ -120,7 +124,8 @@ def search(knowledge: Knowledge[Any], game: Game[Any], view: Mapping[str, Any], 
                     choice = next(((k, a) for k, a in untried if k == k_pick), untried[0])
                 else:
                     choice = untried[it_rng.randbelow(len(untried))]
-                child = _Node(choice[1], actor)
+                # progressive bias: the heuristic's step keeps a head start that fades with visits
+                child = _Node(choice[1], actor, budget.bias if not node.children else 0.0)
                 child.avail = 1
                 node.children[choice[0]] = child
                 path.append(child)
@@ -167,7 +172,8 @@ def _ucb(node: _Node, c: float) -> float:
     """UCB1 with availability counts (ISMCTS): a child seldom legal is not over-explored."""
     if node.visits == 0:
         return math.inf
-    return node.value / node.visits + c * math.sqrt(math.log(max(node.avail, 1)) / node.visits)
+    return (node.value / node.visits + c * math.sqrt(math.log(max(node.avail, 1)) / node.visits)
+            + node.prior / (1 + node.visits) * 10)
 
 
 def search_policy(knowledge: Knowledge[Any], budget: Budget) -> Policy:

@@ -30,10 +30,11 @@ from tests.conftest import SmtpSink
 
 ROOT = Path(__file__).resolve().parents[2]
 GAME_IDS = sorted(games.registry())
-# Ophir's CLI game is three minutes of subprocesses (a CLI call per step of a long game): it runs
-# under the slow marker, so the default suite stays under ten minutes; its rules, record and
-# verifier are in the default suite through tests/games and tests/test_verify.py.
-SLOW_GAMES = {"ophir"}
+# Ophir's CLI game is three minutes of subprocesses (a CLI call per step of a long game), and El
+# Capitán's two and a half: they run under the slow marker, so the default suite stays under ten
+# minutes (.ci/run runs El Capitán's after it); their rules, record and verifier are in the
+# default suite through tests/games and tests/test_verify.py.
+SLOW_GAMES = {"ophir", "el-capitan"}
 # who sits at the table: two people and a random bot, except Ophir, whose 2-player game brings
 # its own rival ship (moved by the seat whose turn it is) instead of a third seat
 BOT_SEATS = {"ophir": 0}

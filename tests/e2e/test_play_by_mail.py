@@ -294,6 +294,7 @@ def new_match(client: Any, game: str, bot_seat: int) -> tuple[str, dict[str, str
     return made["id"], made["invites"]
 
 
+@pytest.mark.slow  # a whole match by mail, about 40 s: .ci/run runs it after the default suite
 def test_nauticus_whole_match_by_mail_joined_by_reply(client: Any, mail_settings: Settings, smtp_sink: SmtpSink,
                                                        receiver: tuple[str, int], worker: subprocess.Popen[bytes],
                                                        tmp_path: Path) -> None:
