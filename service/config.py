@@ -67,6 +67,11 @@
                     is due (``60``; ``0``: only at the sweep): the safety net under RQ's scheduled wakes
 ``PORTOLAN_STAND_IN_BOT``  the bot kind that plays for a late or departed player (default: the strongest
                     the game has, ``search:hard``; ``heuristic`` answers at once, ``random`` only for tests)
+``PORTOLAN_ARCHIVE``  where ended matches go when they leave Redis (service.storage.archive): a folder
+                    (default: ``archive`` beside ``OUTBOX_DIR``, so ``var/archive``) or ``s3://bucket/prefix``
+``PORTOLAN_S3_ENDPOINT``  the S3-compatible store's URL when it is not AWS (MinIO, Ceph, R2...)
+``PORTOLAN_ARCHIVE_AFTER_DAYS``  days after its end a match is archived by the workers' sweep (``7``;
+                    ``0``: never automatically, only by ``portolan archive``)
 ==================  ==========================================================================
 """
 
@@ -142,6 +147,15 @@ class Settings:
     vacation_days: int = 21
     clock_tick_s: float = 60.0
     stand_in_bot: str = ""
+    # Issue 15: finished matches leave Redis for the archive (service.storage.archive)
+    archive: str = ""
+    s3_endpoint: str = ""
+    archive_after_days: float = 7.0
+
+    @property
+    def archive_place(self) -> str:
+        """Where the archive is: ``PORTOLAN_ARCHIVE``, else a folder beside the outbox folder."""
+        return self.archive or os.path.join(os.path.dirname(os.path.normpath(self.outbox_dir)) or ".", "archive")
 
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None) -> Settings:
@@ -189,6 +203,9 @@ class Settings:
             vacation_days=_days(e, "PORTOLAN_VACATION_DAYS", cls.vacation_days),
             clock_tick_s=_float(e, "PORTOLAN_CLOCK_TICK_S", cls.clock_tick_s),
             stand_in_bot=_stand_in(e),
+            archive=e.get("PORTOLAN_ARCHIVE", "").strip(),
+            s3_endpoint=e.get("PORTOLAN_S3_ENDPOINT", "").strip(),
+            archive_after_days=_float(e, "PORTOLAN_ARCHIVE_AFTER_DAYS", cls.archive_after_days),
         )
 
     def message_domain(self) -> str:

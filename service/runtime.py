@@ -34,6 +34,7 @@ from service.play.throttle import InviteLimits
 from service.play.vacations import VacationBook
 from service.play.webhooks import Webhooks
 from service.proof import signing
+from service.storage.archive import open_archive
 from service.storage.mailbox import Mailbox
 from service.storage.preferences import NoticePreferences
 from service.storage.store import Store
@@ -61,7 +62,7 @@ def build(settings: Settings) -> Matches:
     the players' vacations from their book."""
     clock = open_clock(settings)
     client = connect(settings.redis_url)
-    store = Store(client, settings.namespace)
+    store = Store(client, settings.namespace, open_archive(settings.archive_place, settings.s3_endpoint or None))
     key = settings.server_key or store.get_or_create("server:key", signing.generate_private_key)
     book = VacationBook(VacationStore(client, settings.namespace), now=clock.now, allowance=settings.vacation_days)
     matches = Matches(store=store, server_key=key, now=clock.iso, public_url=settings.public_url,

@@ -44,10 +44,12 @@ log = logging.getLogger("portolan.worker")
 
 def sweep_forever(settings: Settings, every_s: float, stop: threading.Event) -> None:
     """Every ``every_s`` seconds, start matches whose start failed after their last claim,
-    re-enqueue turn notices and bot turns that never went out, and enqueue the daily digests
-    that are due (service.delivery.digests). Idempotent: a notice or digest that did go out has
+    re-enqueue turn notices and bot turns that never went out, enqueue the daily digests
+    that are due (service.delivery.digests) and archive the matches that ended
+    ``PORTOLAN_ARCHIVE_AFTER_DAYS`` ago (service.play.archiving). Idempotent: a notice or digest that did go out has
     its mark, and a bot job for a ply already played does nothing."""
     from service.delivery.digests import enqueue_due_digests
+    from service.play.archiving import archive_due
     from service.play.listings import resend_unsent_notices, resume_stalled_bots, start_unstarted_matches
     from service.storage.preferences import DigestBook
 
@@ -70,6 +72,11 @@ def sweep_forever(settings: Settings, every_s: float, stop: threading.Event) -> 
             n = enqueue_due_digests(service.store, book, rq, settings.digest_hour, service.moment())
             if n:
                 log.info("sweep: enqueued %d daily digest(s)", n)
+            for done in archive_due(service, service.moment().timestamp(), settings.archive_after_days):
+                if done.error:
+                    log.warning("sweep: could not archive %s (it stays in Redis): %s", done.match, done.error)
+                else:
+                    log.info("sweep: archived %s to %s", done.match, done.where)
         except Exception:  # keep sweeping: a Redis hiccup now is no reason to stop for good
             log.exception("sweep failed")
 

@@ -13,6 +13,7 @@ from werkzeug.exceptions import HTTPException
 from service.api.auth import give_back_nonce
 from service.games.base import describe_field_errors, field_errors
 from service.play.errors import ServiceError, TooManyRequests, Unavailable
+from service.storage.archive import ArchiveError
 
 log = logging.getLogger("portolan.api")
 
@@ -54,6 +55,16 @@ def register(app: Flask) -> None:
                        "accepted (resubmitting the same signed move is safe: it is never applied twice; the same "
                        "signed request may be sent again as it is)")
         resp.headers["Retry-After"] = "5"
+        return resp
+
+    @app.errorhandler(ArchiveError)
+    def _archive(exc: ArchiveError) -> Response:  # an archived match whose document cannot be read now
+        log.error("archive error: %s", exc)
+        give_back_nonce()
+        resp = problem(503, "archive-unavailable", "Service unavailable",
+                       "this match has ended and was moved to the archive, which cannot be read right now "
+                       f"({exc}); nothing was changed by this request; try again later")
+        resp.headers["Retry-After"] = "30"
         return resp
 
     @app.errorhandler(HTTPException)

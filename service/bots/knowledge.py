@@ -40,6 +40,10 @@ class Knowledge(ABC, Generic[S]):
     search_scale: float = 1.0
     """Multiplies the search's iteration budgets: below 1 for a game whose playouts cost more,
     so each level keeps its decision time (``bench/bots.py`` measures it)."""
+    playout_scale: float = 1.0
+    """Multiplies the plies a playout plays past the tree: above 1 for a game whose turns hold many
+    steps, so a playout reaches the end of the turn before the evaluation judges it (a position
+    scored in the middle of a turn, goods bought but not yet delivered, misleads the search)."""
 
     @abstractmethod
     def sample(self, game: Game[S], view: Mapping[str, Any], seat: int, rng: Rng,

@@ -46,7 +46,8 @@ class Budget:
 
     ``iterations`` is the number of playouts (the game's :attr:`Knowledge.search_scale`
     multiplies it, since a playout of one game costs more than another's); ``depth`` the plies
-    a playout plays past the tree before it asks the evaluation; ``exploration`` UCB1's
+    a playout plays past the tree before it asks the evaluation (times the game's
+    :attr:`Knowledge.playout_scale`: a game of long turns plays further); ``exploration`` UCB1's
     constant (values are in [0, 1]); ``widen`` the progressive-widening factor; ``bias`` the
     head start of the heuristic's own step (progressive bias, Chaslot et al. 2008: worth
     ``10 * bias / (1 + visits)`` in the selection, so an alternative must prove itself)."""
@@ -100,6 +101,7 @@ def search(knowledge: Knowledge[Any], game: Game[Any], view: Mapping[str, Any], 
     secret = hashlib.sha256(b"".join(rng.randbelow(1 << 62).to_bytes(8, "big") for _ in range(4))).digest()
     root = _Node(None, seat)
     iterations = max(1, round(budget.iterations * knowledge.search_scale))
+    depth = max(1, round(budget.depth * knowledge.playout_scale))
     for i in range(iterations):
         it_rng = Rng.derive(secret, f"iteration:{i}")
         state = knowledge.sample(game, view, seat, it_rng, legal)
@@ -139,7 +141,7 @@ def search(knowledge: Knowledge[Any], game: Game[Any], view: Mapping[str, Any], 
                 break
             state = after
         # playout
-        for _ in range(budget.depth):
+        for _ in range(depth):
             if game.outcome(state) is not None:
                 break
             actor = game.active_seats(state)[0]

@@ -10,6 +10,7 @@ and one commit can write both:
 ``<ns>m:{b}:<id>:log``          list of accepted entries: signed envelope, receipt, events (the truth)
 ``<ns>m:{b}:<id>:envs``         hash: digest of an accepted envelope -> its ply (idempotent resubmits)
 ``<ns>m:{b}:<id>:seed``         the secret seed (never served while the match runs)
+``<ns>ended:{b}``               sorted set: the bucket's ended matches by end time, until archived
 ``<ns>outbox:{b}``              stream: what every commit in the bucket announces (DESIGN §11)
 ``<ns>key:<public key>``        set of ``id:seat`` a key holds (the "my turns" listing)
 ``<ns>matches``                 sorted set of every match id by creation time
@@ -26,18 +27,30 @@ A move is committed by one Lua script that checks the ply, stores the state, app
 entry, updates the meta and appends the outbox entry at once: either all of it happens or none.
 Every commit also publishes a wake-up on :meth:`Store.events_channel` (fire and forget: the log
 and the outbox are the truth; listeners re-check now and then for a wake-up they missed).
+
+A match that ended can be **archived** (:meth:`Store.archive`, :mod:`service.storage.archive`):
+its meta, state, log, envelope index and seed go to the archive as one document and Redis keeps a
+*tombstone*: the meta hash cut down to what listings read, plus ``archived`` (where the document
+is) and ``archived_digest`` (its SHA-256). Every read here falls back to the document when the
+match's keys are gone, so callers never learn the difference; only a read of an archived match
+pays one extra round trip (and a document read, cached for the last few matches).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any, cast
 
 import redis
+
+from service.storage.archive import Archive, ArchiveError, FolderArchive, digest_of, pack, unpack
 
 _APPLY = """
 local cur = redis.call('HGET', KEYS[1], 'ply')
@@ -56,6 +69,7 @@ for field, value in pairs(cjson.decode(ARGV[16])) do redis.call('HSET', KEYS[1],
 redis.call('XADD', KEYS[5], 'MINID', '~', ARGV[11], '*', 'kind', 'moved', 'match', ARGV[12], 'ply', cur + 1,
            'data', ARGV[13])
 redis.call('PUBLISH', ARGV[14], ARGV[15])
+if ARGV[5] ~= 'active' then redis.call('ZADD', KEYS[6], ARGV[17], ARGV[12]) end
 return {1, cur + 1}
 """
 
@@ -92,6 +106,16 @@ which a test holds equal), so a match's bucket is the first character of its id.
 OUTBOX_DAYS = 7
 """How long outbox entries are kept (trimmed by MINID at each append): far longer than any
 consumer may be down, short enough that the streams stay small."""
+
+ENDED = ("finished", "aborted")
+"""The statuses of a match that is over: such a match may be archived."""
+TOMBSTONE_FIELDS = ("id", "game", "status", "ply", "players", "seats", "active", "active_since", "creator_name",
+                    "created_at", "updated_at")
+"""The meta fields an archived match keeps in Redis: what the listings (``Store.metas``) read, so a
+listing of many matches never opens an archive document."""
+ARCHIVE_CACHE = 8
+"""Archive documents each Store keeps in memory: one request reads a match's meta, log and seed
+separately, and a finished match is read in bursts (its last notice, its record, its board)."""
 
 META_JSON_FIELDS = ("options", "seats", "active", "outcome", "setup_events", "active_since", "time_control",
                     "timeout_policy", "standing", "clocks")
@@ -132,9 +156,12 @@ class ApplyResult:
 class Store:
     """Match persistence over one Redis connection pool, under a key namespace."""
 
-    def __init__(self, client: redis.Redis, namespace: str = "portolan:") -> None:
+    def __init__(self, client: redis.Redis, namespace: str = "portolan:", archive: Archive | None = None) -> None:
         self.r = client
         self.ns = namespace
+        self.archive_to: Archive = archive if archive is not None else FolderArchive("var/archive")
+        self._docs: OrderedDict[str, dict[str, Any]] = OrderedDict()
+        self._docs_lock = threading.Lock()
         self._apply = self.r.register_script(_APPLY)
         self._take_quota = self.r.register_script(_TAKE_QUOTA)
         self._postpone = self.r.register_script(_POSTPONE)
@@ -151,6 +178,10 @@ class Store:
     def outbox_keys(self) -> list[str]:
         """Every outbox stream: what a consumer reads."""
         return [self.outbox_key(b) for b in BUCKETS]
+
+    def ended_key(self, bucket: str) -> str:
+        """The sorted set of one bucket's ended, not yet archived matches, by end time."""
+        return f"{self.ns}ended:{{{bucket}}}"
 
     def events_channel(self) -> str:
         """The pub/sub channel every commit publishes ``{"match", "ply", "kind"}`` on (a wake-up)."""
@@ -198,7 +229,15 @@ class Store:
     def meta(self, match_id: str) -> dict[str, Any] | None:
         """The decoded meta of a match, or None when there is no such match."""
         raw = cast(dict[bytes, bytes], self.r.hgetall(self._k(match_id, "meta")))
-        return _decode(raw) if raw else None
+        if not raw:
+            return None
+        meta = _decode(raw)
+        return self._whole_meta(meta) if "archived" in meta else meta
+
+    def _whole_meta(self, tombstone: dict[str, Any]) -> dict[str, Any]:
+        """An archived match's meta: the archived one, under what the tombstone holds now."""
+        doc = self._document(tombstone["id"], tombstone)
+        return {**doc["meta"], **tombstone}
 
     def ply(self, match_id: str) -> int | None:
         raw = self.r.hget(self._k(match_id, "meta"), "ply")
@@ -221,11 +260,15 @@ class Store:
                     if not raw:
                         raise KeyError(match_id)
                     current = _decode(raw)
+                    if "archived" in current:
+                        current = self._whole_meta(current)
                     fields = change(current)
                     after = {**current, **fields}
                     entry = announce(current, after) if announce is not None else None
                     pipe.multi()
                     pipe.hset(key, mapping=_encode(fields))  # type: ignore[arg-type]
+                    if after.get("status") in ENDED and current.get("status") not in ENDED and "archived" not in after:
+                        pipe.zadd(self.ended_key(bucket_of(match_id)), {match_id: _epoch(str(after.get("updated_at", "")))})
                     if state is not None:
                         pipe.set(self._k(match_id, "state"), json.dumps(state, separators=(",", ":")))
                     if entry is not None:
@@ -240,12 +283,18 @@ class Store:
 
     def state(self, match_id: str) -> dict[str, Any] | None:
         raw = self.r.get(self._k(match_id, "state"))
-        return None if raw is None else cast(dict[str, Any], json.loads(cast(bytes, raw)))
+        if raw is not None:
+            return cast(dict[str, Any], json.loads(cast(bytes, raw)))
+        doc = self._archived(match_id)
+        return None if doc is None else cast(dict[str, Any] | None, doc["state"])
 
     def seed(self, match_id: str) -> bytes:
         raw = self.r.get(self._k(match_id, "seed"))
         if raw is None:
-            raise KeyError(match_id)
+            doc = self._archived(match_id)
+            if doc is None:
+                raise KeyError(match_id)
+            return bytes.fromhex(doc["seed"])
         return bytes.fromhex(cast(bytes, raw).decode())
 
     def match_ids(self, newest_first: bool = False, limit: int = -1) -> list[str]:
@@ -263,7 +312,8 @@ class Store:
         """Commit one accepted move atomically (check-and-set on the ply), with its outbox entry
         (kind ``moved``) and wake-up. ``extra``: more meta fields the move changes (the match
         clock's ``standing`` and ``clocks``), set in the same script."""
-        keys = [self._k(match_id, p) for p in ("meta", "state", "log", "envs")] + [self.outbox_key(bucket_of(match_id))]
+        keys = ([self._k(match_id, p) for p in ("meta", "state", "log", "envs")]
+                + [self.outbox_key(bucket_of(match_id)), self.ended_key(bucket_of(match_id))])
         args: list[str | int] = [
             expected_ply,
             json.dumps(state_blob, separators=(",", ":")),
@@ -281,6 +331,7 @@ class Store:
             self.events_channel(),
             _json({"match": match_id, "ply": expected_ply + 1, "kind": "moved"}),
             _json(_encode(extra or {})),
+            repr(_epoch(updated_at)),
         ]
         code, ply = cast(list[int], self._apply(keys=keys, args=args))
         return ApplyResult({1: "applied", 0: "stale", -1: "missing", -2: "not-active", -3: "duplicate"}[code], ply)
@@ -288,15 +339,113 @@ class Store:
     def accepted_ply(self, match_id: str, envelope_digest: str) -> int | None:
         """The ply at which an envelope with this digest was accepted, if it was."""
         raw = self.r.hget(self._k(match_id, "envs"), envelope_digest)
-        return None if raw is None else int(cast(bytes, raw))
+        if raw is not None:
+            return int(cast(bytes, raw))
+        doc = self._archived(match_id)
+        found = None if doc is None else doc["envs"].get(envelope_digest)
+        return None if found is None else int(found)
 
     def log(self, match_id: str, start: int = 0, stop: int = -1) -> list[dict[str, Any]]:
         """Log entries ``start..stop`` (inclusive, Redis list semantics)."""
         raw = cast(list[bytes], self.r.lrange(self._k(match_id, "log"), start, stop))
+        if not raw:
+            doc = self._archived(match_id)
+            return [] if doc is None else _lrange(doc["log"], start, stop)
         return [json.loads(e) for e in raw]
 
     def log_length(self, match_id: str) -> int:
-        return int(self.r.llen(self._k(match_id, "log")))  # type: ignore[arg-type]
+        n = int(self.r.llen(self._k(match_id, "log")))  # type: ignore[arg-type]
+        if n == 0:
+            doc = self._archived(match_id)
+            return 0 if doc is None else len(doc["log"])
+        return n
+
+    # -- the archive -----------------------------------------------------------------------
+
+    def archive(self, match_id: str) -> str:
+        """Move an ended match out of Redis into the archive; returns where it went.
+
+        The document is written and read back before anything is deleted, and the tombstone
+        replaces the keys in one MULTI under WATCH of the meta: a change of the match meanwhile
+        (a late key attach, say) starts over, so the document always holds the last word.
+        Archiving an archived match changes nothing. Raises ``KeyError`` for no such match and
+        ``ValueError`` for a match that has not ended."""
+        meta_key = self._k(match_id, "meta")
+        parts = [self._k(match_id, p) for p in ("state", "log", "envs", "seed")]
+        while True:
+            with self.r.pipeline() as pipe:
+                try:
+                    pipe.watch(meta_key)  # type: ignore[no-untyped-call]
+                    raw = cast(dict[bytes, bytes], pipe.hgetall(meta_key))
+                    if not raw:
+                        raise KeyError(match_id)
+                    meta = _decode(raw)
+                    if "archived" in meta:
+                        return str(meta["archived"])
+                    if meta.get("status") not in ENDED:
+                        raise ValueError(f"match {match_id} has not ended (status {meta.get('status')}); "
+                                         "only an ended match is archived")
+                    state = pipe.get(parts[0])
+                    seed = pipe.get(parts[3])
+                    doc = {
+                        "format": "portolan-archive/1",
+                        "match": match_id,
+                        "meta": meta,
+                        "state": None if state is None else json.loads(cast(bytes, state)),
+                        "log": [json.loads(e) for e in cast(list[bytes], pipe.lrange(parts[1], 0, -1))],
+                        "envs": {k.decode(): int(v) for k, v in cast(dict[bytes, bytes], pipe.hgetall(parts[2])).items()},
+                        "seed": None if seed is None else cast(bytes, seed).decode(),
+                    }
+                    body = pack(doc)
+                    where = self.archive_to.put(match_id, body)
+                    if self.archive_to.get(match_id) != body:
+                        raise ArchiveError(f"the archive {self.archive_to.where} did not give back what was written "
+                                           f"for {match_id}; the match stays in Redis")
+                    tombstone = {k: meta[k] for k in TOMBSTONE_FIELDS if k in meta}
+                    tombstone.update(archived=where, archived_digest=digest_of(body))
+                    pipe.multi()
+                    pipe.delete(meta_key, *parts)
+                    pipe.hset(meta_key, mapping=_encode(tombstone))  # type: ignore[arg-type]
+                    pipe.zrem(self.ended_key(bucket_of(match_id)), match_id)
+                    pipe.execute()
+                    return where
+                except redis.WatchError:
+                    continue
+
+    def ended_before(self, cutoff: float, limit: int = 100) -> list[str]:
+        """Ended, not yet archived matches that ended before ``cutoff`` (epoch seconds), oldest
+        first, at most ``limit`` of them (over every bucket)."""
+        pipe = self.r.pipeline(transaction=False)
+        for b in BUCKETS:
+            pipe.zrangebyscore(self.ended_key(b), "-inf", cutoff, start=0, num=limit, withscores=True)
+        found = [(score, mid.decode()) for rows in pipe.execute() for mid, score in rows]
+        return [mid for _, mid in sorted(found)[:limit]]
+
+    def _archived(self, match_id: str) -> dict[str, Any] | None:
+        """The archive document of ``match_id`` when the match is archived, else None."""
+        ref, digest = cast(list[bytes | None], self.r.hmget(self._k(match_id, "meta"), ["archived", "archived_digest"]))
+        if ref is None:
+            return None
+        return self._document(match_id, {"archived": ref.decode(), "archived_digest": (digest or b"").decode()})
+
+    def _document(self, match_id: str, tombstone: dict[str, Any]) -> dict[str, Any]:
+        """The archive document a tombstone names, checked against its digest (cached)."""
+        with self._docs_lock:
+            doc = self._docs.get(match_id)
+            if doc is not None and doc.get("_digest") == tombstone.get("archived_digest"):
+                self._docs.move_to_end(match_id)
+                return doc
+        body = self.archive_to.get(match_id)
+        if body is None:
+            raise ArchiveError(f"match {match_id} is archived at {tombstone['archived']}, "
+                               f"but {self.archive_to.where} has no such document")
+        doc = unpack(body, str(tombstone.get("archived_digest") or "") or None)
+        doc["_digest"] = tombstone.get("archived_digest")
+        with self._docs_lock:
+            self._docs[match_id] = doc
+            while len(self._docs) > ARCHIVE_CACHE:
+                self._docs.popitem(last=False)
+        return doc
 
     # -- keys and seats --------------------------------------------------------------------
 
@@ -461,6 +610,22 @@ def bucket_of(match_id: str) -> str:
     """The outbox bucket of a match: the first character of its id. An id that is not ours (a
     client's typo) maps to ``_``, a bucket that holds no match, so it is simply not found."""
     return match_id[0] if match_id and match_id[0] in BUCKETS else "_"
+
+
+def _lrange(items: list[Any], start: int, stop: int) -> list[Any]:
+    """Redis LRANGE over a Python list: inclusive ``stop``, negative indexes from the end."""
+    n = len(items)
+    lo = max(0, start + n if start < 0 else start)
+    hi = stop + n if stop < 0 else stop
+    return items[lo:min(hi, n - 1) + 1] if lo <= hi else []
+
+
+def _epoch(iso: str) -> float:
+    """Seconds since the epoch of an ISO timestamp as the matches write them (now, if unreadable)."""
+    try:
+        return datetime.fromisoformat(iso.replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return time.time()
 
 
 def _outbox_cutoff() -> str:

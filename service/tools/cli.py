@@ -19,6 +19,7 @@ from typing import Any
 
 from service.clock import parse_iso
 from service.proof import signing
+from service.tools.archive_commands import add_archive_commands
 from service.tools.bot_commands import add_bot_commands
 from service.tools.clock_commands import add_commands as add_clock_commands
 from service.tools.friend_lines import claimed_text, invitations_text
@@ -503,6 +504,7 @@ def parser() -> argparse.ArgumentParser:
     sp.add_argument("matches", nargs="*")
     sp.add_argument("--all", action="store_true")
     sp.add_argument("--write", action="store_true", help="replace the cached state with the replayed one")
+    add_archive_commands(cmd)
 
     sp = cmd("keygen", cmd_keygen, "create your signing key (Ed25519) in the config folder")
     sp.add_argument("--key", default="default", help="key name (several identities)")
