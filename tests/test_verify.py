@@ -17,6 +17,7 @@ from service.games.base import Rng
 from service.play.matches import Matches
 from service.proof import fairness, signing
 from service.proof.verify import verify_record
+from service.storage.log_codec import pack_entry, unpack_entry
 from service.tools.rebuild import rebuild
 from tests.conftest import CREATOR_KEY, Player
 
@@ -194,9 +195,9 @@ def test_rebuild_finds_a_state_that_no_longer_follows_from_the_log(service: Matc
 def test_rebuild_reports_a_log_that_no_longer_replays(service: Matches) -> None:
     mid = play_to_end(service, "harbour-race", 2)
     key = service.store._k(mid, "log")
-    first = json.loads(service.store.r.lindex(key, 0))
+    first = unpack_entry(service.store.r.lindex(key, 0), mid)
     first["envelope"]["actions"] = [{"type": "bank"}]  # banking an empty haul: illegal on replay
-    service.store.r.lset(key, 0, json.dumps(first))
+    service.store.r.lset(key, 0, pack_entry(first, mid))
     line = rebuild(service, mid)
     assert not line.ok and line.detail.startswith("ply 0: action 0 does not apply")
 

@@ -74,8 +74,8 @@ def commit(m: Matches, match_id: str, env: dict[str, Any], raw: bytes, signature
     if meta["status"] != "active" or env["ply"] != meta["ply"] or (seat not in meta["active"] and not anytime):
         # Only a move that fails these checks can be a resubmission: accepting an envelope
         # moves the ply past the one it names. (A resubmission racing its own first
-        # acceptance is caught by the apply script, which reports it as a duplicate.)
-        earlier = m.store.accepted_ply(match_id, env_digest)
+        # acceptance finds the ply taken by the apply script, and then itself in the log.)
+        earlier = m.store.accepted_ply(match_id, env_digest, env["ply"])
         if earlier is not None:
             return m.replayed(match_id, earlier, seat, mail is not None or caller_key == row["public_key"])
     if meta["status"] != "active":
@@ -146,6 +146,10 @@ def commit(m: Matches, match_id: str, env: dict[str, Any], raw: bytes, signature
     )
     if result.status == "duplicate":
         return m.replayed(match_id, result.ply, seat, mail is not None or caller_key == row["public_key"])
+    if result.status == "stale":  # perhaps this very envelope, sent twice at once, won the race
+        earlier = m.store.accepted_ply(match_id, env_digest, env["ply"])
+        if earlier is not None:
+            return m.replayed(match_id, earlier, seat, mail is not None or caller_key == row["public_key"])
     if result.status != "applied":
         raise Conflict("stale-ply", f"another move was accepted first; the match is now at ply {result.ply}",
                        current_ply=result.ply)

@@ -116,7 +116,7 @@ def submit_by_mail(m: Matches, match_id: str, seat: int, ply: int, actions: list
     env, raw = check_envelope({"match": match_id, "seat": seat, "ply": ply, "actions": actions,
                                "nonce": mail_nonce(message_digest)})
     meta = m.meta(match_id)
-    earlier = m.store.accepted_ply(match_id, hashlib.sha256(raw).hexdigest())
+    earlier = m.store.accepted_ply(match_id, hashlib.sha256(raw).hexdigest(), ply)
     if earlier is not None:
         # already moved by this very message: the same answer again, even if the delegation has
         # been withdrawn since (the move was made while it stood)

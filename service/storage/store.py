@@ -7,8 +7,11 @@ and one commit can write both:
 ==============================  =====================================================================
 ``<ns>m:{b}:<id>:meta``         hash: game, options, status, ply, seats, active seats, chain head, ...
 ``<ns>m:{b}:<id>:state``        the rules state at the current ply (a cache of replaying the log)
-``<ns>m:{b}:<id>:log``          list of accepted entries: signed envelope, receipt, events (the truth)
-``<ns>m:{b}:<id>:envs``         hash: digest of an accepted envelope -> its ply (idempotent resubmits)
+``<ns>m:{b}:<id>:log``          list of accepted entries: signed envelope, receipt, events (the truth),
+                                each packed by :mod:`service.storage.log_codec` (about a third of its JSON)
+``<ns>m:{b}:<id>:envs``         hash: digest of an accepted envelope -> its ply; only matches from before
+                                the codec have one: an envelope names its ply, so a resubmission is
+                                found by comparing it with the log entry at that ply
 ``<ns>m:{b}:<id>:seed``         the secret seed (never served while the match runs)
 ``<ns>ended:{b}``               sorted set: the bucket's ended matches by end time, until archived
 ``<ns>outbox:{b}``              stream: what every commit in the bucket announces (DESIGN §11)
@@ -50,7 +53,9 @@ from typing import Any, cast
 
 import redis
 
+from service.proof import signing
 from service.storage.archive import Archive, ArchiveError, FolderArchive, digest_of, pack, unpack
+from service.storage.log_codec import pack_entry, unpack_entry
 
 _APPLY = """
 local cur = redis.call('HGET', KEYS[1], 'ply')
@@ -62,7 +67,6 @@ if redis.call('HGET', KEYS[1], 'status') ~= 'active' then return {-2, cur} end
 if cur ~= tonumber(ARGV[1]) then return {0, cur} end
 redis.call('SET', KEYS[2], ARGV[2])
 redis.call('RPUSH', KEYS[3], ARGV[3])
-redis.call('HSET', KEYS[4], ARGV[4], cur)
 redis.call('HSET', KEYS[1], 'ply', cur + 1, 'status', ARGV[5], 'active', ARGV[6],
            'head', ARGV[7], 'updated_at', ARGV[8], 'outcome', ARGV[9], 'active_since', ARGV[10])
 for field, value in pairs(cjson.decode(ARGV[16])) do redis.call('HSET', KEYS[1], field, value) end
@@ -314,10 +318,10 @@ class Store:
         clock's ``standing`` and ``clocks``), set in the same script."""
         keys = ([self._k(match_id, p) for p in ("meta", "state", "log", "envs")]
                 + [self.outbox_key(bucket_of(match_id)), self.ended_key(bucket_of(match_id))])
-        args: list[str | int] = [
+        args: list[str | int | bytes] = [
             expected_ply,
             json.dumps(state_blob, separators=(",", ":")),
-            json.dumps(entry, separators=(",", ":")),
+            pack_entry(entry, match_id),
             envelope_digest,
             status,
             json.dumps(active),
@@ -336,14 +340,26 @@ class Store:
         code, ply = cast(list[int], self._apply(keys=keys, args=args))
         return ApplyResult({1: "applied", 0: "stale", -1: "missing", -2: "not-active", -3: "duplicate"}[code], ply)
 
-    def accepted_ply(self, match_id: str, envelope_digest: str) -> int | None:
-        """The ply at which an envelope with this digest was accepted, if it was."""
-        raw = self.r.hget(self._k(match_id, "envs"), envelope_digest)
+    def accepted_ply(self, match_id: str, envelope_digest: str, ply: int) -> int | None:
+        """The ply at which an envelope with this digest was accepted, if it was: an envelope
+        names its ``ply``, so it can only have been accepted there (matches from before the log
+        codec also keep an index of every digest, still asked)."""
+        pipe = self.r.pipeline(transaction=False)
+        pipe.hget(self._k(match_id, "envs"), envelope_digest)
+        pipe.lindex(self._k(match_id, "log"), ply if ply >= 0 else -(1 << 62))
+        indexed, raw = pipe.execute()
+        if indexed is not None:
+            return int(cast(bytes, indexed))
         if raw is not None:
-            return int(cast(bytes, raw))
-        doc = self._archived(match_id)
-        found = None if doc is None else doc["envs"].get(envelope_digest)
-        return None if found is None else int(found)
+            entry = unpack_entry(cast(bytes, raw), match_id)
+        else:
+            doc = self._archived(match_id)
+            if doc is None:
+                return None
+            if envelope_digest in doc.get("envs", {}):
+                return int(doc["envs"][envelope_digest])
+            entry = doc["log"][ply] if 0 <= ply < len(doc["log"]) else {}
+        return ply if "envelope" in entry and signing.digest(entry["envelope"]) == envelope_digest else None
 
     def log(self, match_id: str, start: int = 0, stop: int = -1) -> list[dict[str, Any]]:
         """Log entries ``start..stop`` (inclusive, Redis list semantics)."""
@@ -351,7 +367,7 @@ class Store:
         if not raw:
             doc = self._archived(match_id)
             return [] if doc is None else _lrange(doc["log"], start, stop)
-        return [json.loads(e) for e in raw]
+        return [unpack_entry(e, match_id) for e in raw]
 
     def log_length(self, match_id: str) -> int:
         n = int(self.r.llen(self._k(match_id, "log")))  # type: ignore[arg-type]
@@ -392,7 +408,7 @@ class Store:
                         "match": match_id,
                         "meta": meta,
                         "state": None if state is None else json.loads(cast(bytes, state)),
-                        "log": [json.loads(e) for e in cast(list[bytes], pipe.lrange(parts[1], 0, -1))],
+                        "log": [unpack_entry(e, match_id) for e in cast(list[bytes], pipe.lrange(parts[1], 0, -1))],
                         "envs": {k.decode(): int(v) for k, v in cast(dict[bytes, bytes], pipe.hgetall(parts[2])).items()},
                         "seed": None if seed is None else cast(bytes, seed).decode(),
                     }
