@@ -168,3 +168,36 @@ def test_portolan_archive_moves_a_match_by_name(client: Any, service: Matches, s
     assert f"{running}: not archived: match {running} has not ended" in out.stdout
     assert "1 archived, 1 not" in out.stdout
     assert (tmp_path / "cli-archive" / mid[0] / f"{mid}.json.gz").is_file()
+
+
+def test_an_s3_archive_over_http(client: Any, service: Matches, players: list[Player],
+                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same archiving through boto3 against an S3-compatible server speaking HTTP (moto's)."""
+    boto3 = pytest.importorskip("boto3")
+    moto_server = pytest.importorskip("moto.server")
+    from service.storage.archive import S3Archive, open_archive
+    from service.storage.embedded import free_port
+
+    for name, value in (("AWS_ACCESS_KEY_ID", "test"), ("AWS_SECRET_ACCESS_KEY", "test"),
+                        ("AWS_DEFAULT_REGION", "us-east-1")):
+        monkeypatch.setenv(name, value)
+    port = free_port()
+    server = moto_server.ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
+    server.start()
+    try:
+        endpoint = f"http://127.0.0.1:{port}"
+        boto3.client("s3", endpoint_url=endpoint).create_bucket(Bucket="portolan")
+        archive = open_archive("s3://portolan/matches", endpoint)
+        assert isinstance(archive, S3Archive) and archive.where == "s3://portolan/matches"
+        service.store.archive_to = archive
+        mid, _ = started(client, players)
+        _play_to_the_end(client, players, mid)
+        before = _reads(client, players, mid)
+        assert service.store.archive(mid) == f"s3:matches/{mid[0]}/{mid}.json.gz"
+        service.store._docs.clear()  # read it from the server, not the cache
+        assert _reads(client, players, mid) == before
+        assert archive.get("nosuchmatch") is None
+        listed = boto3.client("s3", endpoint_url=endpoint).list_objects_v2(Bucket="portolan")["Contents"]
+        assert [o["Key"] for o in listed] == [f"matches/{mid[0]}/{mid}.json.gz"]
+    finally:
+        server.stop()
