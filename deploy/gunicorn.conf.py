@@ -64,3 +64,12 @@ forwarded_allow_ips = os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1")
 # The app connects to Redis when a worker builds it; no preload, so each worker opens its own
 # connection pool after the fork.
 preload_app = False
+
+
+def child_exit(server: object, worker: object) -> None:
+    """Prometheus multiprocess mode (PROMETHEUS_MULTIPROC_DIR): a worker that exits leaves its
+    counters in the folder (they still count) but its live gauges (open streams) must go."""
+    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        from prometheus_client import multiprocess
+
+        multiprocess.mark_process_dead(worker.pid)  # type: ignore[attr-defined]

@@ -70,6 +70,11 @@
 ``PORTOLAN_ARCHIVE``  where ended matches go when they leave Redis (service.storage.archive): a folder
                     (default: ``archive`` beside ``OUTBOX_DIR``, so ``var/archive``) or ``s3://bucket/prefix``
 ``PORTOLAN_S3_ENDPOINT``  the S3-compatible store's URL when it is not AWS (MinIO, Ceph, R2...)
+``PORTOLAN_METRICS``  ``on`` (default) or ``off``: Prometheus metrics at ``GET /metrics``
+                    (``PROMETHEUS_MULTIPROC_DIR``: one folder for every process of a host, deploy/README.md)
+``PORTOLAN_WORKER_METRICS_PORT``  a port each ``portolan worker`` serves its own metrics on (``0``: none;
+                    not needed with ``PROMETHEUS_MULTIPROC_DIR``, where the API's ``/metrics`` shows them)
+``PORTOLAN_LOG_FORMAT``  ``json`` (default off a terminal) or ``console``: the log lines (service.observe.logs)
 ``PORTOLAN_ARCHIVE_AFTER_DAYS``  days after its end a match is archived by the workers' sweep (``7``;
                     ``0``: never automatically, only by ``portolan archive``)
 ==================  ==========================================================================
@@ -151,6 +156,9 @@ class Settings:
     archive: str = ""
     s3_endpoint: str = ""
     archive_after_days: float = 7.0
+    # Issue 15, observability: GET /metrics on or off (service/api/metrics.py)
+    metrics: bool = True
+    worker_metrics_port: int = 0
 
     @property
     def archive_place(self) -> str:
@@ -204,6 +212,8 @@ class Settings:
             clock_tick_s=_float(e, "PORTOLAN_CLOCK_TICK_S", cls.clock_tick_s),
             stand_in_bot=_stand_in(e),
             archive=e.get("PORTOLAN_ARCHIVE", "").strip(),
+            worker_metrics_port=_int(e, "PORTOLAN_WORKER_METRICS_PORT", 0),
+            metrics=e.get("PORTOLAN_METRICS", "on").strip().lower() not in ("off", "0", "false", "no"),
             s3_endpoint=e.get("PORTOLAN_S3_ENDPOINT", "").strip(),
             archive_after_days=_float(e, "PORTOLAN_ARCHIVE_AFTER_DAYS", cls.archive_after_days),
         )

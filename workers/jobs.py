@@ -25,6 +25,7 @@ from service.delivery.dispatch import digest_job_id, job_id
 from service.delivery.letters import cli_line, happened_since
 from service.delivery.mail import Mail, deliver
 from service.delivery.outbox import server_played
+from service.observe import logs
 from service.play.errors import Conflict
 from service.play.matches import Matches
 from service.runtime import build, connect
@@ -95,6 +96,11 @@ def send_turn_notice(match_id: str, seat: int, ply: int) -> str:
     """Email the seat's player that it is their turn (once per match, seat and ply), as their
     notice preference says: ``every`` sends it, ``digest`` notes the seat for the day's digest
     instead, ``off`` sends nothing. Either way the promise is kept and the log says why."""
+    with logs.bound(match=match_id, seat=seat, ply=ply, job="notice"):
+        return _send_turn_notice(match_id, seat, ply)
+
+
+def _send_turn_notice(match_id: str, seat: int, ply: int) -> str:
     m = service()
     jid = job_id("notice", match_id, seat, ply)
     meta = m.meta(match_id)
@@ -194,6 +200,11 @@ def send_digest(address: str, day: str) -> str:
 def play_bot(match_id: str, seat: int, ply: int) -> str:
     """Play the server's move for a seat it plays (a bot seat; a stand-in, a skip or the bot of
     a forfeited seat: ``Matches.server_move``), if that seat must still act at ``ply``."""
+    with logs.bound(match=match_id, seat=seat, ply=ply, job="bot"):
+        return _play_bot(match_id, seat, ply)
+
+
+def _play_bot(match_id: str, seat: int, ply: int) -> str:
     m = service()
     jid = job_id("bot", match_id, seat, ply)
     try:
@@ -206,4 +217,5 @@ def play_bot(match_id: str, seat: int, ply: int) -> str:
     m.store.job_done(jid)
     if result is None:
         return "skipped: the match moved on"
+    log.info("bot played ply %d -> ply %d", ply, result["ply"])
     return f"played ply {ply} -> ply {result['ply']}"

@@ -36,6 +36,8 @@ from service.delivery.clock import scheduler_of, tick_every_s
 from service.delivery.dispatch import RQDispatcher
 from service.delivery.outbox import Dispatcher, install_default_groups
 from service.delivery.watchdog import Watchdog
+from service.observe import logs
+from service.observe.metrics import serve_worker_metrics
 from service.runtime import build, connect
 from workers.clock import tick_with
 
@@ -123,7 +125,9 @@ def run(settings: Settings, burst: bool = False, fork: bool = False, name: str |
     ``PORTOLAN_WEBHOOK_TIMEOUT`` on a slow receiver, and a worker runs one job at a time, so in
     production run webhook workers of their own (``portolan worker --queues webhooks``) beside
     ``--queues bots,notices``: then no receiver can delay a bot's move or a turn notice."""
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s worker %(message)s")
+    logs.configure()
+    if settings.worker_metrics_port:  # no shared multiprocess folder: this worker serves its own
+        serve_worker_metrics(settings.worker_metrics_port)
     client = connect(settings.redis_url)
     unknown = set(kinds) - set(QUEUES)
     if unknown or not kinds:

@@ -10,9 +10,23 @@ from flask_cors import CORS
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from service import web
-from service.api import boards, errors, games, limits, matches, notices, players, seat_keys, server, streams, webhooks
+from service.api import (
+    boards,
+    errors,
+    games,
+    limits,
+    matches,
+    metrics,
+    notices,
+    players,
+    seat_keys,
+    server,
+    streams,
+    webhooks,
+)
 from service.api import vacations as vacation_routes
 from service.config import Settings, open_clock
+from service.observe import logs
 from service.play.matches import Matches
 from service.play.streams import Feeds
 from service.runtime import build, build_webhooks
@@ -40,6 +54,8 @@ def create_app(settings: Settings | None = None, service: Matches | None = None,
     app.extensions["portolan.wakeups"] = Wakeups(service.store.r, service.store.events_channel())
     app.json.sort_keys = False  # type: ignore[attr-defined]
     errors.register(app)
+    logs.configure()
+    app.register_blueprint(metrics.bp)  # first: its hooks time every request
     app.register_blueprint(server.bp)
     app.register_blueprint(games.bp)
     app.register_blueprint(matches.bp)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from flask import Flask, Response, current_app, json
+from flask import Flask, Response, current_app, g, has_request_context, json
 from marshmallow import ValidationError
 from redis.exceptions import RedisError
 from werkzeug.exceptions import HTTPException
@@ -25,6 +25,8 @@ def problem(status: int, code: str, title: str, detail: str, **extra: Any) -> Re
     body = {"type": f"https://portolan.invalid/problems/{code}", "title": title, "status": status,
             "detail": detail, "code": code}
     body.update({k: v for k, v in extra.items() if v is not None})
+    if has_request_context():
+        g.portolan_code = code  # the refusal's code, for the metrics (service/api/metrics.py)
     return Response(json.dumps(body), status=status, mimetype="application/problem+json")
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import re
 import threading
 import time
@@ -13,10 +14,13 @@ from flask import Blueprint, Response, current_app, request
 
 from service.api import schemas
 from service.api.auth import signed_key
+from service.observe import logs
 from service.play import listings
 from service.play.errors import BadRequest, Unauthorized
 from service.play.matches import Matches
 from service.storage.streams import Wakeups
+
+moves_log = logging.getLogger("portolan.moves")
 
 bp = Blueprint("matches", __name__, url_prefix="/v1/matches")
 MAX_WAIT_S = 30
@@ -191,8 +195,11 @@ def move(match_id: str) -> Any:
     only to a request signed (Authorization, covering this body) with the seat's own key; a
     present Authorization header must verify, whoever's key it names."""
     data = schemas.body(schemas.Move)
+    env = data["envelope"]
+    logs.bind(match=match_id, seat=env.get("seat"), ply=env.get("ply"))
     caller = signed_key() if request.headers.get("Authorization") else None
-    result = service().submit(match_id, data["envelope"], data["signature"], caller_key=caller)
+    result = service().submit(match_id, env, data["signature"], caller_key=caller)
+    moves_log.info("move %s", "replayed" if result["replayed"] else "accepted", extra={"new_ply": result["ply"]})
     return result, (200 if result["replayed"] else 201)
 
 

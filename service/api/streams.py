@@ -22,6 +22,7 @@ from flask import Blueprint, Response, current_app, request
 
 from service.api.auth import signed_key
 from service.api.matches import _arg, _int_arg
+from service.observe.metrics import STREAMS
 from service.play import streams
 from service.play.errors import Unavailable
 from service.play.matches import Matches
@@ -61,10 +62,12 @@ def _stream(items: Iterator[streams.Item], slot: threading.BoundedSemaphore | No
             return
         released.set()
         items.close()  # type: ignore[attr-defined]
+        STREAMS.dec()
         if slot is not None:
             slot.release()
 
     response = Response(body(), mimetype="text/event-stream", headers=HEADERS)
+    STREAMS.inc()
     response.call_on_close(done)
     return response
 

@@ -26,6 +26,7 @@ from urllib.parse import urlparse
 from jinja2 import Environment, PackageLoader, select_autoescape
 
 from service.config import Settings
+from service.observe.metrics import NOTICES
 
 _env = Environment(
     loader=PackageLoader("service.delivery", "templates"),
@@ -183,7 +184,19 @@ def deliver(settings: Settings, mail: Mail) -> str:
 
     Over SMTP the bodies go 8-bit with ``BODY=8BITMIME`` when the server offers 8BITMIME, and
     quoted-printable when it does not; ``send_message`` itself asks for SMTPUTF8 when an address
-    is not ASCII (and refuses if the server cannot take it)."""
+    is not ASCII (and refuses if the server cannot take it). Counted by the metrics by the kind
+    of mail (the first word of its key: notice, over, invite, digest...) and the result."""
+    kind = mail.key.split(":", 1)[0] or "mail"
+    try:
+        where = _deliver(settings, mail)
+    except Exception:
+        NOTICES.labels(kind, "failed").inc()
+        raise
+    NOTICES.labels(kind, "sent").inc()
+    return where
+
+
+def _deliver(settings: Settings, mail: Mail) -> str:
     if settings.smtp_url:
         url = urlparse(settings.smtp_url)
         # never wait on the server longer than the job may run: the "sending" lease ends then

@@ -28,6 +28,7 @@ import urllib3
 from rq import Queue, Retry
 
 from service.config import Settings
+from service.observe.metrics import WEBHOOKS
 from service.play.errors import NotFound, ServiceError
 from service.play.hook_urls import Resolver, Target, resolve_checked, system_resolver
 from service.play.matches import Matches
@@ -129,6 +130,7 @@ class Delivery:
             error = _describe(exc, self.settings.webhook_timeout)
         latency_ms = round((time.monotonic() - started) * 1000, 1)
         ok = status is not None and 200 <= status < 300
+        WEBHOOKS.labels("delivered" if ok else ("failed" if attempt == 1 else "failed-again")).inc()
         if status is not None and not ok:
             error = f"answered {status}" + (" (a redirect: webhooks follow none)" if 300 <= status < 400 else "")
         now = self.hooks.matches.now()
