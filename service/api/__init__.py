@@ -73,9 +73,9 @@ def create_app(settings: Settings | None = None, service: Matches | None = None,
     # a client needs (versions, where a thing was made, when to retry) may be read.
     anyone = "*" in settings.cors_origins  # then answer "*" itself (one cacheable answer), not the echo
     CORS(app, origins="*" if anyone else list(settings.cors_origins), send_wildcard=anyone, supports_credentials=False,
-         allow_headers=["Authorization", "Content-Type", "If-None-Match"],
+         allow_headers=["Authorization", "Content-Type", "If-None-Match", "Prefer"],
          expose_headers=["ETag", "Location", "Retry-After", "RateLimit-Limit", "RateLimit-Remaining",
-                         "RateLimit-Reset", "RateLimit-Policy", "RateLimit", "Portolan-Now"],
+                         "RateLimit-Reset", "RateLimit-Policy", "RateLimit", "Portolan-Now", "Preference-Applied"],
          methods=["GET", "POST", "PUT", "DELETE", "OPTIONS"], max_age=86400)
     limits.install(app, settings, service.store.r.connection_pool)
 

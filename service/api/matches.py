@@ -198,9 +198,24 @@ def move(match_id: str) -> Any:
     env = data["envelope"]
     logs.bind(match=match_id, seat=env.get("seat"), ply=env.get("ply"))
     caller = signed_key() if request.headers.get("Authorization") else None
-    result = service().submit(match_id, env, data["signature"], caller_key=caller)
+    with_view = _wants_view()
+    result = service().submit(match_id, env, data["signature"], caller_key=caller, with_view=with_view)
     moves_log.info("move %s", "replayed" if result["replayed"] else "accepted", extra={"new_ply": result["ply"]})
-    return result, (200 if result["replayed"] else 201)
+    minimal = not with_view and request.args.get("view") is None  # it was the Prefer header
+    return result, (200 if result["replayed"] else 201), ({"Preference-Applied": "return=minimal"} if minimal else {})
+
+
+def _wants_view() -> bool:
+    """Does the client want the view in a move's answer? Not with ``?view=none`` or ``Prefer:
+    return=minimal`` (RFC 7240): a client that renders from its own event stream saves the
+    server computing it (and the bytes). Anything else for ``view`` is a 400."""
+    chosen = request.args.get("view")
+    if chosen is not None and chosen not in ("none", "full"):
+        raise BadRequest("bad-query", f"view must be 'none' or 'full', not {chosen[:40]!r}")
+    if chosen is not None:
+        return chosen == "full"
+    prefer = [p.strip().lower() for p in request.headers.get("Prefer", "").replace(";", ",").split(",")]
+    return "return=minimal" not in prefer
 
 
 @bp.get("/<match_id>/log")

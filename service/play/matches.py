@@ -459,7 +459,7 @@ class Matches:
     # -- moves -------------------------------------------------------------------------------
 
     def submit(self, match_id: str, envelope: Mapping[str, Any], signature: str, by: str = "human",
-               caller_key: str | None = None) -> dict[str, Any]:
+               caller_key: str | None = None, with_view: bool = True) -> dict[str, Any]:
         """Verify, apply and commit one signed move (DESIGN §4). Idempotent for an envelope
         already accepted: the original result comes back with ``replayed: true``.
 
@@ -478,10 +478,11 @@ class Matches:
         if standings.server_signed(by):
             raise BadRequest("bad-origin", f"moves by {by!r} are the match clock's own (timeouts, stand-ins, passes); "
                              "submit takes envelopes signed by a seat's key")
-        return self.submit_checked(match_id, env, raw, signature, by, None, caller_key)
+        return self.submit_checked(match_id, env, raw, signature, by, None, caller_key, with_view)
 
     def submit_checked(self, match_id: str, env: dict[str, Any], raw: bytes, signature: str, by: str,
-                       mail: seat_keys.MailProof | None, caller_key: str | None = None) -> dict[str, Any]:
+                       mail: seat_keys.MailProof | None, caller_key: str | None = None,
+                       with_view: bool = True) -> dict[str, Any]:
         """:meth:`submit` of an envelope already checked (``raw`` is its canonical JSON). With
         ``mail`` (a move by mail) the signature must verify under the seat's mail key, or its
         custodial key, and the entry records the message digest and the delegation."""
@@ -489,30 +490,36 @@ class Matches:
         # move: a grant, withdrawal or key change since (from any process) is in the meta only.
         held = None if mail is not None else self._states.held_meta(match_id, env["ply"])
         if held is None:
-            return self._submit(match_id, env, raw, signature, by, self.meta(match_id), caller_key, mail)
+            return self._submit(match_id, env, raw, signature, by, self.meta(match_id), caller_key, mail,
+                                with_view=with_view)
         try:
             # Fast path: this process made the match's current ply itself, so it skips reading
             # the meta. If another process has moved on since, the apply script's ply check
             # refuses the commit; any refusal is then decided again against a fresh read.
-            return self._submit(match_id, env, raw, signature, by, held, caller_key, mail)
+            return self._submit(match_id, env, raw, signature, by, held, caller_key, mail, with_view=with_view)
         except ServiceError:
-            return self._submit(match_id, env, raw, signature, by, self.meta(match_id), caller_key, mail)
+            return self._submit(match_id, env, raw, signature, by, self.meta(match_id), caller_key, mail,
+                                with_view=with_view)
 
     def _submit(self, match_id: str, env: dict[str, Any], raw: bytes, signature: str, by: str,
                 meta: Mapping[str, Any], caller_key: str | None = None,
-                mail: seat_keys.MailProof | None = None, clock: dict[str, Any] | None = None) -> dict[str, Any]:
+                mail: seat_keys.MailProof | None = None, clock: dict[str, Any] | None = None,
+                with_view: bool = True) -> dict[str, Any]:
         """Judge and commit one checked envelope (see :func:`service.play.moves.commit`)."""
-        return moves.commit(self, match_id, env, raw, signature, by, meta, caller_key, mail, clock)
+        return moves.commit(self, match_id, env, raw, signature, by, meta, caller_key, mail, clock, with_view)
 
-    def replayed(self, match_id: str, ply: int, seat: int, proven: bool) -> dict[str, Any]:
+    def replayed(self, match_id: str, ply: int, seat: int, proven: bool, with_view: bool = True) -> dict[str, Any]:
         """The original result of an envelope accepted at ``ply``: private to ``seat`` only when
         the caller has ``proven`` it holds the seat's key, else what anyone may see."""
         entry = self.store.log(match_id, ply, ply)[0]
         meta = self.meta(match_id)
         viewer = seat if proven else None
-        return {"match": match_id, "seat": seat, "ply": ply + 1, "accepted_ply": ply, "replayed": True,
-                "head": entry["hash"], "receipt": entry["receipt"], "status": meta["status"],
-                "events": visible_events(entry["events"], viewer), "view": self._view_of(meta, viewer)}
+        answer = {"match": match_id, "seat": seat, "ply": ply + 1, "accepted_ply": ply, "replayed": True,
+                  "head": entry["hash"], "receipt": entry["receipt"], "status": meta["status"],
+                  "events": visible_events(entry["events"], viewer)}
+        if with_view:
+            answer["view"] = self._view_of(meta, viewer)
+        return answer
 
     def sign_as_bot(self, match_id: str, seat: int, ply: int, actions: list[dict[str, Any]]) -> tuple[dict[str, Any], str]:
         """An envelope for a bot seat, signed with its server-held key."""

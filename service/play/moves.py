@@ -42,7 +42,8 @@ def _standing_problem(exc: standings.StandingError, ply: int) -> ServiceError:
 
 def commit(m: Matches, match_id: str, env: dict[str, Any], raw: bytes, signature: str, by: str,
            meta: Mapping[str, Any], caller_key: str | None = None,
-           mail: seat_keys.MailProof | None = None, clock: dict[str, Any] | None = None) -> dict[str, Any]:
+           mail: seat_keys.MailProof | None = None, clock: dict[str, Any] | None = None,
+           with_view: bool = True) -> dict[str, Any]:
     """Judge one checked envelope against ``meta`` (the match as the caller read it) and commit
     it: the signature under the key that may sign for the seat now (the seat's, its mail key, or
     the match clock's for ``by`` values the server alone uses), the match's status and ply, the
@@ -77,7 +78,7 @@ def commit(m: Matches, match_id: str, env: dict[str, Any], raw: bytes, signature
         # acceptance finds the ply taken by the apply script, and then itself in the log.)
         earlier = m.store.accepted_ply(match_id, env_digest, env["ply"])
         if earlier is not None:
-            return m.replayed(match_id, earlier, seat, mail is not None or caller_key == row["public_key"])
+            return m.replayed(match_id, earlier, seat, mail is not None or caller_key == row["public_key"], with_view)
     if meta["status"] != "active":
         raise Conflict("match-not-active", f"match {match_id} is {meta['status']}; no moves are accepted",
                        current_ply=meta["ply"])
@@ -145,11 +146,11 @@ def commit(m: Matches, match_id: str, env: dict[str, Any], raw: bytes, signature
         extra,
     )
     if result.status == "duplicate":
-        return m.replayed(match_id, result.ply, seat, mail is not None or caller_key == row["public_key"])
+        return m.replayed(match_id, result.ply, seat, mail is not None or caller_key == row["public_key"], with_view)
     if result.status == "stale":  # perhaps this very envelope, sent twice at once, won the race
         earlier = m.store.accepted_ply(match_id, env_digest, env["ply"])
         if earlier is not None:
-            return m.replayed(match_id, earlier, seat, mail is not None or caller_key == row["public_key"])
+            return m.replayed(match_id, earlier, seat, mail is not None or caller_key == row["public_key"], with_view)
     if result.status != "applied":
         raise Conflict("stale-ply", f"another move was accepted first; the match is now at ply {result.ply}",
                        current_ply=result.ply)
@@ -159,9 +160,12 @@ def commit(m: Matches, match_id: str, env: dict[str, Any], raw: bytes, signature
                  updated_at=accepted_at, outcome=final, **extra)
     m._states.remember(match_id, new_ply, state, after)
     viewer = None if server else seat
-    return {"match": match_id, "seat": seat, "ply": new_ply, "accepted_ply": meta["ply"], "replayed": False,
-            "head": entry["hash"], "receipt": entry["receipt"], "status": status,
-            "events": visible_events(events, viewer), "view": m._view_of(after, viewer, state)}
+    answer = {"match": match_id, "seat": seat, "ply": new_ply, "accepted_ply": meta["ply"], "replayed": False,
+              "head": entry["hash"], "receipt": entry["receipt"], "status": status,
+              "events": visible_events(events, viewer)}
+    if with_view:  # a client that asked for a minimal answer reads the view when it wants it
+        answer["view"] = m._view_of(after, viewer, state)
+    return answer
 
 
 def announcement(kind: str, data: dict[str, Any]) -> Announcement:

@@ -85,3 +85,29 @@ def test_ids_and_tokens_are_safe_on_a_command_line(client: Any) -> None:
         made = create(client, [{"invite": f"a{i}@example.org"}, {"bot": "random"}])
         for text in (made["id"], *made["invites"].values()):
             assert text[0] not in "-_" and text.isalnum()
+
+
+def test_a_move_answer_without_the_view(client: Any, players: list[Player]) -> None:
+    """``?view=none`` or ``Prefer: return=minimal``: ply and receipt without the view, and a
+    later GET shows the move; a bad ``view`` is refused before anything is applied."""
+    mid, view = started(client, players)
+    seat = view["active_seats"][0]
+    bad = client.post(f"/v1/matches/{mid}/moves?view=some", json=players[seat].envelope(mid, seat, 0, [{"type": "roll"}]))
+    assert bad.status_code == 400 and bad.get_json()["code"] == "bad-query"
+    assert client.get(f"/v1/matches/{mid}").get_json()["ply"] == 0
+    r = client.post(f"/v1/matches/{mid}/moves?view=none", json=players[seat].envelope(mid, seat, 0, [{"type": "roll"}]))
+    assert r.status_code == 201 and "Preference-Applied" not in r.headers
+    body = r.get_json()
+    assert "view" not in body and body["ply"] == 1 and body["receipt"] and body["events"]
+    match = client.get(f"/v1/matches/{mid}").get_json()
+    assert match["ply"] == 1
+    seat = match["active_seats"][0]
+    path = f"/v1/matches/{mid}/seats/{seat}/view"
+    action = client.get(path, headers=players[seat].auth("GET", path)).get_json()["legal_actions"][0]["action"]
+    env = players[seat].envelope(mid, seat, 1, [action])
+    r = client.post(f"/v1/matches/{mid}/moves", json=env, headers={"Prefer": "return=minimal"})
+    assert r.status_code == 201 and r.headers["Preference-Applied"] == "return=minimal" and "view" not in r.get_json()
+    again = client.post(f"/v1/matches/{mid}/moves", json=env, headers={"Prefer": "return=minimal"})
+    assert again.status_code == 200 and again.get_json()["replayed"] is True and "view" not in again.get_json()
+    full = client.post(f"/v1/matches/{mid}/moves?view=full", json=env, headers={"Prefer": "return=minimal"})
+    assert full.status_code == 200 and "view" in full.get_json()  # the query wins
