@@ -8,6 +8,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import rfc8785
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from service.proof import signing
 
@@ -54,3 +57,29 @@ def test_the_markdown_shows_every_vector() -> None:
     text = (DOCS / "signing.md").read_text(encoding="utf-8")
     for v in VECTORS["vectors"]:
         assert v["signature"] in text and v["public_key"] in text and v["canonical_hex" if v["kind"] != "raw" else "signature_hex"] in text
+
+
+# Any JSON value, with the awkward parts on purpose: floats, integers past 2^53, keys and strings
+# beyond the Basic Multilingual Plane, control characters, lone surrogates.
+_awkward_text = st.text(alphabet=st.characters(blacklist_categories=()), max_size=6) | st.sampled_from(
+    ["\ud800", "a\udfff", "\U0001f600", "\uffff", "\u2028", "\x00\x1f\x7f", '"\\/', "é", "\ue000"])
+_json = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**60), 2**60) | st.floats(allow_nan=False, allow_infinity=False)
+    | _awkward_text,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(_awkward_text, inner, max_size=4),
+    max_leaves=25,
+)
+
+
+@settings(max_examples=2000, deadline=None)
+@given(_json)
+def test_the_fast_canonical_form_is_rfc8785s(value: Any) -> None:
+    """signing.canonical takes the standard encoder where it writes RFC 8785's bytes: never a
+    different byte, and the same refusal where RFC 8785 refuses."""
+    try:
+        expected = rfc8785.dumps(value)
+    except Exception as exc:  # lone surrogates, integers past the safe range
+        with pytest.raises(type(exc)):
+            signing.canonical(value)
+        return
+    assert signing.canonical(value) == expected

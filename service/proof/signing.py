@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import json
 import re
 import secrets
 import time
@@ -47,8 +48,46 @@ def b64d(text: str) -> bytes:
 
 
 def canonical(obj: Any) -> bytes:
-    """The RFC 8785 canonical JSON bytes of ``obj``."""
+    """The RFC 8785 canonical JSON bytes of ``obj``.
+
+    Most of what is signed and hashed here (envelopes, log entries, receipts) holds only strings,
+    safe integers, booleans, null, lists and objects with plain keys; for those the standard
+    library's C encoder with sorted keys writes exactly RFC 8785's bytes, about five times faster
+    than the ``rfc8785`` package's pure-Python writer (a move canonicalises several objects). What
+    could differ goes to ``rfc8785``: floats (ECMAScript number formatting), integers beyond 2^53,
+    keys outside the Basic Multilingual Plane (RFC 8785 sorts by UTF-16 code units, Python by code
+    points) and strings with lone surrogates (refused there). tests/test_signing_vectors.py holds
+    the two equal on every vector and on generated values."""
+    if _plain(obj):
+        return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
     return rfc8785.dumps(obj)
+
+
+_SAFE_INT = (1 << 53) - 1
+
+
+def _plain(obj: Any) -> bool:
+    """Is ``obj`` JSON whose canonical form the standard encoder writes byte for byte? (see above)"""
+    kind = type(obj)
+    if kind is str:
+        return obj.isascii() or _encodable(obj)
+    if kind is dict:
+        return all(type(k) is str and (k.isascii() or (_encodable(k) and max(k) <= "\uffff")) and _plain(v)
+                   for k, v in obj.items())
+    if kind is list:
+        return all(_plain(v) for v in obj)
+    if kind is int:
+        return -_SAFE_INT <= obj <= _SAFE_INT
+    return obj is None or kind is bool
+
+
+def _encodable(text: str) -> bool:
+    """Has ``text`` no lone surrogate (which UTF-8, and so RFC 8785, cannot write)?"""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def digest(obj: Any) -> str:
