@@ -77,7 +77,7 @@ def _plain(obj: Any) -> bool:
     if kind is list:
         return all(_plain(v) for v in obj)
     if kind is int:
-        return -_SAFE_INT <= obj <= _SAFE_INT
+        return bool(-_SAFE_INT <= obj <= _SAFE_INT)
     return obj is None or kind is bool
 
 
