@@ -4,7 +4,7 @@
 
 It starts a Redis of its own, plays one seeded all-heuristic-bot match of each game (3 seats),
 and concatenates the msgpack form (as :mod:`service.storage.log_codec` writes it, before
-compression) of entries spread over each match, up to 30 KB (deflate looks back 32 KB). The
+compression) of entries spread over each match, up to 30 KB (used as raw content by zstd). The
 dictionary only primes the compression: any entry of any game compresses with it, typical ones
 better. It must never change once entries were written with it (the codec checks its SHA-256):
 a new dictionary is a new codec version.
