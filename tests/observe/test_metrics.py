@@ -80,7 +80,7 @@ def test_mail_sent_is_counted(settings: Settings, client: Any) -> None:
 
 def test_a_move_logs_one_json_line_with_match_seat_and_ply(client: Any, players: list[Player]) -> None:
     out = io.StringIO()
-    logs.configure("json", stream=out)
+    logs.configure("json", level="DEBUG", stream=out)
     try:
         mid, view = started(client, players)
         seat = view["active_seats"][0]
@@ -90,10 +90,10 @@ def test_a_move_logs_one_json_line_with_match_seat_and_ply(client: Any, players:
         moved = [line for line in lines if line.get("event") == "move accepted"]
         assert len(moved) == 1, lines
         assert moved[0]["match"] == mid and moved[0]["seat"] == seat and moved[0]["ply"] == 0
-        assert moved[0]["new_ply"] == 1 and moved[0]["level"] == "info" and moved[0]["logger"] == "portolan.moves"
+        assert moved[0]["new_ply"] == 1 and moved[0]["level"] == "debug" and moved[0]["logger"] == "portolan.moves"
         # the request's context ends with it
         logging.getLogger("portolan.test").warning("after the request")
         last = json.loads(out.getvalue().splitlines()[-1])
         assert last["event"] == "after the request" and "match" not in last
     finally:
-        logs.configure("json")
+        logs.configure("json", level="INFO")
