@@ -13,6 +13,7 @@ import time
 from typing import Any
 
 from flask import Blueprint, Response, current_app, g, request
+from redis.exceptions import RedisError
 from rq import Queue
 
 from service.api.errors import problem
@@ -70,10 +71,13 @@ def metrics() -> Any:
 
 def _queues(m: Matches, settings: Settings) -> QueueCollector:
     def depths() -> dict[str, int]:
-        return {kind: Queue(settings.queue_name(kind), connection=m.store.r).count for kind in ALL_QUEUES}
+        pipe = m.store.r.pipeline(transaction=False)
+        for kind in ALL_QUEUES:
+            pipe.llen(Queue(settings.queue_name(kind), connection=m.store.r).key)
+        return dict(zip(ALL_QUEUES, (int(n) for n in pipe.execute()), strict=True))
 
     def backlogs() -> dict[str, int]:
         outbox.install_default_groups(settings)
-        return {group: m.store.outbox_backlog(group) for group in sorted(outbox.handlers())}
+        return m.store.outbox_backlogs(sorted(outbox.handlers()))
 
-    return QueueCollector(depths, backlogs)
+    return QueueCollector(depths, backlogs, down=RedisError)

@@ -61,10 +61,12 @@ def _stream(items: Iterator[streams.Item], slot: threading.BoundedSemaphore | No
         if released.is_set():
             return
         released.set()
-        items.close()  # type: ignore[attr-defined]
         STREAMS.dec()
-        if slot is not None:
-            slot.release()
+        try:
+            items.close()  # type: ignore[attr-defined]
+        finally:
+            if slot is not None:
+                slot.release()
 
     response = Response(body(), mimetype="text/event-stream", headers=HEADERS)
     STREAMS.inc()

@@ -30,8 +30,9 @@ import os
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 from prometheus_client.core import GaugeMetricFamily
+from prometheus_client.exposition import CONTENT_TYPE_PLAIN_0_0_4
 from prometheus_client.registry import Collector
 
 MOVES = Counter("portolan_moves", "Move submissions answered by the API", ["result", "code"])
@@ -43,26 +44,43 @@ STREAMS = Gauge("portolan_stream_connections", "Event streams open now", multipr
 NOTICES = Counter("portolan_notices", "Mail sent by the workers (notices, invitations, answers)", ["kind", "result"])
 WEBHOOKS = Counter("portolan_webhook_deliveries", "Webhook delivery attempts", ["result"])
 
-CONTENT_TYPE = CONTENT_TYPE_LATEST
+CONTENT_TYPE = CONTENT_TYPE_PLAIN_0_0_4
+"""The text format ``generate_latest`` writes (and openapi.yaml names): prometheus_client 0.26's
+``CONTENT_TYPE_LATEST`` says version 1.0.0, which Prometheus would then expect."""
 
 
 class QueueCollector(Collector):
-    """Queue depths and outbox backlogs, read when Prometheus scrapes (one small round trip per
-    queue and group): ``depths()`` returns ``{queue: jobs waiting}``, ``backlogs()`` returns
-    ``{consumer group: outbox entries not yet handled}``."""
+    """Queue depths and outbox backlogs, read when Prometheus scrapes (two pipelined round
+    trips): ``depths()`` returns ``{queue: jobs waiting}``, ``backlogs()`` returns ``{consumer
+    group: outbox entries not yet handled}``. When Redis does not answer, the scrape still does,
+    with ``portolan_redis_up 0`` and no depths (an outage is when the metrics matter most).
 
-    def __init__(self, depths: Callable[[], dict[str, int]], backlogs: Callable[[], dict[str, int]]) -> None:
+    A backlog counts entries read but not acknowledged (pending) and, on Redis 7 and newer,
+    entries not yet read (the group's lag; Redis 6, the embedded one included, has no lag)."""
+
+    def __init__(self, depths: Callable[[], dict[str, int]], backlogs: Callable[[], dict[str, int]],
+                 down: type[BaseException] | tuple[type[BaseException], ...] = ()) -> None:
         self.depths = depths
         self.backlogs = backlogs
+        self.down = down
 
     def collect(self) -> Iterator[GaugeMetricFamily]:
+        up = GaugeMetricFamily("portolan_redis_up", "1 when Redis answered this scrape, else 0")
+        try:
+            depths, backlogs = self.depths(), self.backlogs()
+        except self.down:
+            up.add_metric([], 0)
+            yield up
+            return
+        up.add_metric([], 1)
+        yield up
         queue = GaugeMetricFamily("portolan_queue_depth", "Jobs waiting in each RQ queue", labels=["queue"])
-        for name, n in sorted(self.depths().items()):
+        for name, n in sorted(depths.items()):
             queue.add_metric([name], n)
         yield queue
         backlog = GaugeMetricFamily("portolan_outbox_backlog", "Outbox entries a consumer group has not handled yet",
                                     labels=["group"])
-        for name, n in sorted(self.backlogs().items()):
+        for name, n in sorted(backlogs.items()):
             backlog.add_metric([name], n)
         yield backlog
 

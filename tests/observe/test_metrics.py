@@ -97,3 +97,38 @@ def test_a_move_logs_one_json_line_with_match_seat_and_ply(client: Any, players:
         assert last["event"] == "after the request" and "match" not in last
     finally:
         logs.configure("json", level="INFO")
+
+
+def test_metrics_answer_when_redis_does_not(settings: Settings) -> None:
+    """An outage is when the metrics matter: the scrape answers, saying Redis is down."""
+    import dataclasses
+
+    from service.api import create_app
+    from service.play.matches import Matches
+    from service.proof import signing
+    from service.runtime import connect
+    from service.storage.embedded import free_port
+    from service.storage.store import Store
+
+    dead = dataclasses.replace(settings, redis_url=f"redis://127.0.0.1:{free_port()}/0")
+    store = Store(connect(dead.redis_url), dead.namespace)
+    c = create_app(dead, Matches(store=store, server_key=signing.generate_private_key()), TESTING=True).test_client()
+    r = c.get("/metrics")
+    assert r.status_code == 200 and r.headers["Content-Type"].startswith("text/plain; version=0.0.4")
+    samples = scrape(c)
+    assert value(samples, "portolan_redis_up") == 0
+    assert not any(name == "portolan_queue_depth" for name, _ in samples)
+
+
+def test_a_backlog_counts_what_a_group_has_not_handled(client: Any, service: Any, players: list[Player]) -> None:
+    """Entries read but not acknowledged count on every Redis (lag, unread ones, on Redis 7 only)."""
+    started(client, players)  # a creation and a start: outbox entries
+    service.store.ensure_group("jobs")
+    read = service.store.read_outbox("jobs", "test-consumer", count=100)
+    assert read
+    samples = scrape(client)
+    assert value(samples, "portolan_redis_up") == 1
+    assert value(samples, "portolan_outbox_backlog", group="jobs") >= len(read)
+    for record in read:
+        service.store.ack_outbox("jobs", record)
+    assert value(scrape(client), "portolan_outbox_backlog", group="jobs") == 0  # all read, all acknowledged
