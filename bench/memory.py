@@ -29,7 +29,7 @@ from service.config import Settings
 from service.proof import signing
 from service.runtime import build
 from service.storage.embedded import EmbeddedRedis
-from service.storage.store import bucket_of
+from service.storage.keys import bucket_of
 
 
 def _sizes(r: redis.Redis, namespace: str, match_id: str) -> dict[str, int]:

@@ -36,7 +36,8 @@ from service.config import Settings
 from service.delivery.dispatch import RQDispatcher
 from service.play.matches import Matches
 from service.storage.clock import Deadlines
-from service.storage.store import OutboxRecord, Store
+from service.storage.outbox_streams import OutboxRecord
+from service.storage.store import Store
 
 log = logging.getLogger("portolan.clock")
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from service.play.matches import Matches
 from service.play.streams import inbox_events
-from service.storage.store import OutboxRecord
+from service.storage.outbox_streams import OutboxRecord
 from service.storage.streams import Inboxes
 
 GROUP = "inboxes"

@@ -37,7 +37,7 @@ from service.delivery import clock, inboxes, webhooks
 from service.delivery.dispatch import RQDispatcher
 from service.play.matches import Matches
 from service.proof.standing import Standing
-from service.storage.store import OutboxRecord
+from service.storage.outbox_streams import OutboxRecord
 
 log = logging.getLogger("portolan.dispatcher")
 

@@ -48,14 +48,16 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Any, cast
 
 import redis
 
 from service.proof import signing
-from service.storage.archive import Archive, ArchiveError, FolderArchive, digest_of, pack, unpack
+from service.storage.archive import Archive, FolderArchive
+from service.storage.archived import ArchivedMatches
+from service.storage.keys import BUCKETS, ENDED, OUTBOX_DAYS, bucket_of, decode_meta, encode_meta, epoch_of, lrange
 from service.storage.log_codec import pack_entry, unpack_entry
+from service.storage.outbox_streams import OutboxStreams
 
 _APPLY = """
 local cur = redis.call('HGET', KEYS[1], 'ply')
@@ -104,27 +106,6 @@ redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1])
 return 1
 """
 
-BUCKETS = "abcdefghijkmnpqrstuvwxyz23456789"
-"""The outbox buckets: the alphabet match ids are written in (``service.play.matches.ID_ALPHABET``,
-which a test holds equal), so a match's bucket is the first character of its id."""
-OUTBOX_DAYS = 7
-"""How long outbox entries are kept (trimmed by MINID at each append): far longer than any
-consumer may be down, short enough that the streams stay small."""
-
-ENDED = ("finished", "aborted")
-"""The statuses of a match that is over: such a match may be archived."""
-TOMBSTONE_FIELDS = ("id", "game", "status", "ply", "players", "seats", "active", "active_since", "creator_name",
-                    "created_at", "updated_at")
-"""The meta fields an archived match keeps in Redis: what the listings (``Store.metas``) read, so a
-listing of many matches never opens an archive document."""
-ARCHIVE_CACHE = 8
-"""Archive documents each Store keeps in memory: one request reads a match's meta, log and seed
-separately, and a finished match is read in bursts (its last notice, its record, its board)."""
-
-META_JSON_FIELDS = ("options", "seats", "active", "outcome", "setup_events", "active_since", "time_control",
-                    "timeout_policy", "standing", "clocks")
-
-
 class Conflict(Exception):
     """A compare-and-set lost: someone else changed the match first."""
 
@@ -132,19 +113,6 @@ class Conflict(Exception):
 Announcement = tuple[str, dict[str, Any]]
 """An outbox entry to append in the same atomic step as a change: its ``kind`` (created, started,
 moved, aborted) and its ``data``. A plain tuple, so the use cases need not import this module."""
-
-
-@dataclass(frozen=True)
-class OutboxRecord:
-    """One outbox entry as a consumer reads it: ``stream`` and ``stream_id`` say where it is
-    (to acknowledge it), ``ply`` is the match's ply after the change."""
-
-    stream: str
-    stream_id: str
-    kind: str
-    match: str
-    ply: int
-    data: dict[str, Any]
 
 
 @dataclass(frozen=True)
@@ -157,7 +125,7 @@ class ApplyResult:
     ply: int
 
 
-class Store:
+class Store(OutboxStreams, ArchivedMatches):
     """Match persistence over one Redis connection pool, under a key namespace."""
 
     def __init__(self, client: redis.Redis, namespace: str = "portolan:", archive: Archive | None = None) -> None:
@@ -209,7 +177,7 @@ class Store:
         """Store a new match's meta and its secret seed (and its outbox entry, in the same MULTI)."""
         mid = meta["id"]
         pipe = self.r.pipeline(transaction=True)
-        pipe.hset(self._k(mid, "meta"), mapping=_encode(meta))  # type: ignore[arg-type]
+        pipe.hset(self._k(mid, "meta"), mapping=encode_meta(meta))  # type: ignore[arg-type]
         pipe.set(self._k(mid, "seed"), seed.hex())
         pipe.zadd(self.key("matches"), {mid: created})
         if announce is not None:
@@ -235,7 +203,7 @@ class Store:
         raw = cast(dict[bytes, bytes], self.r.hgetall(self._k(match_id, "meta")))
         if not raw:
             return None
-        meta = _decode(raw)
+        meta = decode_meta(raw)
         return self._whole_meta(meta) if "archived" in meta else meta
 
     def _whole_meta(self, tombstone: dict[str, Any]) -> dict[str, Any]:
@@ -263,16 +231,16 @@ class Store:
                     raw = cast(dict[bytes, bytes], pipe.hgetall(key))
                     if not raw:
                         raise KeyError(match_id)
-                    current = _decode(raw)
+                    current = decode_meta(raw)
                     if "archived" in current:
                         current = self._whole_meta(current)
                     fields = change(current)
                     after = {**current, **fields}
                     entry = announce(current, after) if announce is not None else None
                     pipe.multi()
-                    pipe.hset(key, mapping=_encode(fields))  # type: ignore[arg-type]
+                    pipe.hset(key, mapping=encode_meta(fields))  # type: ignore[arg-type]
                     if after.get("status") in ENDED and current.get("status") not in ENDED and "archived" not in after:
-                        pipe.zadd(self.ended_key(bucket_of(match_id)), {match_id: _epoch(str(after.get("updated_at", "")))})
+                        pipe.zadd(self.ended_key(bucket_of(match_id)), {match_id: epoch_of(str(after.get("updated_at", "")))})
                     if state is not None:
                         pipe.set(self._k(match_id, "state"), json.dumps(state, separators=(",", ":")))
                     if entry is not None:
@@ -334,8 +302,8 @@ class Store:
             _json(announce[1]),
             self.events_channel(),
             _json({"match": match_id, "ply": expected_ply + 1, "kind": "moved"}),
-            _json(_encode(extra or {})),
-            repr(_epoch(updated_at)),
+            _json(encode_meta(extra or {})),
+            repr(epoch_of(updated_at)),
         ]
         code, ply = cast(list[int], self._apply(keys=keys, args=args))
         return ApplyResult({1: "applied", 0: "stale", -1: "missing", -2: "not-active", -3: "duplicate"}[code], ply)
@@ -366,7 +334,7 @@ class Store:
         raw = cast(list[bytes], self.r.lrange(self._k(match_id, "log"), start, stop))
         if not raw:
             doc = self._archived(match_id)
-            return [] if doc is None else _lrange(doc["log"], start, stop)
+            return [] if doc is None else lrange(doc["log"], start, stop)
         return [unpack_entry(e, match_id) for e in raw]
 
     def log_length(self, match_id: str) -> int:
@@ -375,93 +343,6 @@ class Store:
             doc = self._archived(match_id)
             return 0 if doc is None else len(doc["log"])
         return n
-
-    # -- the archive -----------------------------------------------------------------------
-
-    def archive(self, match_id: str) -> str:
-        """Move an ended match out of Redis into the archive; returns where it went.
-
-        The document is written and read back before anything is deleted, and the tombstone
-        replaces the keys in one MULTI under WATCH of the meta: a change of the match meanwhile
-        (a late key attach, say) starts over, so the document always holds the last word.
-        Archiving an archived match changes nothing. Raises ``KeyError`` for no such match and
-        ``ValueError`` for a match that has not ended."""
-        meta_key = self._k(match_id, "meta")
-        parts = [self._k(match_id, p) for p in ("state", "log", "envs", "seed")]
-        while True:
-            with self.r.pipeline() as pipe:
-                try:
-                    pipe.watch(meta_key)  # type: ignore[no-untyped-call]
-                    raw = cast(dict[bytes, bytes], pipe.hgetall(meta_key))
-                    if not raw:
-                        raise KeyError(match_id)
-                    meta = _decode(raw)
-                    if "archived" in meta:
-                        return str(meta["archived"])
-                    if meta.get("status") not in ENDED:
-                        raise ValueError(f"match {match_id} has not ended (status {meta.get('status')}); "
-                                         "only an ended match is archived")
-                    state = pipe.get(parts[0])
-                    seed = pipe.get(parts[3])
-                    doc = {
-                        "format": "portolan-archive/1",
-                        "match": match_id,
-                        "meta": meta,
-                        "state": None if state is None else json.loads(cast(bytes, state)),
-                        "log": [unpack_entry(e, match_id) for e in cast(list[bytes], pipe.lrange(parts[1], 0, -1))],
-                        "envs": {k.decode(): int(v) for k, v in cast(dict[bytes, bytes], pipe.hgetall(parts[2])).items()},
-                        "seed": None if seed is None else cast(bytes, seed).decode(),
-                    }
-                    body = pack(doc)
-                    where = self.archive_to.put(match_id, body)
-                    if self.archive_to.get(match_id) != body:
-                        raise ArchiveError(f"the archive {self.archive_to.where} did not give back what was written "
-                                           f"for {match_id}; the match stays in Redis")
-                    tombstone = {k: meta[k] for k in TOMBSTONE_FIELDS if k in meta}
-                    tombstone.update(archived=where, archived_digest=digest_of(body))
-                    pipe.multi()
-                    pipe.delete(meta_key, *parts)
-                    pipe.hset(meta_key, mapping=_encode(tombstone))  # type: ignore[arg-type]
-                    pipe.zrem(self.ended_key(bucket_of(match_id)), match_id)
-                    pipe.execute()
-                    return where
-                except redis.WatchError:
-                    continue
-
-    def ended_before(self, cutoff: float, limit: int = 100) -> list[str]:
-        """Ended, not yet archived matches that ended before ``cutoff`` (epoch seconds), oldest
-        first, at most ``limit`` of them (over every bucket)."""
-        pipe = self.r.pipeline(transaction=False)
-        for b in BUCKETS:
-            pipe.zrangebyscore(self.ended_key(b), "-inf", cutoff, start=0, num=limit, withscores=True)
-        found = [(score, mid.decode()) for rows in pipe.execute() for mid, score in rows]
-        return [mid for _, mid in sorted(found)[:limit]]
-
-    def _archived(self, match_id: str) -> dict[str, Any] | None:
-        """The archive document of ``match_id`` when the match is archived, else None."""
-        ref, digest = cast(list[bytes | None], self.r.hmget(self._k(match_id, "meta"), ["archived", "archived_digest"]))
-        if ref is None:
-            return None
-        return self._document(match_id, {"archived": ref.decode(), "archived_digest": (digest or b"").decode()})
-
-    def _document(self, match_id: str, tombstone: dict[str, Any]) -> dict[str, Any]:
-        """The archive document a tombstone names, checked against its digest (cached)."""
-        with self._docs_lock:
-            doc = self._docs.get(match_id)
-            if doc is not None and doc.get("_digest") == tombstone.get("archived_digest"):
-                self._docs.move_to_end(match_id)
-                return doc
-        body = self.archive_to.get(match_id)
-        if body is None:
-            raise ArchiveError(f"match {match_id} is archived at {tombstone['archived']}, "
-                               f"but {self.archive_to.where} has no such document")
-        doc = unpack(body, str(tombstone.get("archived_digest") or "") or None)
-        doc["_digest"] = tombstone.get("archived_digest")
-        with self._docs_lock:
-            self._docs[match_id] = doc
-            while len(self._docs) > ARCHIVE_CACHE:
-                self._docs.popitem(last=False)
-        return doc
 
     # -- keys and seats --------------------------------------------------------------------
 
@@ -483,7 +364,7 @@ class Store:
         out = []
         for values in pipe.execute():
             raw = {f.encode(): v for f, v in zip(fields, values, strict=True) if v is not None}
-            out.append(_decode(raw))
+            out.append(decode_meta(raw))
         return out
 
     # -- quotas ----------------------------------------------------------------------------
@@ -535,129 +416,6 @@ class Store:
         self.r.set(key, make().encode(), nx=True)
         return cast(bytes, self.r.get(key)).decode()
 
-    # -- promised jobs (service.delivery.dispatch, .watchdog) -----------------------------
-
-    def promise_jobs(self, pipe: Any, jobs: list[tuple[str, str, float]]) -> None:
-        """Queue on ``pipe`` (the MULTI that enqueues them) the promises of jobs ``(id, spec, due)``."""
-        pipe.zadd(self.key("jobs:due"), {jid: due for jid, _, due in jobs})
-        pipe.hset(self.key("jobs:spec"), mapping={jid: spec for jid, spec, _ in jobs})
-
-    def overdue_jobs(self, now: float, limit: int = 200) -> list[tuple[str, str]]:
-        """Promised jobs due at ``now`` or before: ``(id, spec)``, oldest first."""
-        ids = [i.decode() for i in cast(list[bytes], self.r.zrangebyscore(self.key("jobs:due"), "-inf", now, 0, limit))]
-        specs = cast(list[bytes | None], self.r.hmget(self.key("jobs:spec"), ids)) if ids else []
-        return [(i, s.decode()) for i, s in zip(ids, specs, strict=True) if s is not None]
-
-    def postpone_job(self, jid: str, now: float, due: float) -> bool:
-        """Move an overdue promise to ``due``; False when it is not overdue (any more) or kept."""
-        return bool(self._postpone(keys=[self.key("jobs:due")], args=[jid, now, due]))
-
-    def job_done(self, jid: str) -> None:
-        """A job's work is done (or need not be done): its promise is kept."""
-        pipe = self.r.pipeline(transaction=True)
-        pipe.zrem(self.key("jobs:due"), jid)
-        pipe.hdel(self.key("jobs:spec"), jid)
-        pipe.execute()
-
-    def promised_jobs(self) -> int:
-        """How many promises are open."""
-        return int(self.r.zcard(self.key("jobs:due")))  # type: ignore[arg-type]
-
-    # -- the outbox ------------------------------------------------------------------------
-
-    def ensure_group(self, group: str) -> None:
-        """Create the consumer group ``group`` on every outbox (from the start of each stream:
-        a group made after entries were written still sees them); existing groups stay."""
-        for key in self.outbox_keys():
-            try:
-                self.r.xgroup_create(key, self._group(group), id="0", mkstream=True)
-            except redis.ResponseError as exc:
-                if "BUSYGROUP" not in str(exc):
-                    raise
-
-    def _group(self, group: str) -> str:
-        return f"{self.ns}{group}"
-
-    def read_outbox(self, group: str, consumer: str, count: int = 100, block_ms: int | None = None) -> list[OutboxRecord]:
-        """New entries for ``consumer`` of ``group`` from every outbox (one XREADGROUP; with
-        ``block_ms``, wait that long for one)."""
-        answer = self.r.xreadgroup(self._group(group), consumer, {k: ">" for k in self.outbox_keys()},
-                                   count=count, block=block_ms)
-        return _records(answer)
-
-    def claim_outbox(self, group: str, consumer: str, min_idle_ms: int, count: int = 100) -> list[OutboxRecord]:
-        """Entries of ``group`` delivered to some consumer more than ``min_idle_ms`` ago and never
-        acknowledged (that consumer died, or its handler failed): now ``consumer``'s (XAUTOCLAIM)."""
-        out: list[OutboxRecord] = []
-        for key in self.outbox_keys():
-            start = "0-0"
-            while True:
-                nxt, claimed, *_ = self.r.xautoclaim(key, self._group(group), consumer, min_idle_ms,
-                                                      start_id=start, count=count)
-                out.extend(_records([[key.encode(), claimed]]))
-                start = nxt.decode() if isinstance(nxt, bytes) else str(nxt)
-                if start == "0-0" or len(out) >= count:
-                    break
-            if len(out) >= count:
-                break
-        return out
-
-    def ack_outbox(self, group: str, record: OutboxRecord) -> None:
-        """The entry is handled for ``group``: it will not be delivered to the group again."""
-        self.r.xack(record.stream, self._group(group), record.stream_id)
-
-    def outbox_backlogs(self, groups: list[str]) -> dict[str, int]:
-        """:meth:`outbox_backlog` of several groups at once, in one pipelined round trip."""
-        pipe = self.r.pipeline(transaction=False)
-        for key in self.outbox_keys():
-            pipe.xinfo_groups(key)
-        totals = dict.fromkeys(groups, 0)
-        by_name = {self._group(g): g for g in groups}
-        for answer in pipe.execute(raise_on_error=False):
-            if isinstance(answer, Exception):  # no such stream yet
-                continue
-            for g in answer:
-                name = g["name"].decode() if isinstance(g["name"], bytes) else g["name"]
-                if name in by_name:
-                    totals[by_name[name]] += int(g.get("pending") or 0) + int(g.get("lag") or 0)
-        return totals
-
-    def outbox_backlog(self, group: str) -> int:
-        """Entries of ``group`` not yet acknowledged (pending) or not yet read (lag), over every
-        bucket: zero when the group has caught up."""
-        total = 0
-        for key in self.outbox_keys():
-            try:
-                groups = self.r.xinfo_groups(key)
-            except redis.ResponseError:  # no such stream yet
-                continue
-            for g in groups:
-                name = g["name"].decode() if isinstance(g["name"], bytes) else g["name"]
-                if name == self._group(group):
-                    total += int(g.get("pending") or 0) + int(g.get("lag") or 0)
-        return total
-
-
-def bucket_of(match_id: str) -> str:
-    """The outbox bucket of a match: the first character of its id. An id that is not ours (a
-    client's typo) maps to ``_``, a bucket that holds no match, so it is simply not found."""
-    return match_id[0] if match_id and match_id[0] in BUCKETS else "_"
-
-
-def _lrange(items: list[Any], start: int, stop: int) -> list[Any]:
-    """Redis LRANGE over a Python list: inclusive ``stop``, negative indexes from the end."""
-    n = len(items)
-    lo = max(0, start + n if start < 0 else start)
-    hi = stop + n if stop < 0 else stop
-    return items[lo:min(hi, n - 1) + 1] if lo <= hi else []
-
-
-def _epoch(iso: str) -> float:
-    """Seconds since the epoch of an ISO timestamp as the matches write them (now, if unreadable)."""
-    try:
-        return datetime.fromisoformat(iso.replace("Z", "+00:00")).timestamp()
-    except ValueError:
-        return time.time()
 
 
 def _outbox_cutoff() -> str:
@@ -669,34 +427,3 @@ def _json(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"))
 
 
-def _records(answer: Any) -> list[OutboxRecord]:
-    out: list[OutboxRecord] = []
-    for stream, entries in answer or []:
-        name = stream.decode() if isinstance(stream, bytes) else str(stream)
-        for stream_id, fields in entries:
-            if not fields:  # an entry trimmed away while pending: nothing left to handle
-                continue
-            f = {k.decode(): v.decode() for k, v in fields.items()}
-            out.append(OutboxRecord(name, stream_id.decode(), f["kind"], f["match"], int(f["ply"]), json.loads(f["data"])))
-    return out
-
-
-def _encode(fields: dict[str, Any]) -> dict[str | bytes, str | bytes]:
-    out: dict[str | bytes, str | bytes] = {}
-    for k, v in fields.items():
-        out[k] = json.dumps(v, separators=(",", ":")) if k in META_JSON_FIELDS else str(v)
-    return out
-
-
-def _decode(raw: dict[bytes, bytes]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for k, v in raw.items():
-        key = k.decode()
-        text = v.decode()
-        if key in META_JSON_FIELDS:
-            out[key] = json.loads(text)
-        elif key in ("ply", "players"):
-            out[key] = int(text)
-        else:
-            out[key] = text
-    return out

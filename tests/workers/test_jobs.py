@@ -291,7 +291,7 @@ def test_every_match_id_falls_in_an_outbox_bucket() -> None:
     """A match's keys and its outbox share a Cluster slot only if its bucket is one the
     consumers read: the bucket alphabet is the id alphabet."""
     from service.play.matches import ID_ALPHABET, new_match_id
-    from service.storage.store import BUCKETS, bucket_of
+    from service.storage.keys import BUCKETS, bucket_of
 
     assert BUCKETS == ID_ALPHABET
     assert all(bucket_of(new_match_id()) in BUCKETS for _ in range(200))

@@ -1,0 +1,145 @@
+"""The outbox streams as their consumers read them, and the promises of dispatched jobs.
+
+A mixin of :class:`service.storage.store.Store` (which writes the outbox in the same atomic step
+as each change: see there): kept apart so the store's own module holds the matches and their
+moves. It uses the store's connection (``r``), namespace and key names.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any, cast
+
+import redis
+
+
+@dataclass(frozen=True)
+class OutboxRecord:
+    """One outbox entry as a consumer reads it: ``stream`` and ``stream_id`` say where it is
+    (to acknowledge it), ``ply`` is the match's ply after the change."""
+
+    stream: str
+    stream_id: str
+    kind: str
+    match: str
+    ply: int
+    data: dict[str, Any]
+
+
+class OutboxStreams:
+    """Reading, claiming and acknowledging outbox entries by consumer group; job promises."""
+
+    r: redis.Redis
+    ns: str
+    _postpone: Any
+
+    def key(self, name: str) -> str:
+        raise NotImplementedError  # the store's
+
+    def outbox_keys(self) -> list[str]:
+        raise NotImplementedError  # the store's
+
+    # -- promised jobs (service.delivery.dispatch, .watchdog) -----------------------------
+
+    def promise_jobs(self, pipe: Any, jobs: list[tuple[str, str, float]]) -> None:
+        """Queue on ``pipe`` (the MULTI that enqueues them) the promises of jobs ``(id, spec, due)``."""
+        pipe.zadd(self.key("jobs:due"), {jid: due for jid, _, due in jobs})
+        pipe.hset(self.key("jobs:spec"), mapping={jid: spec for jid, spec, _ in jobs})
+
+    def overdue_jobs(self, now: float, limit: int = 200) -> list[tuple[str, str]]:
+        """Promised jobs due at ``now`` or before: ``(id, spec)``, oldest first."""
+        ids = [i.decode() for i in cast(list[bytes], self.r.zrangebyscore(self.key("jobs:due"), "-inf", now, 0, limit))]
+        specs = cast(list[bytes | None], self.r.hmget(self.key("jobs:spec"), ids)) if ids else []
+        return [(i, s.decode()) for i, s in zip(ids, specs, strict=True) if s is not None]
+
+    def postpone_job(self, jid: str, now: float, due: float) -> bool:
+        """Move an overdue promise to ``due``; False when it is not overdue (any more) or kept."""
+        return bool(self._postpone(keys=[self.key("jobs:due")], args=[jid, now, due]))
+
+    def job_done(self, jid: str) -> None:
+        """A job's work is done (or need not be done): its promise is kept."""
+        pipe = self.r.pipeline(transaction=True)
+        pipe.zrem(self.key("jobs:due"), jid)
+        pipe.hdel(self.key("jobs:spec"), jid)
+        pipe.execute()
+
+    def promised_jobs(self) -> int:
+        """How many promises are open."""
+        return int(self.r.zcard(self.key("jobs:due")))  # type: ignore[arg-type]
+
+    # -- the outbox ------------------------------------------------------------------------
+
+    def ensure_group(self, group: str) -> None:
+        """Create the consumer group ``group`` on every outbox (from the start of each stream:
+        a group made after entries were written still sees them); existing groups stay."""
+        for key in self.outbox_keys():
+            try:
+                self.r.xgroup_create(key, self._group(group), id="0", mkstream=True)
+            except redis.ResponseError as exc:
+                if "BUSYGROUP" not in str(exc):
+                    raise
+
+    def _group(self, group: str) -> str:
+        return f"{self.ns}{group}"
+
+    def read_outbox(self, group: str, consumer: str, count: int = 100, block_ms: int | None = None) -> list[OutboxRecord]:
+        """New entries for ``consumer`` of ``group`` from every outbox (one XREADGROUP; with
+        ``block_ms``, wait that long for one)."""
+        answer = self.r.xreadgroup(self._group(group), consumer, {k: ">" for k in self.outbox_keys()},
+                                   count=count, block=block_ms)
+        return records_of(answer)
+
+    def claim_outbox(self, group: str, consumer: str, min_idle_ms: int, count: int = 100) -> list[OutboxRecord]:
+        """Entries of ``group`` delivered to some consumer more than ``min_idle_ms`` ago and never
+        acknowledged (that consumer died, or its handler failed): now ``consumer``'s (XAUTOCLAIM)."""
+        out: list[OutboxRecord] = []
+        for key in self.outbox_keys():
+            start = "0-0"
+            while True:
+                nxt, claimed, *_ = self.r.xautoclaim(key, self._group(group), consumer, min_idle_ms,
+                                                      start_id=start, count=count)
+                out.extend(records_of([[key.encode(), claimed]]))
+                start = nxt.decode() if isinstance(nxt, bytes) else str(nxt)
+                if start == "0-0" or len(out) >= count:
+                    break
+            if len(out) >= count:
+                break
+        return out
+
+    def ack_outbox(self, group: str, record: OutboxRecord) -> None:
+        """The entry is handled for ``group``: it will not be delivered to the group again."""
+        self.r.xack(record.stream, self._group(group), record.stream_id)
+
+    def outbox_backlogs(self, groups: list[str]) -> dict[str, int]:
+        """:meth:`outbox_backlog` of several groups at once, in one pipelined round trip."""
+        pipe = self.r.pipeline(transaction=False)
+        for key in self.outbox_keys():
+            pipe.xinfo_groups(key)
+        totals = dict.fromkeys(groups, 0)
+        by_name = {self._group(g): g for g in groups}
+        for answer in pipe.execute(raise_on_error=False):
+            if isinstance(answer, Exception):  # no such stream yet
+                continue
+            for g in answer:
+                name = g["name"].decode() if isinstance(g["name"], bytes) else g["name"]
+                if name in by_name:
+                    totals[by_name[name]] += int(g.get("pending") or 0) + int(g.get("lag") or 0)
+        return totals
+
+    def outbox_backlog(self, group: str) -> int:
+        """Entries of ``group`` not yet acknowledged (pending) or not yet read (lag), over every
+        bucket: zero when the group has caught up."""
+        return self.outbox_backlogs([group])[group]
+
+
+def records_of(answer: Any) -> list[OutboxRecord]:
+    out: list[OutboxRecord] = []
+    for stream, entries in answer or []:
+        name = stream.decode() if isinstance(stream, bytes) else str(stream)
+        for stream_id, fields in entries:
+            if not fields:  # an entry trimmed away while pending: nothing left to handle
+                continue
+            f = {k.decode(): v.decode() for k, v in fields.items()}
+            out.append(OutboxRecord(name, stream_id.decode(), f["kind"], f["match"], int(f["ply"]), json.loads(f["data"])))
+    return out
