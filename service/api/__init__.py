@@ -25,6 +25,7 @@ from service.api import (
     webhooks,
 )
 from service.api import vacations as vacation_routes
+from service.api.json_provider import FastJSONProvider
 from service.config import Settings, open_clock
 from service.observe import logs
 from service.play.matches import Matches
@@ -33,9 +34,15 @@ from service.runtime import build, build_webhooks
 from service.storage.streams import Wakeups
 
 
+class _Flask(Flask):
+    """Flask with the API's JSON provider (service/api/json_provider.py: orjson)."""
+
+    json_provider_class = FastJSONProvider
+
+
 def create_app(settings: Settings | None = None, service: Matches | None = None, **config: Any) -> Flask:
     """Build the API. ``service`` may be injected (tests); otherwise it is built from settings."""
-    app = Flask(__name__)
+    app = _Flask(__name__)
     app.config.update(JSON_SORT_KEYS=False, MAX_CONTENT_LENGTH=256 * 1024)
     app.config.update(config)
     settings = settings or Settings.from_env()

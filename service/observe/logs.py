@@ -57,7 +57,7 @@ def configure(fmt: str | None = None, level: str | None = None, stream: Any = No
         foreign_pre_chain=_processors(),
         processors=[structlog.stdlib.ProcessorFormatter.remove_processors_meta, renderer],
     )
-    handler = logging.StreamHandler(out)
+    handler = logging.StreamHandler(out) if stream is not None else _Stderr()
     handler.setFormatter(formatter)
     handler.set_name("portolan")
     root = logging.getLogger()
@@ -66,6 +66,22 @@ def configure(fmt: str | None = None, level: str | None = None, stream: Any = No
     root.addHandler(handler)
     root.setLevel((level or os.environ.get("PORTOLAN_LOG_LEVEL") or "INFO").upper())
     _configured[:] = [chosen, "stderr" if stream is None else "other"]
+
+
+class _Stderr(logging.StreamHandler):  # type: ignore[type-arg]
+    """A handler that writes to whatever ``sys.stderr`` is when it writes (as logging's own last
+    resort does): a test runner or a daemon may swap the stream after the handler was made."""
+
+    def __init__(self) -> None:
+        super().__init__(sys.stderr)
+
+    @property  # type: ignore[override]
+    def stream(self) -> Any:
+        return sys.stderr
+
+    @stream.setter
+    def stream(self, _value: Any) -> None:
+        pass
 
 
 def bind(**context: Any) -> None:
