@@ -241,6 +241,9 @@ class OphirKnowledge(Greedy[State]):
     # mid-turn and search lost to the heuristic (2 of 10 at search:medium); at 2.5 times as deep it
     # won 5 of 8 (bench/bots.py has the figures of the committed setting).
     playout_scale = 2.5
+    # ... and so each playout costs about twice as much: fewer of them keep search:hard within its
+    # 2 s (at 1.0 its p99 was 5 s on a loaded machine, p50 1.1 s on a quiet one)
+    search_scale = 0.7
 
     def sample(self, game: Game[State], view: Mapping[str, Any], seat: int, rng: Rng,
                legal: Sequence[Action] = ()) -> State:
