@@ -77,6 +77,26 @@ def install(app: Flask, settings: Settings, connection_pool: Any) -> Limiter:
         headers_enabled=False,  # Retry-After is written by the 429 handler below
         enabled=settings.rate_limits,
     )
+    if settings.rate_limits:
+        _decorate(app, limiter, settings)
+
+    @app.errorhandler(RateLimitExceeded)
+    def _too_many(exc: RateLimitExceeded) -> Response:
+        hit = limiter.current_limit
+        retry_after = max(1, math.ceil(hit.reset_at - time.time())) if hit is not None else 60
+        resp = problem(429, "rate-limited", "Too many requests",
+                       f"this client sent more than {exc.limit.limit} to this route (the operator's rate limit); "
+                       f"nothing was done: try again in {retry_after} s")
+        resp.headers["Retry-After"] = str(retry_after)
+        return resp
+
+    return limiter
+
+
+def _decorate(app: Flask, limiter: Limiter, settings: Settings) -> None:
+    """Put the per-route limits on their routes. Only when the limits are on: a decorated route
+    goes through Flask-Limiter's request bookkeeping even when the limiter is disabled (tens of
+    µs a move, docs/performance.md)."""
     for endpoints, value in ((_CREATE, settings.rate_create), (_WRITES, settings.rate_write)):
         for endpoint in endpoints:
             view: Any = app.view_functions[endpoint]
@@ -91,15 +111,3 @@ def install(app: Flask, settings: Settings, connection_pool: Any) -> Limiter:
     for endpoint in _PINGS:  # the decorated view must be the one served: its wrapper does the check
         view = limiter.limit(PINGS_PER_KEY)(app.view_functions[endpoint])
         app.view_functions[endpoint] = limiter.limit(PINGS_PER_ADDRESS, key_func=client_address)(view)
-
-    @app.errorhandler(RateLimitExceeded)
-    def _too_many(exc: RateLimitExceeded) -> Response:
-        hit = limiter.current_limit
-        retry_after = max(1, math.ceil(hit.reset_at - time.time())) if hit is not None else 60
-        resp = problem(429, "rate-limited", "Too many requests",
-                       f"this client sent more than {exc.limit.limit} to this route (the operator's rate limit); "
-                       f"nothing was done: try again in {retry_after} s")
-        resp.headers["Retry-After"] = str(retry_after)
-        return resp
-
-    return limiter
