@@ -14,6 +14,7 @@ from __future__ import annotations
 import logging
 import re
 import time
+from typing import Any
 
 from flask import current_app, g, request
 from redis.exceptions import RedisError
@@ -73,14 +74,35 @@ def verified_signer() -> str | None:
 
 def signed_key() -> str:
     """The public key that signed this request (verified, fresh, first use), or 401."""
-    signer: tuple[str, str] | None = g.get("portolan_signer")
-    key, nonce = signer if signer is not None else _checked_signature()
+    key, nonce = _signer()
     matches: Matches = current_app.extensions["portolan"]
-    if not matches.spend_request_nonce(key, nonce, NONCE_TTL_S):
+    _spent(key, nonce, matches.spend_request_nonce(key, nonce, NONCE_TTL_S))
+    return key
+
+
+def signed_key_reading_meta(match_id: str) -> tuple[str, dict[str, Any] | None]:
+    """:func:`signed_key`, and the meta of ``match_id`` (None: no such match) read in the same
+    round trip as the nonce is spent. The answers are those of :func:`signed_key` followed by a
+    read of the match: a bad or replayed signature is refused before the match is looked at."""
+    key, nonce = _signer()
+    matches: Matches = current_app.extensions["portolan"]
+    fresh, meta = matches.spend_request_nonce_reading_meta(key, nonce, NONCE_TTL_S, match_id)
+    _spent(key, nonce, fresh)
+    return key, meta
+
+
+def _signer() -> tuple[str, str]:
+    """(key, nonce) of this request's verified signature: the one the rate limiter checked, if it did."""
+    signer: tuple[str, str] | None = g.get("portolan_signer")
+    return signer if signer is not None else _checked_signature()
+
+
+def _spent(key: str, nonce: str, fresh: bool) -> None:
+    """401 for a nonce already used; else remember that this request spent it (see :func:`give_back_nonce`)."""
+    if not fresh:
         raise Unauthorized("replayed-request", "this signed request (key and nonce) was already used; sign each "
                            "request with a fresh nonce")
     g.portolan_spent_nonce = (key, nonce)
-    return key
 
 
 def give_back_nonce() -> None:

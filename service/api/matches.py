@@ -13,7 +13,7 @@ from typing import Any
 from flask import Blueprint, Response, current_app, request
 
 from service.api import schemas
-from service.api.auth import signed_key
+from service.api.auth import signed_key, signed_key_reading_meta
 from service.observe import logs
 from service.play import listings
 from service.play.errors import BadRequest, Unauthorized
@@ -179,11 +179,12 @@ def seat_view(match_id: str, seat: int) -> Any:
     """A seat's private view with its legal actions; the request is signed with the seat's key.
 
     Polls like the spectator view (``If-None-Match``, ``?wait=N``), but only once the signature
-    proved the key holds the seat: a 304 must not answer for a seat to anyone else."""
-    key = signed_key()
+    proved the key holds the seat: a 304 must not answer for a seat to anyone else. The request's
+    nonce is spent and the match read in one round trip."""
     m = service()
+    key, meta = signed_key_reading_meta(match_id)
     wait = _wait_arg()
-    meta, not_modified = _poll(match_id, m.authenticate(match_id, seat, key), wait)
+    meta, not_modified = _poll(match_id, m.authenticate(match_id, seat, key, meta), wait)
     if not_modified is not None:
         return not_modified
     return m.view(match_id, seat, meta), 200, {"ETag": _etag(meta)}

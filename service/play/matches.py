@@ -435,13 +435,24 @@ class Matches:
         for a replay (the port the API's signature check reaches the store through)."""
         return self.store.spend_request_nonce(public_key, nonce, ttl)
 
+    def spend_request_nonce_reading_meta(self, public_key: str, nonce: str, ttl: int,
+                                         match_id: str) -> tuple[bool, dict[str, Any] | None]:
+        """:meth:`spend_request_nonce`, and the match's meta (None when there is no such match)
+        read in the same round trip: a signed read of a match needs both (a seat's view)."""
+        if not (isinstance(match_id, str) and match_id.isascii()):
+            return self.spend_request_nonce(public_key, nonce, ttl), None
+        return self.store.spend_request_nonce_reading_meta(public_key, nonce, ttl, match_id)
+
     def release_request_nonce(self, public_key: str, nonce: str) -> None:
         """Give a spent nonce back: the request that spent it was not served (storage failed)."""
         self.store.release_request_nonce(public_key, nonce)
 
-    def authenticate(self, match_id: str, seat: int, public_key: str) -> dict[str, Any]:
-        """Check that ``public_key`` holds ``seat`` of the match (signature already verified)."""
-        meta = self.meta(match_id)
+    def authenticate(self, match_id: str, seat: int, public_key: str,
+                     meta: dict[str, Any] | None = None) -> dict[str, Any]:
+        """Check that ``public_key`` holds ``seat`` of the match (signature already verified);
+        returns the meta, read here unless the caller read it (``meta``)."""
+        if meta is None:
+            meta = self.meta(match_id)
         if not 0 <= seat < meta["players"]:
             raise NotFound("unknown-seat", f"match {match_id} has no seat {seat}")
         if meta["seats"][seat]["public_key"] != public_key:

@@ -400,6 +400,16 @@ class Store(OutboxStreams, ArchivedMatches):
         it was already used, which makes the request a replay."""
         return bool(self.r.set(self._request_nonce_key(public_key, nonce), b"1", nx=True, ex=ttl))
 
+    def spend_request_nonce_reading_meta(self, public_key: str, nonce: str, ttl: int,
+                                         match_id: str) -> tuple[bool, dict[str, Any] | None]:
+        """:meth:`spend_request_nonce` and :meth:`meta` in one round trip (a pipeline, not a
+        transaction: the two keys are unrelated): a signed read of a match needs both."""
+        pipe = self.r.pipeline(transaction=False)
+        pipe.set(self._request_nonce_key(public_key, nonce), b"1", nx=True, ex=ttl)
+        pipe.hgetall(self._k(match_id, "meta"))
+        fresh, raw = pipe.execute()
+        return bool(fresh), (_decode(raw) if raw else None)
+
     def release_request_nonce(self, public_key: str, nonce: str) -> None:
         """Forget a spent (key, nonce), so the identical signed request may be sent again."""
         self.r.delete(self._request_nonce_key(public_key, nonce))

@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import subprocess
 import sys
@@ -18,6 +19,7 @@ from typing import Any
 
 import pytest
 
+from service.config import Settings
 from service.play.matches import Matches
 from service.proof import signing
 from tests.api.test_matches_flow import create, started
@@ -208,6 +210,42 @@ def test_a_signed_read_cannot_be_replayed(client: Any, players: list[Player]) ->
     turns = players[0].auth("GET", "/v1/me/turns")
     assert client.get("/v1/me/turns", headers=turns).status_code == 200
     assert_problem(client.get("/v1/me/turns", headers=turns), 401, "replayed-request")
+
+
+def test_a_signed_view_spends_its_nonce_and_reads_the_match_in_one_round_trip(
+        settings: Settings, service: Matches, players: list[Player], monkeypatch: pytest.MonkeyPatch) -> None:
+    from service.api import create_app
+
+    # without the rate limits, whose counters are a round trip of their own per request
+    client = create_app(dataclasses.replace(settings, rate_limits=False), service, TESTING=True).test_client()
+    mid = claimed(client, players)
+    calls: list[str] = []
+    real = type(service.store.r).execute_command
+    pipelines = type(service.store.r.pipeline())
+
+    def counted(self: Any, *args: Any, **kwargs: Any) -> Any:
+        calls.append(str(args[0]))
+        return real(self, *args, **kwargs)
+
+    real_pipe = pipelines.execute
+
+    def counted_pipe(self: Any, *args: Any, **kwargs: Any) -> Any:
+        calls.append(f"pipeline of {len(self.command_stack)}")
+        return real_pipe(self, *args, **kwargs)
+
+    client.get(f"/v1/matches/{mid}")  # the state is in this process's cache from here on
+    monkeypatch.setattr(type(service.store.r), "execute_command", counted)
+    monkeypatch.setattr(pipelines, "execute", counted_pipe)
+    path = f"/v1/matches/{mid}/seats/0/view"
+    header = players[0].auth("GET", path)
+    assert client.get(path, headers=header).status_code == 200
+    assert calls == ["pipeline of 2"]
+    # the same answers as before: a replay is refused, an unknown match is 404 (its nonce spent too)
+    assert_problem(client.get(path, headers=header), 401, "replayed-request")
+    other = "/v1/matches/aaaaaaaaaaaa/seats/0/view"
+    header = players[0].auth("GET", other)
+    assert_problem(client.get(other, headers=header), 404, "unknown-match")
+    assert_problem(client.get(other, headers=header), 401, "replayed-request")
 
 
 def test_the_query_and_the_body_are_signed(client: Any, players: list[Player]) -> None:
