@@ -153,6 +153,21 @@ class Matches:
             raise NotFound("unknown-match", f"there is no match {match_id!r}")
         return meta
 
+    def _meta_for_move(self, match_id: str) -> dict[str, Any]:
+        """:meth:`meta`, with the state at its ply read in the same round trip and kept in the
+        state cache: a move that reaches a process which did not make the match's last ply
+        (another API process did) needs both, and read one after the other they cost a round
+        trip more. The state is parsed only when the cache lacks that ply."""
+        if not (isinstance(match_id, str) and match_id.isascii()):
+            return self.meta(match_id)
+        meta, blob = self.store.meta_and_state(match_id)
+        if meta is None:
+            raise NotFound("unknown-match", f"there is no match {match_id!r}")
+        ply = meta["ply"]
+        if blob is not None and blob["ply"] == ply and self._states.state_at(match_id, ply) is MISSING:
+            self._states.remember(match_id, ply, self.game_of(meta).load(blob["state"]))
+        return meta
+
     # -- create, claim, abort -----------------------------------------------------------------
 
     def create(self, game_id: str, options: Mapping[str, Any] | None, seats: list[dict[str, Any]], *,
@@ -501,7 +516,7 @@ class Matches:
         # move: a grant, withdrawal or key change since (from any process) is in the meta only.
         held = None if mail is not None else self._states.held_meta(match_id, env["ply"])
         if held is None:
-            return self._submit(match_id, env, raw, signature, by, self.meta(match_id), caller_key, mail,
+            return self._submit(match_id, env, raw, signature, by, self._meta_for_move(match_id), caller_key, mail,
                                 with_view=with_view)
         try:
             # Fast path: this process made the match's current ply itself, so it skips reading
@@ -509,7 +524,7 @@ class Matches:
             # refuses the commit; any refusal is then decided again against a fresh read.
             return self._submit(match_id, env, raw, signature, by, held, caller_key, mail, with_view=with_view)
         except ServiceError:
-            return self._submit(match_id, env, raw, signature, by, self.meta(match_id), caller_key, mail,
+            return self._submit(match_id, env, raw, signature, by, self._meta_for_move(match_id), caller_key, mail,
                                 with_view=with_view)
 
     def _submit(self, match_id: str, env: dict[str, Any], raw: bytes, signature: str, by: str,

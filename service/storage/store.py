@@ -211,6 +211,16 @@ class Store(OutboxStreams, ArchivedMatches):
         doc = self._document(tombstone["id"], tombstone)
         return {**doc["meta"], **tombstone}
 
+    def meta_and_state(self, match_id: str) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+        """:meth:`meta` and :meth:`state` in one round trip, read together (MULTI), so both are
+        of the same ply: what a move needs when this process does not hold the match."""
+        pipe = self.r.pipeline(transaction=True)
+        pipe.hgetall(self._k(match_id, "meta"))
+        pipe.get(self._k(match_id, "state"))
+        raw, state = pipe.execute()
+        return (_decode(raw) if raw else None,
+                None if state is None else cast(dict[str, Any], json.loads(cast(bytes, state))))
+
     def ply(self, match_id: str) -> int | None:
         raw = self.r.hget(self._k(match_id, "meta"), "ply")
         return None if raw is None else int(cast(bytes, raw))
