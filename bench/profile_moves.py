@@ -42,15 +42,14 @@ class ServerCpu:
     are not counted; the client side (the test client) is outside."""
 
     def __init__(self, app: Any) -> None:
-        self.by_route: dict[tuple[str, str], tuple[int, float]] = {}
+        self.by_route: dict[tuple[str, str], list[float]] = {}
         inner = app.wsgi_app
 
         def timed(environ: dict[str, Any], start_response: Any) -> Any:
             t0 = time.thread_time()
             body = list(inner(environ, start_response))
-            key = (environ["REQUEST_METHOD"], environ.get("portolan.endpoint", _route_of(environ["PATH_INFO"])))
-            n, secs = self.by_route.get(key, (0, 0.0))
-            self.by_route[key] = (n + 1, secs + time.thread_time() - t0)
+            key = (environ["REQUEST_METHOD"], _route_of(environ["PATH_INFO"]))
+            self.by_route.setdefault(key, []).append(time.thread_time() - t0)
             return body
 
         app.wsgi_app = timed
@@ -203,9 +202,12 @@ def main(argv: list[str] | None = None) -> int:
         gets = sum(t.gets for t in tables)
         print(f"{args.moves} moves and {gets} GETs in {took:.2f} s, {cpu:.2f} s of this process's CPU: "
               f"{1e6 * cpu / args.moves:.0f} µs CPU per move (GETs and the client side included; view={args.view})")
-        for (method, endpoint), (n, secs) in sorted(spent.by_route.items()):
-            print(f"  server CPU (thread time inside the app) {method} {endpoint}: {n} requests, "
-                  f"{1e6 * secs / n:.0f} µs each")
+        for (method, endpoint), times in sorted(spent.by_route.items()):
+            times.sort()
+            # the median and the lower quartile move less with the neighbours' load than the mean
+            print(f"  server CPU (thread time inside the app) {method} {endpoint}: {len(times)} requests, "
+                  f"mean {1e6 * sum(times) / len(times):.0f} µs, median {1e6 * times[len(times) // 2]:.0f} µs, "
+                  f"lower quartile {1e6 * times[len(times) // 4]:.0f} µs")
         if redis_cpu is not None and embedded is not None and embedded.proc is not None:
             used = _cpu_of(embedded.proc.pid) - redis_cpu
             print(f"  redis-server CPU: {1e6 * used / args.moves:.0f} µs per move")

@@ -24,6 +24,17 @@ def test_the_api_bench_plays_signed_moves_without_a_client_error(redis_url: str)
     assert "client errors" not in out, out[-3000:]
 
 
+def test_the_move_profile_runs_with_and_without_the_view(redis_url: str) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"} | {"REDIS_URL": redis_url}
+    for view in ("full", "none"):
+        run = subprocess.run([sys.executable, "-m", "bench.profile_moves", "--moves", "40", "--matches", "2",
+                              "--profiler", "none", "--view", view], cwd=ROOT, env=env, capture_output=True, text=True,
+                             timeout=180, check=False)
+        out = run.stdout + run.stderr
+        assert run.returncode == 0, out[-3000:]
+        assert re.search(r"POST /v1/matches/\{id\}/moves: 40 requests", out), out[-3000:]
+
+
 def test_the_streams_bench_delivers_every_event_in_order(redis_url: str) -> None:
     env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"} | {"REDIS_URL": redis_url}
     run = subprocess.run([sys.executable, "-m", "bench.streams", "--streams", "4", "--matches", "2", "--movers", "1",
