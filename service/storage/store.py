@@ -200,11 +200,7 @@ class Store(OutboxStreams, ArchivedMatches):
 
     def meta(self, match_id: str) -> dict[str, Any] | None:
         """The decoded meta of a match, or None when there is no such match."""
-        raw = cast(dict[bytes, bytes], self.r.hgetall(self._k(match_id, "meta")))
-        if not raw:
-            return None
-        meta = decode_meta(raw)
-        return self._whole_meta(meta) if "archived" in meta else meta
+        return self._meta_of(cast(dict[bytes, bytes], self.r.hgetall(self._k(match_id, "meta"))))
 
     def _whole_meta(self, tombstone: dict[str, Any]) -> dict[str, Any]:
         """An archived match's meta: the archived one, under what the tombstone holds now."""
@@ -218,8 +214,17 @@ class Store(OutboxStreams, ArchivedMatches):
         pipe.hgetall(self._k(match_id, "meta"))
         pipe.get(self._k(match_id, "state"))
         raw, state = pipe.execute()
-        return (_decode(raw) if raw else None,
-                None if state is None else cast(dict[str, Any], json.loads(cast(bytes, state))))
+        meta = self._meta_of(raw)
+        if state is None and meta is not None and "archived" in meta:
+            return meta, self.state(match_id)
+        return meta, None if state is None else cast(dict[str, Any], json.loads(cast(bytes, state)))
+
+    def _meta_of(self, raw: dict[bytes, bytes]) -> dict[str, Any] | None:
+        """A meta hash as read, decoded (an archived match's whole meta from its document)."""
+        if not raw:
+            return None
+        meta = decode_meta(raw)
+        return self._whole_meta(meta) if "archived" in meta else meta
 
     def ply(self, match_id: str) -> int | None:
         raw = self.r.hget(self._k(match_id, "meta"), "ply")
@@ -418,7 +423,7 @@ class Store(OutboxStreams, ArchivedMatches):
         pipe.set(self._request_nonce_key(public_key, nonce), b"1", nx=True, ex=ttl)
         pipe.hgetall(self._k(match_id, "meta"))
         fresh, raw = pipe.execute()
-        return bool(fresh), (_decode(raw) if raw else None)
+        return bool(fresh), self._meta_of(raw)
 
     def release_request_nonce(self, public_key: str, nonce: str) -> None:
         """Forget a spent (key, nonce), so the identical signed request may be sent again."""
