@@ -54,6 +54,8 @@ def commit(m: Matches, match_id: str, env: dict[str, Any], raw: bytes, signature
     if not 0 <= seat < meta["players"]:
         raise NotFound("unknown-seat", f"match {match_id} has no seat {seat}")
     row = meta["seats"][seat]
+    # a resubmission's original answer is private to the seat only for a caller that proved its key
+    proven = mail is not None or caller_key == row["public_key"]
     if not row["claimed"]:
         raise Forbidden("seat-unclaimed", f"seat {seat} of match {match_id} has not been claimed")
     server = standings.server_signed(by)
@@ -78,7 +80,7 @@ def commit(m: Matches, match_id: str, env: dict[str, Any], raw: bytes, signature
         # acceptance finds the ply taken by the apply script, and then itself in the log.)
         earlier = m.store.accepted_ply(match_id, env_digest, env["ply"])
         if earlier is not None:
-            return m.replayed(match_id, earlier, seat, mail is not None or caller_key == row["public_key"], with_view)
+            return m.replayed(match_id, earlier, seat, proven, with_view)
     if meta["status"] != "active":
         raise Conflict("match-not-active", f"match {match_id} is {meta['status']}; no moves are accepted",
                        current_ply=meta["ply"])
@@ -146,11 +148,11 @@ def commit(m: Matches, match_id: str, env: dict[str, Any], raw: bytes, signature
         extra,
     )
     if result.status == "duplicate":
-        return m.replayed(match_id, result.ply, seat, mail is not None or caller_key == row["public_key"], with_view)
+        return m.replayed(match_id, result.ply, seat, proven, with_view)
     if result.status == "stale":  # perhaps this very envelope, sent twice at once, won the race
         earlier = m.store.accepted_ply(match_id, env_digest, env["ply"])
         if earlier is not None:
-            return m.replayed(match_id, earlier, seat, mail is not None or caller_key == row["public_key"], with_view)
+            return m.replayed(match_id, earlier, seat, proven, with_view)
     if result.status != "applied":
         raise Conflict("stale-ply", f"another move was accepted first; the match is now at ply {result.ply}",
                        current_ply=result.ply)
