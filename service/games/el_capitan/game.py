@@ -21,6 +21,7 @@ from service.games.base import (
 )
 
 from . import data as D
+from .labels import label
 from .moves import apply_checked, describe_card
 from .rules import legal_actions
 from .state import FREE, OFF, OVER, PIRATE, City, Player, State, Turn, dump_state, load_state, main_colour, seat_colours
@@ -234,11 +235,14 @@ class ElCapitan(Game[State]):
     def describe_action(self, action: Mapping[str, Any]) -> str:
         return describe_action(action)
 
+    def label_action(self, state: State, seat: int, action: Mapping[str, Any]) -> str:
+        return label(state, seat, action, describe_action(action))
+
 
 def describe_action(a: Mapping[str, Any]) -> str:
     """Plain words for an action ("build a warehouse in your city on site 2")."""
     kind = a.get("type")
-    city = str(a.get("to", "")).capitalize()
+    city = D.ALL_CITIES[a["to"]].name if a.get("to") in D.ALL_CITIES else str(a.get("to", ""))
     if kind == "buy-card" and a.get("card") in D.CARDS:
         return f"buy {describe_card(a['card'])}"
     if kind == "sail" and a.get("card") in D.CARDS:
@@ -264,7 +268,7 @@ def describe_action(a: Mapping[str, Any]) -> str:
     if kind == "end-turn":
         return "end the turn"
     if kind == "settle-loan":
-        return f"{a.get('choice')} loan card {a.get('loan')}"
+        return f"{a.get('choice')} loan number {int(a.get('loan', 0)) + 1} of your loans"
     if kind == "choose-start-player":
-        return f"make seat {a.get('seat')} the next start player"
+        return f"make the player in seat {a.get('seat')} the start player of the next phase"
     return str(dict(a))

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from service.games.base import Event
+from service.games.words import count
 
 from .data import (
     CHART,
@@ -145,7 +146,7 @@ def game_end(state: State, events: list[Event]) -> tuple[State, list[Event]]:
         due = sum(LOANS[a][1 if e else 0] for a, e in p.loans)
         if due:
             events.append({"type": "loans-repaid", "seat": s, "amount": due,
-                           "text": f"{name(state, s)} repays {len(p.loans)} loan(s): {due}."})
+                           "text": f"{name(state, s)} repays {count(len(p.loans), 'loan')}: {due}."})
         ps[s] = replace(p, money=money - due, loans=())
     state = replace(state, players=tuple(ps), stage=OVER)
     ranking_text = ", ".join(f"{name(state, s)} {p.money}" for s, p in sorted(enumerate(ps), key=lambda t: -t[1].money))
