@@ -151,10 +151,10 @@ def preview(matches: Matches, meta: Mapping[str, Any], seat: int, ply: int, acti
         state, applied = after, i + 1
     acting = seat in game.active_seats(state) and game.outcome(state) is None
     if reason is None and not acting:
-        reason = f"after these steps seat {seat} has nothing more to do in this move: send it"
+        reason = "after these steps you have nothing more to do in this move: send it"
     is_open = reason is None
     board = game.view(state, seat)
-    legal = [{"action": a, "text": game.describe_action(a)} for a in game.legal_actions(state, seat)] if is_open else []
+    legal = [{"action": a, "text": game.label_action(state, seat, a)} for a in game.legal_actions(state, seat)] if is_open else []
     return {"match": match_id, "seat": seat, "ply": ply, "applied": applied, "open": is_open, "reason": reason,
             "board": board, "text": game.render(board), "legal_actions": legal, "svg": boards.draw(game.id, board, legal)}
 

@@ -268,7 +268,7 @@ def describe_action(a: Mapping[str, Any]) -> str:
     if kind == "end-turn":
         return "end the turn"
     if kind == "settle-loan":
-        return f"{a.get('choice')} loan number {int(a.get('loan', 0)) + 1} of your loans"
+        return f"{a.get('choice')} the loan now being settled"
     if kind == "choose-start-player":
         return f"make the player in seat {a.get('seat')} the start player of the next phase"
     return str(dict(a))

@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from service.games.base import Event, IllegalAction, InvalidAction, Rng
+from service.games.words import count
 
 from . import data, flow, units
 from .common import Result, bad, flip, item_field, name, need_fields, running_turn, set_player, take_from_supply
@@ -22,6 +23,9 @@ from .state import Exec, State
 
 # --------------------------------------------------------------------------------------------
 # Choosing and bonuses
+
+_BONUS_NAMES = {"mast": "normal mast", "sail": "normal sail", "good": "good"}
+"""A space's tile bonus in words ("1 normal mast of your choice")."""
 
 
 def _choose(state: State, seat: int, action: Mapping[str, Any], rng: Rng) -> Result:
@@ -43,7 +47,8 @@ def _choose(state: State, seat: int, action: Mapping[str, Any], rng: Rng) -> Res
         vp=p.vp + bonus.get("vp", 0),
         thaler=p.thaler + bonus.get("thaler", 0),
     )
-    gained = ", ".join(f"{bonus[k]} {k}" for k in ("workers", "vp", "thaler") if k in bonus)
+    gained = ", ".join(count(bonus[k], noun) for k, noun in (("workers", "worker"), ("vp", "VP"), ("thaler", "thaler"))
+                       if k in bonus)
     events: list[Event] = [
         {
             "type": "action-chosen",
@@ -65,7 +70,7 @@ def _choose(state: State, seat: int, action: Mapping[str, Any], rng: Rng) -> Res
             {
                 "type": "bonus-forfeited",
                 "seat": seat,
-                "text": f"{name(seat)} cannot take the bonus {kind}: none in stock or no warehouse room (rule §10.5).",
+                "text": f"{name(seat)} cannot take the bonus {_BONUS_NAMES.get(kind, kind)}: none in stock or no warehouse room (rule §10.5).",
             }
         )
     return state._replace(step="turn", turn=flow.fresh_turn(state, seat)), events
@@ -80,7 +85,7 @@ def _take_bonus(state: State, seat: int, action: Mapping[str, Any], rng: Rng) ->
         if item not in bonus_choices(state, p, state.bonus):
             raise IllegalAction(
                 "bad-bonus",
-                f"the bonus is a normal {state.bonus} of your choice, in stock and fitting your warehouse (rule §4.2)",
+                f"the bonus is a {_BONUS_NAMES.get(state.bonus, state.bonus)} of your choice, in stock and fitting your warehouse (rule §4.2)",
             )
         p = p._replace(warehouse=store(p.warehouse, item))
         state = set_player(state, seat, p)._replace(supply=take_from_supply(state, item), bonus=None, step="turn")
@@ -90,7 +95,7 @@ def _take_bonus(state: State, seat: int, action: Mapping[str, Any], rng: Rng) ->
                 "type": "bonus-taken",
                 "seat": seat,
                 "item": item,
-                "text": f"{name(seat)} takes a bonus {item} to the warehouse.",
+                "text": f"{name(seat)} takes a bonus {data.item_name(item)} to the warehouse.",
             }
         ]
     t = state.turn
@@ -99,7 +104,8 @@ def _take_bonus(state: State, seat: int, action: Mapping[str, Any], rng: Rng) ->
     if item not in free_item_choices(state, p, t.free_item):
         raise IllegalAction(
             "bad-bonus",
-            f"the free item is one of {list(data.ACTION_ITEMS[t.free_item])}, in stock and fitting your warehouse"
+            f"the free item is one of {', '.join(data.item_name(i) for i in data.ACTION_ITEMS[t.free_item])}, in stock and"
+            " fitting your warehouse"
             " (rule §5.1, golden rule)",
         )
     p = p._replace(warehouse=store(p.warehouse, item))
@@ -109,7 +115,7 @@ def _take_bonus(state: State, seat: int, action: Mapping[str, Any], rng: Rng) ->
             "type": "bonus-taken",
             "seat": seat,
             "item": item,
-            "text": f"{name(seat)} takes a free {item} for buying all four kinds (to the warehouse).",
+            "text": f"{name(seat)} takes a free {data.item_name(item)} for buying all four kinds (to the warehouse).",
         }
     ]
 

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from service.games.base import Event, IllegalAction, InvalidAction
+from service.games.words import count
 
 from . import data
 from .flow import SEAT_NAMES
@@ -127,7 +128,7 @@ def need_workers(e: Exec, p: Player, n: int) -> None:
     if e.blue + p.workers < n:
         raise IllegalAction(
             "no-workers",
-            f"that needs {n} worker(s) but only {e.blue} blue and {p.workers} own are available"
+            f"that needs {count(n, 'worker')} but only {e.blue} blue and {p.workers} own are available"
             " (rule §5.0: every unit costs one worker)",
         )
 

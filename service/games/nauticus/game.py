@@ -8,6 +8,7 @@ from typing import Any
 from marshmallow import Schema
 
 from service.games.base import Action, Applied, Game, Outcome, Provisional, Rng
+from service.games.words import count
 
 from . import actions as moves
 from . import data, flow, rules, scoring, view
@@ -83,27 +84,32 @@ def _where(action: Mapping[str, Any]) -> str:
     return f"on hull piece {action.get('hull')} of ship {action.get('ship')}"
 
 
+def _workers(action: Mapping[str, Any]) -> str:
+    n = action.get("workers")
+    return count(n, "worker") if isinstance(n, int) else f"{n} workers"
+
+
 def describe(action: Mapping[str, Any]) -> str:
     """The action in plain words ("buy a bow and put it at the front of ship 0")."""
     t = action.get("type")
     if t == "choose-action":
         return f"choose the action {data.ACTION_NAMES.get(str(action.get('action')), action.get('action'))}"
     if t == "take-bonus":
-        return f"take a free {action.get('item')} to the warehouse"
+        return f"take a free {data.item_name(str(action.get('item')))} to the warehouse"
     if t == "buy":
-        return f"buy a {action.get('item')} and put it {_where(action)}"
+        return f"buy a {data.item_name(str(action.get('item')))} and put it {_where(action)}"
     if t == "transfer":
-        return f"move a {action.get('item')} from the warehouse {_where(action)}"
+        return f"move a {data.item_name(str(action.get('item')))} from the warehouse {_where(action)}"
     if t == "deliver":
         return f"deliver the cargo of ship {action.get('ship')}"
     if t == "take-money":
-        return f"take money with {action.get('workers')} worker(s)"
+        return f"take money with {_workers(action)}"
     if t == "score-crowns":
-        return f"score crowns with {action.get('workers')} worker(s)"
+        return f"score crowns with {_workers(action)}"
     if t == "take-reward":
         if action.get("reward") == "goods":
             return f"take the ship reward: {' and '.join(str(g) for g in action.get('goods', []))}"
-        return f"take the ship reward: {action.get('reward')}"
+        return f"take the ship reward: {data.REWARD_NAMES.get(str(action.get('reward')), action.get('reward'))}"
     if t == "pass":
         return "pass (flip a pass tile)"
     if t == "done":

@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from service.games.base import Event, IllegalAction, Rng
+from service.games.words import count
 
 from . import data
 from .common import (
@@ -54,7 +55,7 @@ def _placed(
                     "seat": seat,
                     "ship": k,
                     "size": len(ship),
-                    "text": f"{name(seat)} completes ship {k} (size {len(ship)}) and takes {len(ship)} reward(s).",
+                    "text": f"{name(seat)} completes ship {k} (size {len(ship)}) and takes {count(len(ship), 'reward')}.",
                 }
             )
     return set_player(state, seat, p)._replace(turn=with_exec(t, e)._replace(rewards=rewards))
@@ -76,7 +77,7 @@ def _check_where(p: Player, item: str, where: Placement | None) -> None:
         if not has_room(p.warehouse, item):
             raise IllegalAction(
                 "warehouse-full",
-                f"no room for a {item} in your warehouse (rule §5.6: {data.WAREHOUSE_CAPACITY} spaces, a mast takes 2)",
+                f"no room for a {data.item_name(item)} in your warehouse (rule §5.6: {data.WAREHOUSE_CAPACITY} spaces, a mast takes 2)",
             )
         return
     err = placement_error(p.ships, item, where)
@@ -97,18 +98,19 @@ def buy(state: State, seat: int, action: Mapping[str, Any], rng: Rng) -> Result:
     need_action(e, data.PAID_ACTIONS, "a purchase")
     if item not in data.ACTION_ITEMS[e.action]:
         raise IllegalAction(
-            "wrong-item", f"{data.ACTION_NAMES[e.action]} sells only {list(data.ACTION_ITEMS[e.action])} (rule §5.1)"
+            "wrong-item", f"{data.ACTION_NAMES[e.action]} sells only "
+            f"{', '.join(data.item_name(i) for i in data.ACTION_ITEMS[e.action])} (rule §5.1)"
         )
     if stock(state, item) <= 0:
-        raise IllegalAction("sold-out", f"no {item} left in the supply (rule §1: limited supply)")
+        raise IllegalAction("sold-out", f"no {data.item_name(item)} left in the supply (rule §1: limited supply)")
     cost = price(e, item)
     if cost > p.thaler:
-        raise IllegalAction("cannot-afford", f"a {item} costs {cost} thaler and you have {p.thaler} (rule §5.1)")
+        raise IllegalAction("cannot-afford", f"a {data.item_name(item)} costs {cost} thaler and you have {p.thaler} (rule §5.1)")
     need_workers(e, p, 1)
     if where is not None and cost == 0:
         raise IllegalAction(
             "golden-rule",
-            f"the {item} costs 0 thaler, so it is free and must go to the warehouse (rule §5.0: golden rule)",
+            f"the {data.item_name(item)} costs 0 thaler, so it is free and must go to the warehouse (rule §5.0: golden rule)",
         )
     _check_where(p, item, where)
     paid_action = e.action
@@ -123,7 +125,7 @@ def buy(state: State, seat: int, action: Mapping[str, Any], rng: Rng) -> Result:
             "seat": seat,
             "item": item,
             "thaler": cost,
-            "text": f"{name(seat)} buys a {item} for {cost} thaler and 1 worker, to {_where_text(where)}.",
+            "text": f"{name(seat)} buys a {data.item_name(item)} for {cost} thaler and 1 worker, to {_where_text(where)}.",
         }
     ]
     state = state._replace(supply=take_from_supply(state, item))
@@ -155,7 +157,7 @@ def transfer(state: State, seat: int, action: Mapping[str, Any], rng: Rng) -> Re
             "transfer-to-shipyard", "a transfer moves a tile from the warehouse to the shipyard (rule §5.6)"
         )
     if item not in p.warehouse:
-        raise IllegalAction("not-in-warehouse", f"there is no {item} in your warehouse (rule §5.6)")
+        raise IllegalAction("not-in-warehouse", f"there is no {data.item_name(item)} in your warehouse (rule §5.6)")
     need_workers(e, p, 1)
     _check_where(p, item, where)
     e, p = spend_workers(e, p, 1)
@@ -165,7 +167,7 @@ def transfer(state: State, seat: int, action: Mapping[str, Any], rng: Rng) -> Re
             "type": "transferred",
             "seat": seat,
             "item": item,
-            "text": f"{name(seat)} moves a {item} from the warehouse to {_where_text(where)}.",
+            "text": f"{name(seat)} moves a {data.item_name(item)} from the warehouse to {_where_text(where)}.",
         }
     ]
     return _placed(state, seat, p, e, t, item, where, events), events
@@ -226,7 +228,7 @@ def take_money(state: State, seat: int, action: Mapping[str, Any], rng: Rng) -> 
             "seat": seat,
             "workers": n,
             "thaler": gain,
-            "text": f"{name(seat)} takes {gain} thaler with {n} worker(s).",
+            "text": f"{name(seat)} takes {gain} thaler with {count(n, 'worker')}.",
         }
     ]
 
@@ -248,8 +250,8 @@ def score_crowns(state: State, seat: int, action: Mapping[str, Any], rng: Rng) -
     if remaining <= 0 or n > crown_workers_max(c, remaining):
         raise IllegalAction(
             "crown-cap",
-            f"Score crowns gives at most {data.CROWN_CAP} VP per use; with {c} crown(s) and {remaining} VP left under"
-            f" the cap, at most {crown_workers_max(c, remaining) if remaining > 0 else 0} worker(s) count (rule §5.9)",
+            f"Score crowns gives at most {data.CROWN_CAP} VP per use; with {count(c, 'crown')} and {remaining} VP left under"
+            f" the cap, at most {count(crown_workers_max(c, remaining) if remaining > 0 else 0, 'worker')} count (rule §5.9)",
         )
     need_workers(e, p, n)
     e, p = spend_workers(e, p, n)
@@ -264,7 +266,7 @@ def score_crowns(state: State, seat: int, action: Mapping[str, Any], rng: Rng) -
             "crowns": c,
             "workers": n,
             "vp": gain,
-            "text": f"{name(seat)} scores {c} crown(s) x {n} worker(s) = {gain} VP.",
+            "text": f"{name(seat)} scores {count(c, 'crown')} x {count(n, 'worker')} = {gain} VP.",
         }
     ]
 
