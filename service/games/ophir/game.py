@@ -11,7 +11,7 @@ from marshmallow import Schema, fields, validate
 from service.games.base import Action, Applied, Game, Outcome, Provisional, Rng, StrictBoolean
 
 from . import rules
-from .data import BASIC, EDGES, HEXES, METALS, PROVISIONAL, SEAT_COLOURS, SPECIALIST_BY_ID, SPECIALISTS
+from .data import BASIC, EDGES, HEXES, METALS, PROVISIONAL, SEAT_COLOURS, SPECIALIST_BY_ID, SPECIALISTS, one_good
 from .render import render as render_view
 from .scoring import outcome as final_outcome
 from .setup import new_match
@@ -23,21 +23,21 @@ class OphirOptions(Schema):
     """Match options: the spec's configurable rulings (§10)."""
 
     barriers = fields.String(load_default="chosen", validate=validate.OneOf(["chosen", "random"]), metadata={
-        "description": "chosen: the starting player places both barriers (setup step 6); random: the server "
-                       "draws one of the 48 legal placements (rule §10 item 14)."})
+        "description": "chosen: the starting player places both barriers (rule §2.1); random: the server "
+                       "draws one of the 48 legal placements (rule §10.14)."})
     end_on_empty_deck = fields.String(load_default="refill", validate=validate.OneOf(["refill", "reveal"]), metadata={
-        "description": "End condition B (rule §10 item 4). refill: the game ends on the first market shift that "
+        "description": "End condition B (rule §10.4). refill: the game ends on the first market shift that "
                        "finds no future card to slide in; reveal (ophir-2d): one shift earlier, when no new future "
                        "card can be turned up."})
     chancellor_missing_only = StrictBoolean(load_default=False, metadata={
         "description": "If true the Chancellor pays favor only for the card's goods they lack (the seed's "
-                       "headline); default false: any of the card's goods (rule §10 item 10)."})
+                       "headline); default false: any of the card's goods (rule §10.10)."})
     moneychanger_sells_at_temple = StrictBoolean(load_default=False, metadata={
         "description": "If true the Moneychanger may also sell specialty goods at the temple (ophir-2d); "
-                       "default false (rule §10 item 9)."})
+                       "default false (rule §10.9)."})
     priest_voluntary_only = StrictBoolean(load_default=False, metadata={
         "description": "If true the Priest gains favor only when ending the turn voluntarily (ophir-2d); default "
-                       "false: also after two failed influence tests (rule §10 item 8)."})
+                       "false: also after two failed influence tests (rule §10.8)."})
 
 
 def _obj(props: dict[str, Any] | None = None, required: list[str] | None = None) -> dict[str, Any]:
@@ -164,13 +164,13 @@ def describe(a: Mapping[str, Any]) -> str:
     if kind == "move-rival":
         return f"sail the rival to hex {a.get('hex')}"
     if kind == "gather":
-        return f"gather one {a.get('good')}{tossed}"
+        return f"gather {one_good(str(a.get('good')))}{tossed}"
     if kind == "trade":
         sub = a.get("favor_for") or []
         return f"fill the demand card on stand {int(a.get('slot', 0)) + 1}" + (
             f", paying favor for {' and '.join(sub)}" if sub else "")
     if kind == "sell-specialty":
-        return f"sell one {a.get('good')} (specialty) for 1 coin"
+        return f"sell {one_good(str(a.get('good')))} (specialty) for 1 coin"
     if kind == "buy-metal":
         return f"buy one {a.get('metal')} with {a.get('pay')}{tossed}"
     if kind == "donate-metal":
