@@ -72,6 +72,15 @@ class Nauticus(Game[State]):
     def describe_action(self, action: Mapping[str, Any]) -> str:
         return describe(action)
 
+    def label_action(self, state: State, seat: int, action: Mapping[str, Any]) -> str:
+        text = describe(action)
+        item = action.get("item")
+        turn = state.turn
+        if action.get("type") == "buy" and isinstance(item, str) and turn is not None and item in rules.ITEM_POS:
+            cost = rules.price(rules.current(turn), item)
+            return f"buy a {data.item_name(item)} for {cost} thaler and put it {_where(action)}"
+        return text
+
 
 def _where(action: Mapping[str, Any]) -> str:
     to = action.get("to")

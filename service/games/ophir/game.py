@@ -11,7 +11,20 @@ from marshmallow import Schema, fields, validate
 from service.games.base import Action, Applied, Game, Outcome, Provisional, Rng, StrictBoolean
 
 from . import rules
-from .data import BASIC, EDGES, HEXES, METALS, PROVISIONAL, SEAT_COLOURS, SPECIALIST_BY_ID, SPECIALISTS, one_good
+from .data import (
+    BASIC,
+    CARDS,
+    EDGES,
+    FAVOR_PRICE,
+    HEX_NAMES,
+    HEXES,
+    METALS,
+    PROVISIONAL,
+    SEAT_COLOURS,
+    SPECIALIST_BY_ID,
+    SPECIALISTS,
+    one_good,
+)
 from .render import render as render_view
 from .scoring import outcome as final_outcome
 from .setup import new_match
@@ -146,6 +159,43 @@ class Ophir(Game[State]):
 
     def describe_action(self, action: Mapping[str, Any]) -> str:
         return describe(action)
+
+    def label_action(self, state: State, seat: int, action: Mapping[str, Any]) -> str:
+        return label(state, action, describe(action))
+
+
+def label(state: State, a: Mapping[str, Any], plain: str) -> str:
+    """A legal action as a menu shows it: where a hex lies and what it holds, what a metal costs."""
+    kind = a.get("type")
+    hex_id = a.get("hex")
+    if kind in ("move", "move-rival") and hex_id in HEX_NAMES:
+        what = f"the {state.kind(hex_id)} hex" if state.revealed else "the hex"
+        ship = "the rival" if kind == "move-rival" else ""
+        return f"sail {ship + ' ' if ship else ''}to {what} ({HEX_NAMES[hex_id]}, {hex_id})"
+    slot = a.get("slot")
+    if kind in ("trade", "donate-goods") and isinstance(slot, int) and 0 <= slot < len(state.demand):
+        cid = state.demand[slot]
+        card = CARDS.get(cid) if cid else None
+        if card is not None:
+            goods = " + ".join(card.goods)
+            if kind == "donate-goods":
+                return f"donate {goods} (card {cid}, stand {slot + 1}) to the temple for {card.favor_vp} favor and VP"
+            coins = max(0, card.coins + state.modifiers[slot])
+            paid = ("1 coin" if coins == 1 else f"{coins} coins")
+            sub = a.get("favor_for") or []
+            return f"fill card {cid} on stand {slot + 1} ({goods}) for {paid}" + (
+                f", paying favor for {' and '.join(sub)}" if sub else "")
+    if kind == "place-barrier" and a.get("edge") in EDGES:
+        x, y = EDGES[a["edge"]]
+        return f"place a barrier between the {HEX_NAMES[x]} and the {HEX_NAMES[y]} hex (edge {a['edge']})"
+    tier = state.current_tier()
+    if kind == "buy-metal" and a.get("metal") in FAVOR_PRICE and tier is not None:
+        metal = str(a["metal"])
+        cost = (tier.gold_coins if metal == "gold" else tier.silver_coins) if a.get("pay") == "coins" else FAVOR_PRICE[metal]
+        price = ("1 coin" if cost == 1 else f"{cost} coins") if a.get("pay") == "coins" else f"{cost} favor"
+        tossed = f", throwing back {' and '.join(a['discard'])}" if a.get("discard") else ""
+        return f"buy one {metal} for {price}{tossed}"
+    return plain
 
 
 def describe(a: Mapping[str, Any]) -> str:
