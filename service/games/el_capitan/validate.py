@@ -46,7 +46,7 @@ def normalise(action: Mapping[str, Any]) -> dict[str, Any]:
         raise InvalidAction("not-an-object", "an action is a JSON object with a 'type'")
     kind = action.get("type")
     if not isinstance(kind, str) or kind not in FIELDS:
-        raise InvalidAction("unknown-action", f"unknown action type {kind!r}; expected one of {sorted(FIELDS)}")
+        raise InvalidAction("unknown-action", f"unknown action type {kind!r}; expected one of {', '.join(sorted(FIELDS))}")
     spec = FIELDS[kind]
     out: dict[str, Any] = {"type": kind}
     for key, value in action.items():
@@ -69,7 +69,7 @@ def normalise(action: Mapping[str, Any]) -> dict[str, Any]:
     if "colour" in out and out["colour"] not in COLOURS:
         raise InvalidAction("unknown-colour", f"there is no colour {out['colour']!r}")
     if kind == "take-loan" and out["amount"] not in LOAN_AMOUNTS:
-        raise InvalidAction("bad-loan", f"a loan is one of {list(LOAN_AMOUNTS)} Florin")
+        raise InvalidAction("bad-loan", f"a loan is of {' or '.join(map(str, LOAN_AMOUNTS))} Florin")
     if kind == "move-pirate" and out["means"] not in ("free", "money", "card"):
         raise InvalidAction("bad-field", "move-pirate: means is 'free', 'money' or 'card'")
     if kind == "move-pirate" and (out["means"] == "card") != ("card" in out):

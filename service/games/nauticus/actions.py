@@ -32,7 +32,7 @@ def _choose(state: State, seat: int, action: Mapping[str, Any], rng: Rng) -> Res
     need_fields(action, {"type", "action"})
     a = action["action"]
     if a not in data.ACTIONS:
-        raise bad(f"choose-action: unknown action {a!r}; actions are {list(data.ACTIONS)}")
+        raise bad(f"choose-action: unknown action {a!r}; actions are {', '.join(data.ACTIONS)}")
     if state.step != "choose":
         raise IllegalAction("not-choosing", "the action of this phase was already chosen (rule §4.2)")
     space = state.layout.index(a)
@@ -170,7 +170,7 @@ def _extra_action(state: State, seat: int, action: Mapping[str, Any], rng: Rng) 
     need_fields(action, {"type", "action"}, {"pass_first"})
     a = action["action"]
     if a not in data.ACTIONS:
-        raise bad(f"extra-action: unknown action {a!r}; actions are {list(data.ACTIONS)}")
+        raise bad(f"extra-action: unknown action {a!r}; actions are {', '.join(data.ACTIONS)}")
     pass_first = action.get("pass_first", False)
     if not isinstance(pass_first, bool):
         raise bad("extra-action: 'pass_first' must be a boolean")
@@ -251,7 +251,7 @@ def apply(state: State, seat: int, action: Mapping[str, Any], rng: Rng) -> Resul
     kind = action.get("type")
     handler = HANDLERS.get(kind) if isinstance(kind, str) else None
     if handler is None:
-        raise InvalidAction("unknown-action", f"not a Nauticus action type: {kind!r}; types are {list(HANDLERS)}")
+        raise InvalidAction("unknown-action", f"not a Nauticus action type: {kind!r}; types are {', '.join(HANDLERS)}")
     if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < len(state.players):
         raise InvalidAction("bad-seat", f"no seat {seat!r} in this game")
     active = active_seat(state)

@@ -20,6 +20,12 @@ Result = tuple[State, list[Event]]
 # Shape checks (InvalidAction)
 
 
+def _fields(names: set[str] | frozenset[str]) -> str:
+    """Field names for a message: "field 'x'" or "fields 'x', 'y'"."""
+    quoted = ", ".join(repr(n) for n in sorted(names))
+    return f"field {quoted}" if len(names) == 1 else f"fields {quoted}"
+
+
 def bad(msg: str) -> InvalidAction:
     return InvalidAction("bad-action", msg)
 
@@ -30,10 +36,10 @@ def need_fields(
     keys = set(action)
     missing = required - keys
     if missing:
-        raise bad(f"{action.get('type')}: missing field(s) {sorted(missing)}")
+        raise bad(f"{action.get('type')}: missing {_fields(missing)}")
     extra = keys - required - optional
     if extra:
-        raise bad(f"{action.get('type')}: unknown field(s) {sorted(extra)}")
+        raise bad(f"{action.get('type')}: unknown {_fields(extra)}")
 
 
 def int_field(action: Mapping[str, Any], key: str, low: int = 0) -> int:
@@ -46,7 +52,7 @@ def int_field(action: Mapping[str, Any], key: str, low: int = 0) -> int:
 def item_field(action: Mapping[str, Any]) -> str:
     item = action["item"]
     if not isinstance(item, str) or item not in CATEGORY:
-        raise bad(f"{action.get('type')}: unknown tile {item!r}; tiles are {sorted(CATEGORY)}")
+        raise bad(f"{action.get('type')}: unknown tile {item!r}; tiles are {', '.join(sorted(CATEGORY))}")
     return item
 
 

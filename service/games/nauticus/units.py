@@ -279,13 +279,13 @@ def take_reward(state: State, seat: int, action: Mapping[str, Any], rng: Rng) ->
     """Take one reward for the ship just completed (spec §6): one per mast, each at most twice."""
     r = action.get("reward")
     if r not in data.REWARDS:
-        raise bad(f"take-reward: unknown reward {r!r}; rewards are {list(data.REWARDS)}")
+        raise bad(f"take-reward: unknown reward {r!r}; rewards are {', '.join(data.REWARDS)}")
     goods: tuple[str, ...] = ()
     if r == "goods":
         need_fields(action, {"type", "reward", "goods"})
         raw = action["goods"]
         if not isinstance(raw, list) or not all(isinstance(g, str) and g in data.GOODS for g in raw):
-            raise bad(f"take-reward: 'goods' must be a list of goods from {list(data.GOODS)}")
+            raise bad(f"take-reward: 'goods' must be a list of goods from {', '.join(data.GOODS)}")
         goods = tuple(raw)
     else:
         need_fields(action, {"type", "reward"})

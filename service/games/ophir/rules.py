@@ -81,7 +81,7 @@ def parse(action: Mapping[str, Any]) -> dict[str, Any]:
         raise InvalidAction("unknown-action", f"not an Ophir action type: {kind!r}.")
     extra = set(action) - {"type", *shape}
     if extra:
-        raise InvalidAction("unknown-field", f"{kind} has no field(s) {sorted(extra)}.")
+        raise InvalidAction("unknown-field", f"{kind} has no {'field' if len(extra) == 1 else 'fields'} {', '.join(repr(x) for x in sorted(extra))}.")
     out: dict[str, Any] = {"type": kind}
     for name, (required, fkind) in shape.items():
         if name not in action:
