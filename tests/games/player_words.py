@@ -39,7 +39,7 @@ MARKERS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"§\s*\d+(?:\.\d+)* item \d+|\bsetup step \d+", re.IGNORECASE), "cites a rule the page does not number so"),
     (re.compile(r"\bone (?:gems|coins|workers|metals)\b|\ba (?:gems|coins)\b"), "pairs one with a plural"),
     (re.compile(r"\bseats? \d"), _SEAT_NUMBER),
-    (re.compile(r"\[\s*'|'\s*\]|\{'|\bNone\b"), "prints a Python value"),
+    (re.compile(r"\[\s*'|'\s*\]|\{'|\bNone\b|\[-?\d+(?:, -?\d+)+\]"), "prints a Python value"),
     (re.compile(r"\b[a-z]+_[a-z_]+\b"), "prints an internal id (with an underscore)"),
     (re.compile(r"\bvp\b"), "writes VP in lower case"),
 ]

@@ -68,6 +68,7 @@ def test_the_words_of_many_random_positions_are_plain(game: Game[Any], players: 
         ("ophir", "draft the temple_guard", "prints an internal id (with an underscore)"),
         ("nauticus", "sells only ['sail-a', 'sail-b']", "prints a Python value"),
         ("nauticus", "takes the bonus: 2 vp", "writes VP in lower case"),
+        ("el-capitan", "Bonus cards left: [15, 10, 5]", "prints a Python value"),
     ],
 )
 def test_the_scan_finds_each_kind_of_slip(game_id: str, text: str, why: str) -> None:

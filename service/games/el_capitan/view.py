@@ -156,7 +156,8 @@ def render(v: Mapping[str, Any]) -> str:
         transit = v.get("turn", {}).get("pirate_in_transit")
         pirate = f"   Pirate: {_name(names, v['pirate'])}" + (
             f" (under way by cards, now stopping at {_name(names, transit)})" if transit else "")
-    lines.append(f"Bonus cards left: {v['bonus_cards_left']}" + pirate)
+    bonus = ", ".join(f"{b} Florin" for b in v["bonus_cards_left"]) or "none"
+    lines.append(f"Bonus cards left: {bonus}" + pirate)
     lines.append("Legend: track sites R/Y/G/B/W = warehouse colour, . empty, # empty shut-down space; value = current payout.")
     return "\n".join(lines)
 
