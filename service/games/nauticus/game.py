@@ -118,7 +118,11 @@ def describe(action: Mapping[str, Any]) -> str:
     if t == "take-reward":
         if action.get("reward") == "goods":
             return f"take the ship reward: {' and '.join(str(g) for g in action.get('goods', []))}"
-        return f"take the ship reward: {data.REWARD_NAMES.get(str(action.get('reward')), action.get('reward'))}"
+        reward = str(action.get("reward"))
+        amount = data.REWARD_AMOUNT.get(reward)
+        if reward in ("thaler", "workers", "vp") and amount is not None:
+            return f"take the ship reward: {count(amount, {'thaler': 'thaler', 'workers': 'worker', 'vp': 'VP'}[reward])}"
+        return f"take the ship reward: {data.REWARD_NAMES.get(reward, reward)}"
     if t == "pass":
         return "pass (flip a pass tile)"
     if t == "done":
