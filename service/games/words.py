@@ -7,7 +7,9 @@ only by an id that the game's rules reference page (``docs/rules/<game>.md``) de
 
 from __future__ import annotations
 
-__all__ = ["RULES_PAGES", "count", "plural", "rules_page"]
+import re
+
+__all__ = ["RULES_PAGES", "RULE_REF", "cited_rules", "count", "plural", "rules_page"]
 
 RULES_PAGES = {
     "el-capitan": "docs/rules/el-capitan.md",
@@ -42,6 +44,15 @@ def plural(n: int, noun: str, many: str | None = None) -> str:
 def count(n: int, noun: str, many: str | None = None) -> str:
     """A number with its noun in the right form: ``count(1, "coin")`` is "1 coin", ``count(3, "coin")`` "3 coins"."""
     return f"{n} {plural(n, noun, many)}"
+
+
+RULE_REF = re.compile(r"§\s*\d+(?:\.\d+)*|\bR-\d+\b")
+"""How a message cites a rule: a section ("§5.4") or a server ruling ("R-7") of the rules page."""
+
+
+def cited_rules(text: str) -> list[str]:
+    """The rule ids a message cites, in order of appearance: ``["§5.2", "R-10"]``."""
+    return [re.sub(r"\s+", "", m.group(0)) for m in RULE_REF.finditer(text)]
 
 
 def rules_page(game_id: str) -> str | None:

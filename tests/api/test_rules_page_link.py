@@ -29,6 +29,7 @@ def test_an_illegal_move_links_the_rules_page_that_defines_its_rule(client: Any,
         assert body["code"] == "illegal-action" and body["rules_page"] == "docs/rules/el-capitan.md"
         cited = {m.group(0) for m in RULE_REF.finditer(body["detail"])}
         assert cited and cited <= page_ids("el-capitan"), body["detail"]
+        assert body["rule"] in cited  # the first rule the detail cites, when the game names none itself
     assert client.get(f"/v1/matches/{mid}/log").get_json() == head
 
 

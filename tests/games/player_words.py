@@ -16,11 +16,10 @@ from pathlib import Path
 from typing import Any
 
 from service.games.base import Game, GameError, Rng
+from service.games.words import RULE_REF
 
 ROOT = Path(__file__).resolve().parents[2]
 
-RULE_REF = re.compile(r"§\s*\d+(?:\.\d+)*|\bR-\d+\b")
-"""How a message cites a rule: a section "§5.4" or a server ruling "R-7"."""
 
 _HEADING = re.compile(r"^#{1,6}\s+(§\d+(?:\.\d+)*|R-\d+)\b", re.MULTILINE)
 
