@@ -29,6 +29,8 @@ _SINGULAR_S = {"is", "was", "has", "this", "its", "bonus", "plus", "as", "us", "
                "means", "counts", "leaves", "comes", "scores"}
 
 _SEAT_NUMBER = "names a seat by its number instead of its colour"
+_QUOTED = re.compile(r"'[^'\s]*'")
+_ID_CHECKS = {"prints an internal id (with an underscore)", "writes VP in lower case"}
 
 MARKERS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"\bseed\b", re.IGNORECASE), "speaks of the seed (a source only the developers know)"),
@@ -91,10 +93,13 @@ def problems(game: Game[Any], text: str, where: str = "") -> list[str]:
         for m in re.finditer(r"(?<![\d.,/-])\b1 ([A-Za-z]+s)\b", line):
             if m.group(1).lower() not in _SINGULAR_S:
                 found.append(f"'1 {m.group(1)}': one with a plural noun")
+    # a quoted token ('vp', 'site', 'temple_guard') is a JSON value or field a refusal echoes for an
+    # API client, not a word: the id checks read the text without them ("None" stays: JSON has null)
+    words = _QUOTED.sub("''", text)
     for pattern, why in (*MARKERS, *raw_ids(game)):
         if where == "action" and why == _SEAT_NUMBER:
             continue
-        if pattern.search(text):
+        if pattern.search(words if why in _ID_CHECKS else text):
             found.append(why)
     return found
 

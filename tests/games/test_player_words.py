@@ -45,8 +45,8 @@ def test_the_words_of_random_positions_are_plain(game: Game[Any], players: int) 
 @pytest.mark.parametrize(("game", "players"), CASES, ids=IDS)
 def test_the_words_of_many_random_positions_are_plain(game: Game[Any], players: int) -> None:
     found: dict[str, str] = {}
-    for seed in range(2, 14):
-        found.update(scan(game, players, range(seed, seed + 1), every=1, options=_options(game, seed)))
+    for seed in range(2, 10):
+        found.update(scan(game, players, range(seed, seed + 1), every=2, options=_options(game, seed)))
     assert not found, "\n".join(f"{why}: {text!r}" for why, text in found.items())
 
 

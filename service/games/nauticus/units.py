@@ -4,6 +4,7 @@ completed-ship rewards that interrupt them. Each handler checks the JSON shape f
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -279,7 +280,7 @@ def take_reward(state: State, seat: int, action: Mapping[str, Any], rng: Rng) ->
     """Take one reward for the ship just completed (spec §6): one per mast, each at most twice."""
     r = action.get("reward")
     if r not in data.REWARDS:
-        raise bad(f"take-reward: unknown reward {r!r}; rewards are {', '.join(data.REWARDS)}")
+        raise bad(f"take-reward: 'reward' is one of {', '.join(repr(x) for x in data.REWARDS)}, not {json.dumps(r)}")
     goods: tuple[str, ...] = ()
     if r == "goods":
         need_fields(action, {"type", "reward", "goods"})
