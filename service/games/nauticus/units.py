@@ -311,7 +311,7 @@ def take_reward(state: State, seat: int, action: Mapping[str, Any], rng: Rng) ->
         tile = data.CROWN_MAST if r == "crown-mast" else data.CROWN_SAIL
         p = p._replace(warehouse=store(p.warehouse, tile))
         supply = take_from_supply(state, tile)
-        what = f"a {tile} to the warehouse"
+        what = f"a {data.item_name(tile)} to the warehouse"
     elif r == "goods":
         wh = p.warehouse
         for g in goods:
@@ -324,7 +324,7 @@ def take_reward(state: State, seat: int, action: Mapping[str, Any], rng: Rng) ->
         what = f"{amount} thaler"
     elif r == "workers":
         p = p._replace(workers=p.workers + amount)
-        what = f"{amount} workers"
+        what = count(amount, "worker")
     else:
         p = p._replace(vp=p.vp + amount)
         what = f"{amount} VP"

@@ -124,11 +124,17 @@ def draft_actions(state: State) -> list[dict[str, object]]:
     return [{"type": "draft-specialist", "specialist": s} for s in state.draft_pool]
 
 
+def _specialist_name(specialist: str) -> str:
+    """A specialist as the card names it ("Temple Guard"), the id itself if there is no such card."""
+    spec = SPECIALIST_BY_ID.get(specialist)
+    return spec.name if spec else repr(specialist)
+
+
 def draft(state: State, seat: int, specialist: str, events: list[Event]) -> State:
     """Pick one specialist and pass the rest to the right (setup step 10, R-26); the starting
     player picks last from two cards and the last card goes back to the box."""
     if specialist not in state.draft_pool:
-        raise IllegalAction("specialist-not-offered", f"{specialist} is not among the cards passed to you "
+        raise IllegalAction("specialist-not-offered", f"the {_specialist_name(specialist)} is not among the cards passed to you "
                             "(rule §2.1: pick from the specialists you were handed).", "§2.1")
     spec = SPECIALIST_BY_ID[specialist]
     player = replace(state.seats[seat], specialist=specialist, favor=spec.starting_favor)
