@@ -12,6 +12,7 @@ from service.games.words import count
 
 from . import actions as moves
 from . import data, flow, rules, scoring, view
+from .render import bonus_text
 from .render import render as render_view
 from .schemas import ACTION_SCHEMAS, ACTIONS
 from .state import State, dump_state, load_state
@@ -76,6 +77,12 @@ class Nauticus(Game[State]):
         text = describe(action)
         item = action.get("item")
         turn = state.turn
+        chosen = action.get("action")
+        if action.get("type") == "choose-action" and chosen in state.layout:
+            space = state.layout.index(chosen)
+            blue = flow.blue_workers(state.anchor, space)
+            return (f"{text} (space {space}: bonus {bonus_text(data.BONUSES[space])};"
+                    f" {count(blue, 'blue worker')} for each player's turn)")
         if action.get("type") == "buy" and isinstance(item, str) and turn is not None and item in rules.ITEM_POS:
             cost = rules.price(rules.current(turn), item)
             return f"buy a {data.item_name(item)} for {cost} thaler and put it {_where(action)}"

@@ -35,7 +35,8 @@ def _ship_line(k: int, ship: list[Mapping[str, Any]], complete: bool) -> str:
     return f"    ship {k} ({len(ship)}, {state}): " + " + ".join(parts)
 
 
-def _bonus_text(b: Mapping[str, Any]) -> str:
+def bonus_text(b: Mapping[str, Any]) -> str:
+    """A space's bonus in words: "2 workers", "1 worker + 1 VP", "1 normal mast of choice"."""
     bits = [count(b[k], noun) for k, noun in (("workers", "worker"), ("vp", "VP"), ("thaler", "thaler")) if k in b]
     if "tile" in b:
         bits.append(f"1 {_BONUS_TILES.get(b['tile'], b['tile'])} of choice")
@@ -56,7 +57,7 @@ def render(view: Mapping[str, Any]) -> str:
             prices = "  prices " + ", ".join(f"{data.item_name(i)} {p}" for i, p in s["prices"].items())
         lines.append(
             f"  [{mark}] {s['space']}: {data.ACTION_NAMES[s['action']]:<32} blue {s['blue_workers']}"
-            f"  bonus {_bonus_text(s['bonus'])}{prices}"
+            f"  bonus {bonus_text(s['bonus'])}{prices}"
         )
     t = view.get("turn")
     if t:

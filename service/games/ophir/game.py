@@ -208,7 +208,10 @@ def describe(a: Mapping[str, Any]) -> str:
         return f"place a barrier on edge {a.get('edge')} (between {e[0]} and {e[1]})"
     if kind == "draft-specialist":
         spec = SPECIALIST_BY_ID.get(str(a.get("specialist")))
-        return f"draft the {spec.name if spec else a.get('specialist')}"
+        if spec is None:
+            return f"draft the specialist {a.get('specialist')}"
+        specialty = f"specialty {spec.specialty}, " if spec.specialty else "no specialty, "
+        return f"draft the {spec.name} ({specialty}starting favor {spec.starting_favor})"
     if kind == "move":
         return f"sail to hex {a.get('hex')}"
     if kind == "move-rival":
