@@ -120,11 +120,16 @@ def _name(names: Mapping[str, str], city: str | None) -> str:
     return names.get(city, city.capitalize()) if city else ""
 
 
+_STAGES = {"turn": "turns", "settle": "loans are settled after the payday",
+           "choose-start": "the poorest player chooses the next start player", "over": "game over"}
+"""The view's stage in words, for the heading of the rendering."""
+
+
 def render(v: Mapping[str, Any]) -> str:
     """A plain-text board for the CLI and mail: a 3-row grid of city blocks, then players and displays."""
     initials = {col: col[0].upper() for col in COLOURS}
     names = {c["id"]: c["name"] for c in v["cities"]}
-    lines = [f"El Capitán - phase {v['phase']}, round {v['round']} - stage: {v['stage']}"
+    lines = [f"El Capitán - phase {v['phase']}, round {v['round']} - {_STAGES.get(v['stage'], v['stage'])}"
              + (" (phase ends with this round)" if v.get("phase_ending") else "")]
     by_pos = {tuple(c["pos"]): c for c in v["cities"]}
     cols = sorted({c["pos"][1] for c in v["cities"]})
