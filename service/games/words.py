@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["RULES_PAGES", "RULE_REF", "cited_rules", "count", "plural", "rules_page"]
+__all__ = ["RULES_PAGES", "RULE_REF", "cited_rules", "count", "plural", "rules_page", "rules_url"]
 
 RULES_PAGES = {
     "el-capitan": "docs/rules/el-capitan.md",
@@ -58,3 +58,8 @@ def cited_rules(text: str) -> list[str]:
 def rules_page(game_id: str) -> str | None:
     """The repository path of a game's rules reference page, ``None`` for a game without one."""
     return RULES_PAGES.get(game_id)
+
+
+def rules_url(game_id: str) -> str | None:
+    """Where the server serves that page (``GET /v1/games/{game}/rules``), ``None`` without one."""
+    return f"/v1/games/{game_id}/rules" if game_id in RULES_PAGES else None

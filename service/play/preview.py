@@ -40,7 +40,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from service.games.base import Game, IllegalAction, InvalidAction, Rng
-from service.games.words import cited_rules, rules_page
+from service.games.words import cited_rules, rules_url
 from service.play import boards
 from service.play.errors import BadRequest, Conflict, Unprocessable
 from service.play.limits import check_json_value
@@ -146,7 +146,7 @@ def preview(matches: Matches, meta: Mapping[str, Any], seat: int, ply: int, acti
         except IllegalAction as exc:
             raise Unprocessable("illegal-action", f"action {i}: {exc.message}", rule_code=exc.code,
                                 rule=exc.rule or next(iter(cited_rules(exc.message)), None),
-                                rules_page=rules_page(game.id), action_index=i) from exc
+                                rules_page=rules_url(game.id), action_index=i) from exc
         if after is None:
             reason = _stopped(game, i, action, why)
             break

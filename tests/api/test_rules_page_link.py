@@ -26,7 +26,7 @@ def test_an_illegal_move_links_the_rules_page_that_defines_its_rule(client: Any,
                           players[seat].private_key)):
         assert r.status_code == 422, r.get_json()
         body = r.get_json()
-        assert body["code"] == "illegal-action" and body["rules_page"] == "docs/rules/el-capitan.md"
+        assert body["code"] == "illegal-action" and body["rules_page"] == "/v1/games/el-capitan/rules"
         cited = {m.group(0) for m in RULE_REF.finditer(body["detail"])}
         assert cited and cited <= page_ids("el-capitan"), body["detail"]
         assert body["rule"] in cited  # the first rule the detail cites, when the game names none itself
@@ -43,3 +43,13 @@ def test_a_game_without_a_rules_page_links_none(client: Any, players: list[Playe
     seat = client.get(f"/v1/matches/{mid}").get_json()["active_seats"][0]
     r = client.post(f"/v1/matches/{mid}/moves", json=players[seat].envelope(mid, seat, 0, [{"type": "bank"}]))
     assert r.status_code == 422 and "rules_page" not in r.get_json()
+
+
+def test_the_rules_page_is_served_as_markdown(client: Any) -> None:
+    r = client.get("/v1/games/ophir/rules")
+    assert r.status_code == 200 and r.mimetype == "text/markdown"
+    text = r.get_data(as_text=True)
+    assert text.startswith("# Ophir: rules reference") and "### §10.11 Throwing goods back" in text
+    assert client.get("/v1/games/no-such-game/rules").get_json()["code"] == "unknown-game"
+    missing = client.get("/v1/games/harbour-race/rules")  # the fixture game has no page
+    assert missing.status_code == 404 and missing.get_json()["code"] == "no-rules-page"
