@@ -49,6 +49,7 @@ def test_turn_notices_speak_plain_english(outbox_settings: Settings, players: li
         assert_clean_8bit(raw)  # labels with prices are longer: every line still within RFC 5322's limit
         text = body(parsed(raw))
         assert "What you can do now:" in text
+        assert f"http://portolan.test/v1/games/{game_id}/rules" in text  # where the cited rules are
         notices += 1
         for line in _word_lines(text):
             for why in problems(game, line, "mail"):
