@@ -34,7 +34,7 @@ from tests.conftest import SmtpSink, create_match
 ROOT = Path(__file__).resolve().parents[2]
 APIS = 3
 WORKERS = 2
-ROUNDS = 5
+ROUNDS = 3
 
 
 class Http:
