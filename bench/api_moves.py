@@ -586,7 +586,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--options", type=json.loads, default=None,
                         help='match options as JSON (default for harbour-race: {"target": 100}, long matches)')
     parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--worker-class", default="gthread", choices=["sync", "gthread"])
+    parser.add_argument("--worker-class", default="gthread", choices=["sync", "gthread", "gevent"],
+                        help="gevent: the production model (deploy/gunicorn.conf.py); gunicorn patches at its start")
     parser.add_argument("--threads", type=int, default=4, help="threads per gthread worker")
     parser.add_argument("--procs", type=int, default=4, help="client processes the client threads are spread over")
     parser.add_argument("--rounds", type=int, default=1,
