@@ -47,6 +47,12 @@ S = TypeVar("S")
 UNDO = "undo"
 """The action type of an undo: ``{"type": "undo"}``, no other field."""
 
+UNDO_DESCRIPTION = ("take back your own last step of this turn; repeat to go further back, to the turn's start "
+                    "at most, never past a die roll, a revealed card or the end of your turn")
+UNDO_LABEL = "undo your last step"
+UNDO_SCHEMA: dict[str, Any] = {"type": "object", "properties": {"type": {"const": UNDO}}, "required": ["type"],
+                               "additionalProperties": False}
+
 _NO_RANDOMNESS = bytes(32)
 """The key of the stream an undo replays with: revocable steps never draw, so it is never read."""
 
@@ -112,7 +118,19 @@ class TurnUndo(Game[S]):
     :meth:`commits`. Every step that draws on the Rng is irrevocable whatever the game says, and
     so is every step after which another seat acts."""
 
-    undo_description = "take back your own last step of this turn (see the game's rules page, section Undo)"
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """Add undo to the subclass's action vocabulary, schemas and words (the catalog, the
+        OpenAPI document and the menus read them there)."""
+        super().__init_subclass__(**kwargs)
+        cls.actions = {**cls.actions, UNDO: UNDO_DESCRIPTION}
+        cls.action_schemas = {**cls.action_schemas, UNDO: UNDO_SCHEMA}
+        own = cls.describe_action
+
+        def describe_action(self: Game[Any], action: Mapping[str, Any]) -> str:
+            return UNDO_LABEL if is_undo(action) else own(self, action)
+
+        describe_action.__doc__ = own.__doc__
+        cls.describe_action = describe_action  # type: ignore[method-assign]
 
     # -- hooks -----------------------------------------------------------------------------
 
@@ -223,14 +241,6 @@ class TurnUndo(Game[S]):
             current, events = self.step(self.with_undo(current, None), seat, step, rng)
             count += len(events)
         return count
-
-    def describe(self) -> dict[str, Any]:
-        """The catalog entry, with the undo action listed among the game's actions."""
-        out = super().describe()
-        out["actions"].append({"type": UNDO, "description": self.undo_description,
-                               "schema": {"type": "object", "properties": {"type": {"const": UNDO}},
-                                          "required": ["type"], "additionalProperties": False}})
-        return out
 
 
 def fold_undone(events: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
