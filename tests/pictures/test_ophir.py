@@ -157,7 +157,7 @@ def test_spectator_sees_no_vp_and_a_seat_only_its_own() -> None:
 
 def test_every_action_kind_has_a_place_or_is_a_button() -> None:
     """A new action kind must be given a spot or named here as a button-only action."""
-    buttons = {"end-turn", "decline-rival-trade"}
+    buttons = {"end-turn", "decline-rival-trade", "undo"}  # undo is a button of every game
     samples: dict[str, dict[str, Any]] = {
         "place-barrier": {"edge": 3}, "draft-specialist": {"specialist": "priest"}, "move": {"hex": "C"},
         "move-rival": {"hex": "L"}, "gather": {"good": "wood"}, "buy-metal": {"metal": "gold", "pay": "coins"},
