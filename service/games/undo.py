@@ -43,6 +43,7 @@ __all__ = [
 ]
 
 S = TypeVar("S")
+E = TypeVar("E", bound=Mapping[str, Any])
 
 UNDO = "undo"
 """The action type of an undo: ``{"type": "undo"}``, no other field."""
@@ -243,13 +244,13 @@ class TurnUndo(Game[S]):
         return count
 
 
-def fold_undone(events: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+def fold_undone(events: Sequence[E]) -> list[E]:
     """Events as if undone steps never happened: an event with ``takes_back: k`` removes the ``k``
     events before it; an ``undone`` event is dropped itself too (a step taken back is no news).
 
     For lists that tell people what happened ("since your last move"): the log itself keeps
     everything."""
-    out: list[Mapping[str, Any]] = []
+    out: list[E] = []
     for e in events:
         k = e.get("takes_back")
         if isinstance(k, int) and not isinstance(k, bool) and k > 0:
