@@ -8,6 +8,7 @@ from typing import Any
 
 from service.delivery.letters import happened_since
 from service.play.matches import Matches
+from service.proof.verify import verify_record
 from tests.conftest import CREATOR, Player, create_match
 
 
@@ -70,3 +71,5 @@ def test_an_undo_is_a_signed_move_and_the_undone_step_is_not_news(client: Any, s
     # the log keeps every step: append-only, each one signed
     log = client.get(f"/v1/matches/{mid}/log?from=0").get_json()
     assert [e["envelope"]["actions"][0]["type"] for e in log["entries"]][:3] == ["buy-card", "undo", "buy-card"]
+    report = verify_record(service.record(mid))  # and the record, undo included, verifies
+    assert report.ok, report.text()

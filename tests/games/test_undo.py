@@ -172,3 +172,33 @@ def test_fold_undone_drops_the_steps_taken_back() -> None:
               {"type": "turn-undone", "takes_back": 1, "text": "X is stuck"}, {"type": "d", "text": "D"}]
     assert [e["text"] for e in fold_undone(events)] == ["A", "X is stuck", "D"]
     assert fold_undone([{"type": "undone", "takes_back": 5}]) == []
+
+
+def test_el_capitan_dead_end_and_loan_turn_take_back_the_turns_events() -> None:
+    """A dead-end pass and a loan turn rewind the turn's purchases and voyage (R-1, R-2): their
+    event says how many events of the turn it takes back, so that the news leaves them out."""
+    game = registry()["el-capitan"]
+    rewinds = 0
+    for seed in range(6):
+        rng = Rng.from_seed(f"rewind/{seed}")
+        state, _ = game.setup(3, game.validate_options({}), Rng.from_seed(seed))
+        turn_events: list[dict[str, Any]] = []
+        step = 0
+        while game.active_seats(state) and rewinds < 12:
+            seat = game.active_seats(state)[0]
+            legal = without_undo(game.legal_actions(state, seat))
+            action = legal[rng.randbelow(len(legal))]
+            new, events = game.apply(state, seat, action, Rng.from_seed(f"{seed}/{step}"))
+            marked = [e for e in events if "takes_back" in e]
+            if marked:
+                assert marked[0]["takes_back"] == len(turn_events) > 0
+                assert fold_undone([*turn_events, *events]) == [e for e in events if e is not marked[0] or
+                                                                  e["type"] != "undone"]
+                rewinds += 1
+            if game.active_seats(new) != [seat] or marked:
+                turn_events = []  # a new turn, or the turn back at its start
+            elif new.stage == "turn":
+                turn_events += events
+            state = new
+            step += 1
+    assert rewinds >= 12
