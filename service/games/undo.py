@@ -174,7 +174,7 @@ class TurnUndo(Game[S]):
         actions = self.step_actions(state, seat)
         undo = self.undo_of(state)
         if actions and isinstance(undo, UndoTrail) and undo.seat == seat:
-            actions.append({"type": UNDO})
+            return [*actions, {"type": UNDO}]  # a new list: a game may hand out a list it keeps
         return actions
 
     def apply(self, state: S, seat: int, action: Mapping[str, Any], rng: Rng) -> Applied[S]:
