@@ -322,7 +322,9 @@ def do_take_loan(state: State, seat: int, a: dict[str, Any], rng: Rng) -> tuple[
     p = replace(p, ship=BANK, berth=-1, money=p.money + amount, loans=(*p.loans, (amount, False)))
     state = set_player(state, seat, p)
     events: list[Event] = [{"type": "loan-taken", "seat": seat, "amount": amount,
-                            **({"takes_back": "trail"} if rewound is not None else {}), "text": f"{name(state, seat)} sailed to the bank and took a {amount}-Florin loan."}]
+                            "text": f"{name(state, seat)} sailed to the bank and took a {amount}-Florin loan."}]
+    if rewound is not None:  # the purchases and voyage it gave back are no news (service.games.undo)
+        events[0]["takes_back"] = "trail"
     state, more = end_turn(state, rng)
     return state, events + more
 
