@@ -202,3 +202,27 @@ def test_el_capitan_dead_end_and_loan_turn_take_back_the_turns_events() -> None:
             state = new
             step += 1
     assert rewinds >= 12
+
+
+@pytest.mark.parametrize("game", GAMES, ids=[g.id for g in GAMES])
+def test_bots_never_undo(game: TurnUndo[Any]) -> None:
+    """Where undo is offered, the random and the heuristic bot still choose a step of the game (a
+    bot that undoes could go back and forth for ever)."""
+    from service import bots
+
+    rng = Rng.from_seed(f"bots/{game.id}")
+    state, _ = game.setup(3, game.validate_options({}), Rng.from_seed(11))
+    asked = 0
+    for step in range(3000):
+        if not game.active_seats(state) or asked >= 40:
+            break
+        seat = game.active_seats(state)[0]
+        legal = game.legal_actions(state, seat)
+        if legal[-1]["type"] == UNDO:
+            for kind in ("random", "heuristic"):
+                choice = bots.choose(game, kind, state, seat, Rng.from_seed(f"{step}/{kind}"))
+                assert choice["type"] != UNDO and choice in legal
+            asked += 1
+        action = without_undo(legal)[rng.randbelow(len(legal) - (legal[-1]["type"] == UNDO))]
+        state = game.apply(state, seat, action, Rng.from_seed(f"play/{step}")).state
+    assert asked >= 40
