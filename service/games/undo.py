@@ -154,9 +154,8 @@ class TurnUndo(Game[S]):
     def commits(self, before: S, after: S, seat: int, action: Mapping[str, Any]) -> str | None:
         """Why the step ``before`` -> ``after`` cannot be taken back (it revealed something hidden,
         or ended the seat's turn although the seat acts again), as words that complete "nothing to
-        undo: ..." ("the market card was revealed"); ``None``
-        when it can. Steps that draw on the Rng and steps after which another seat acts are
-        already irrevocable; a game adds its own here."""
+        undo: ..." ("a market card was revealed"); ``None`` when it can. Steps that draw on the Rng
+        and steps after which another seat acts are already irrevocable; a game adds its own here."""
         return None
 
     def drew_why(self, action: Mapping[str, Any]) -> str:
