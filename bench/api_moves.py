@@ -56,6 +56,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from service.games.undo import without_undo
 from service.proof import signing
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -220,7 +221,7 @@ class Player:
                 self.tally.view_gets += 1
                 self.tally.view_lat.append(end - start)
         self.ply = view["ply"]
-        return [a["action"] for a in view["legal_actions"]]
+        return without_undo([a["action"] for a in view["legal_actions"]])
 
     def move(self) -> None:
         action = self.rand.choice(self.legal)
@@ -247,7 +248,7 @@ class Player:
             return
         active = view["active_seats"]
         if self.seat in active:
-            self.legal = [a["action"] for a in view["legal_actions"]]
+            self.legal = without_undo([a["action"] for a in view["legal_actions"]])
             return
         if inside:
             with self.lock:
