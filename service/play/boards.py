@@ -57,7 +57,7 @@ def state_at(matches: Matches, meta: Mapping[str, Any], ply: int) -> Any:
 
     The events the replay makes are not compared with the stored ones here (the verifier does
     that): a picture only needs the state, and it must not fail where the log itself is fine."""
-    matches.game_of(meta)  # an unknown game is a 404 before any replay
+    game = matches.game_of(meta)  # an unknown game is a 404 before any replay
     seats = records.genesis_seats(meta["seats"])
     # the format and the policy too: format 4 replays match actions and timeouts through the standing
     header = {"game": meta["game"], "match": meta["id"], "seats": seats, "players": meta["players"],
@@ -69,7 +69,7 @@ def state_at(matches: Matches, meta: Mapping[str, Any], ply: int) -> Any:
         raise Conflict("log-incomplete", f"match {meta['id']}: the log holds {len(entries)} moves, not {ply}",
                        current_ply=meta["ply"])
     state = None
-    for step in replay(header, matches.store.seed(meta["id"]), entries):
+    for step in replay(header, matches.store.seed(meta["id"]), entries, game=game):
         state = step.state
     return state
 
