@@ -118,6 +118,8 @@ def check(document: Any, hosted: Mapping[str, Game[Any]]) -> Edition:
     eid = document.get("edition")
     if not isinstance(eid, str) or not ID_PATTERN.match(eid):
         raise EditionError("edition", "the id must be 1-64 lower-case letters, digits, '.', '_' or '-'")
+    if not schema_file(game).exists():
+        raise EditionError("game", f"{game.title} has no data an edition could change")
     if eid == SHIPPED:
         raise EditionError("edition", f"{SHIPPED!r} is the data each game ships; give your edition its own id")
     if not isinstance(document.get("title", ""), str):
