@@ -39,7 +39,7 @@ from typing import Any
 from service.games.el_capitan.data import ALL_CITIES, GRID_ROWS
 
 from .el_capitan_parts import Ctx, bank, displays, fit, players
-from .svg import Drawing, data, spots_of
+from .svg import Drawing, data, edition_note, spots_of
 
 __all__ = ["render", "spot"]
 
@@ -88,6 +88,7 @@ def render(view: Mapping[str, Any], legal: Sequence[Mapping[str, Any]] = ()) -> 
     notes = _legend(ctx)
     if ctx.used_provisional:
         notes.append("* provisional value: not yet checked against the printed game")
+    notes += edition_note(view)
     height = int(y + len(notes) * cfg["footnote"]["line"] + 8)
     d.height = height
     d.root.set("viewBox", f"0 0 {cfg['width']} {height}")

@@ -7,13 +7,13 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, cached_property
 from typing import Any
 
 from service.games import registry
 from service.games.el_capitan.data import CHART, DISPLAY_CONNECTION, DISPLAY_DESTINATION, LOANS
 
-from .svg import Drawing
+from .svg import Drawing, provisional_paths_of
 
 __all__ = ["Ctx", "bank", "displays", "players", "provisional_paths"]
 
@@ -72,9 +72,14 @@ class Ctx:
         short: Mapping[str, str] = self.cfg["chip_names"]
         return short.get(city_id) or self.city_name(city_id)
 
+    @cached_property
+    def provisional(self) -> frozenset[str]:
+        """The paths provisional in the match's edition (the view's ``edition``, else the shipped data's)."""
+        return provisional_paths_of(self.view, provisional_paths())
+
     def is_provisional(self, path: str) -> bool:
         """Whether a data path of the game (``cities.napoli.harbours``) is provisional; remembers it was drawn."""
-        hit = path in provisional_paths()
+        hit = path in self.provisional
         self.used_provisional |= hit
         return hit
 

@@ -51,7 +51,7 @@ from service.games import registry
 from service.games.nauticus import data as rules
 
 from .nauticus_parts import Ctx, item_icon, player_panel, player_panel_height
-from .svg import Drawing, data, spots_of
+from .svg import Drawing, data, edition_note, provisional_paths_of, spots_of
 
 __all__ = ["render", "spot"]
 
@@ -396,7 +396,7 @@ def render(view: Mapping[str, Any], legal: Sequence[Mapping[str, Any]] = ()) -> 
     wheel, side = geo["wheel"], geo["side"]
     board_h = wheel["cell_height"] * 3 + wheel["gap"] * 2
     spots = spots_of(legal, spot)
-    ctx = Ctx(Drawing(width, 100, _title(view), style=_STYLE), geo, _provisional_paths(), spots,
+    ctx = Ctx(Drawing(width, 100, _title(view), style=_STYLE), geo, provisional_paths_of(view, _provisional_paths()), spots,
               [str(item["text"]) for item in legal])
     d = ctx.d
     bg = d.rect(d.root, 0, 0, width, 100, fill=ctx.colour("background"))
@@ -416,7 +416,7 @@ def render(view: Mapping[str, Any], legal: Sequence[Mapping[str, Any]] = ()) -> 
         h = player_panel_height(ctx, player, player["seat"] in view["active"])
         player_panel(ctx, d.root, view, player, y, h)
         y += h + 8
-    notes = _legend() + ([FOOTNOTE] if ctx.marked else [])
+    notes = _legend() + ([FOOTNOTE] if ctx.marked else []) + edition_note(view)
     height = round(y + geo["footnote_height"] * len(notes) + 6)
     # the size is known only now: the players' strips grow with their ships
     d.height = height

@@ -52,14 +52,15 @@ _BRACKETS = re.compile(r"^(\w+)\[([^\]]*)\]$")
 
 
 @cache
-def provisionals() -> Provisionals:
+def provisionals(paths: frozenset[str] | None = None) -> Provisionals:
     """The catalogue's paths, sorted into the parts of the picture that draw them; a path with a
     suffix (``specialists[...].starting_favor``) marks only that field. Paths the picture does
     not draw (the starting dice, the end-condition ruling) mark nothing."""
     tiers: set[str] = set()
     specialists: set[str] = set()
     starting_favor: set[str] = set()
-    paths = {p.path for p in registry()["ophir"].provisional()}
+    if paths is None:
+        paths = frozenset(p.path for p in registry()["ophir"].provisional())
     for path in paths:
         m = _BRACKETS.match(path)
         if m and m.group(1) == "temple_tiers":
@@ -88,6 +89,13 @@ class Board:
     cfg: dict[str, Any] = field(default_factory=lambda: data("ophir"))
     drawn: set[str] = field(default_factory=set)
     marked: bool = False
+
+    @property
+    def prov(self) -> Provisionals:
+        """What is provisional in the match's edition (the view's ``edition``, else the shipped data)."""
+        edition = self.view.get("edition")
+        paths = edition.get("provisional") if isinstance(edition, Mapping) else None
+        return provisionals(frozenset(paths) if isinstance(paths, list) else None)
 
     @property
     def c(self) -> dict[str, str]:
@@ -175,7 +183,7 @@ class Board:
             self.d.rect(parent, x, y, w, h, rx=6, fill=self.c["face_down"], stroke=self.c["card_edge"])
             self.text(parent, x + w / 2, y + h / 2 + 4, "face down", text_anchor="middle", fill="#ffffff")
             return
-        prov = provisionals().cards
+        prov = self.prov.cards
         body = self.d.rect(parent, x, y, w, h, rx=6, fill=self.c["card"], stroke=self.c["card_edge"], stroke_width=1.5)
         self.ring(parent, body)
         self.text(parent, x + w - 6, y + 14, card["id"], kind="tiny", text_anchor="end", fill=self.c["muted"],
@@ -214,7 +222,7 @@ def temple(b: Board) -> None:
     tiers: list[str] = t["tiers"]
     height = 70 + len(tiers) * L["tier_h"] + 150
     g = b.panel(x, y, w, height, "Temple")
-    prov = provisionals()
+    prov = b.prov
     done = t["completed"]
     b.text(g, x + w - 10, y + 20, f"{t['metals_to_finish']} metals to finish", kind="small", text_anchor="end",
            fill=b.c["muted"])
@@ -288,7 +296,7 @@ def supply(b: Board) -> None:
     L = b.cfg["supply"]
     x, y, w, h = L["x"], L["y"], L["w"], L["h"]
     g = b.panel(x, y, w, h)
-    prov = provisionals().supply
+    prov = b.prov.supply
     b.text(g, x + 8, y + 17, "Supply", font_weight="bold")
     b.text(g, x + 8, y + 33, f"of {SUPPLY_PER_TYPE} each", kind="tiny", fill=b.c["muted"], provisional=prov)
     for k, (good, n) in enumerate(b.view["supply"].items()):
@@ -331,7 +339,7 @@ def _player(b: Board, p: Mapping[str, Any], x: float, y: float, w: float, h: flo
     spec = p["specialist"]
     if spec:
         s = SPECIALIST_BY_ID[spec]
-        b.text(g, x + 10, y + 44, s.name, font_weight="bold", provisional=spec in provisionals().specialists)
+        b.text(g, x + 10, y + 44, s.name, font_weight="bold", provisional=spec in b.prov.specialists)
         b.text(g, x + 10, y + 59, f"specialty: {s.specialty}" if s.specialty else "no specialty good", kind="small")
     else:
         b.text(g, x + 10, y + 44, "no specialist yet", fill=b.c["muted"])

@@ -112,6 +112,8 @@ def installed() -> Shelf:
 def footnote(pin: Mapping[str, Any], game: Game[Any]) -> list[str]:
     """The lines under a board (text, mail, picture) that say which edition the match plays and,
     when some of its numbers are provisional, that the ``*`` values are not yet checked."""
+    if not shipped(game).data:  # a game with no data (a plugin, the tests' fixture game) has no edition to name
+        return []
     lines = [f"Edition: {pin.get('title') or pin.get('id')} ({pin.get('id')})."]
     count = len(game.provisional())
     if count:
