@@ -451,7 +451,8 @@ class Matches:
                 meta, out = fresh, self.public_meta(fresh)
         out["board"] = game.view(state, seat)
         out["edition"]["provisional"] = [p.path for p in game.provisional()]
-        out["text"] = "\n\n".join([game.render(out["board"]), *filter(None, ["\n".join(editions.footnote(out["edition"], game))])])
+        note = editions.footnote(out["edition"], game)
+        out["text"] = game.render(out["board"]) + ("\n\n" + "\n".join(note) if note else "")
         if seat is not None:
             out["seat"] = seat
             legal = game.legal_actions(state, seat) if seat in meta["active"] else []
