@@ -162,3 +162,18 @@ def test_data_check_and_template_on_the_command_line(tmp_path: Path, capsys: pyt
     bad.write_text(json.dumps(bad_doc))
     assert cli(["data", "check", str(bad)]) == 2
     assert "data.market.deck_B[4].favor_vp: 'lots' is not of type 'integer'" in capsys.readouterr().err
+
+
+def test_a_bad_installed_file_stops_the_start_naming_file_and_field(settings: Any, tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    from service.games.edition_check import EditionError
+    from service.runtime import build
+
+    doc = changed_document("el-capitan")
+    doc["data"]["cities"][0]["track"] = doc["data"]["cities"][0]["track"][:-1]
+    bad = tmp_path / "short-track.json"
+    bad.write_text(json.dumps(doc))
+    monkeypatch.setenv("PORTOLAN_EDITIONS", str(bad))
+    with pytest.raises(EditionError) as caught:
+        build(settings)
+    assert caught.value.field == f"{bad}: data.cities[0].track" and "has 11 entries" in caught.value.message
