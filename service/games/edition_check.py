@@ -25,11 +25,8 @@ from typing import Any
 from jsonschema import Draft202012Validator
 
 from .base import Game
-from .editions import SHIPPED, Edition, data_file, make, shipped
+from .editions import FREE_WORDS, SHIPPED, Edition, data_file, make, shipped
 
-FREE_WORDS = frozenset({"name", "note", "status", "title", "source"})
-"""String fields an edition may reword (labels and provenance notes); every other string is an id
-or a key the rules look things up by, and must stay as shipped."""
 ID_PATTERN = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}$")
 
 

@@ -34,6 +34,11 @@ from .base import Game, Provisional
 
 SHIPPED = "shipped"
 """The id of the edition each game ships (its ``data.json``)."""
+FREE_WORDS = frozenset({"name", "note", "status", "title", "source"})
+"""String fields an edition may reword (labels and provenance notes); every other string is an id
+or a key the rules look things up by."""
+NOT_PLAYED = frozenset({"provenance", "provisional"})
+"""Top-level parts of a game's data that say how sure a value is, not what the rules play with."""
 
 _DATA: dict[str, dict[str, Any]] = {}
 """The data each bound copy of a game package reads at import, by the copy's package name."""
@@ -67,9 +72,15 @@ class Edition:
         data: Mapping[str, Any] = self.document["data"]
         return data
 
+    @property
+    def numbers(self) -> str:
+        """The digest of what the rules play with (:func:`numbers_digest`)."""
+        return numbers_digest(self.data)
+
     def pin(self) -> dict[str, str]:
-        """What a match stores of its edition: id and digest (and the title, for people)."""
-        return {"id": self.id, "digest": self.digest, "title": self.title}
+        """What a match stores of its edition: id and digest, the digest of its numbers (so a
+        new build whose shipped data changed only in words still plays the match) and the title."""
+        return {"id": self.id, "digest": self.digest, "numbers": self.numbers, "title": self.title}
 
 
 def digest_of(document: Mapping[str, Any]) -> str:
@@ -77,6 +88,20 @@ def digest_of(document: Mapping[str, Any]) -> str:
     pinned = {"game": document["game"], "edition": document["edition"],
               "verified": sorted(document.get("verified", [])), "data": document["data"]}
     return hashlib.sha256(canonical(pinned)).hexdigest()
+
+
+def numbers_digest(data: Mapping[str, Any]) -> str:
+    """sha256 of the data without its words: labels and notes (:data:`FREE_WORDS`, keys starting
+    with ``_``) and the provenance lists left out. Two data with the same numbers digest play the
+    same game; a rewording of a name in a new build does not change it."""
+    def strip(value: Any, top: bool = False) -> Any:
+        if isinstance(value, dict):
+            return {k: strip(v) for k, v in value.items()
+                    if not (k in FREE_WORDS or k.startswith("_") or (top and k in NOT_PLAYED))}
+        if isinstance(value, list):
+            return [strip(v) for v in value]
+        return value
+    return hashlib.sha256(canonical(strip(dict(data), top=True))).hexdigest()
 
 
 def make(document: Mapping[str, Any]) -> Edition:

@@ -177,3 +177,20 @@ def test_a_bad_installed_file_stops_the_start_naming_file_and_field(settings: An
     with pytest.raises(EditionError) as caught:
         build(settings)
     assert caught.value.field == f"{bad}: data.cities[0].track" and "has 11 entries" in caught.value.message
+
+
+def test_a_new_build_that_only_rewords_the_shipped_data_still_plays_its_matches() -> None:
+    g = games.get("el-capitan")
+    assert g is not None
+    current = editions.shipped(g)
+    reworded = copy.deepcopy(dict(current.data))
+    reworded["cities"][0]["name"] = "Massilia"
+    renumbered = copy.deepcopy(dict(current.data))
+    renumbered["cities"][0]["track"][1] += 1
+    assert editions.numbers_digest(reworded) == current.numbers != editions.numbers_digest(renumbered)
+    shelf = shelf_of.Shelf({})
+    old = {"id": "shipped", "digest": "0" * 64, "title": "older shipped data"}
+    assert shelf.pinned(g, {**old, "numbers": editions.numbers_digest(reworded)}) is current
+    with pytest.raises(ServiceError) as caught:
+        shelf.pinned(g, {**old, "numbers": editions.numbers_digest(renumbered)})
+    assert caught.value.code == "edition-missing"
