@@ -28,6 +28,7 @@ import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from .base import Game, Provisional
@@ -140,6 +141,18 @@ def edition_data(module_name: str, shipped_file: Path) -> dict[str, Any]:
         return copy.deepcopy(bound)
     loaded: dict[str, Any] = json.loads(shipped_file.read_text(encoding="utf-8"))
     return loaded
+
+
+def module_of(module: ModuleType, digest: str | None) -> ModuleType:
+    """``module`` (a module of a game package, e.g. its ``data``) as bound to the edition of
+    ``digest`` in this process, else ``module`` itself (the shipped data, or an edition this
+    process has not bound). Pictures draw a match's numbers from it."""
+    if digest:
+        package, _, leaf = module.__name__.rpartition(".")
+        bound = sys.modules.get(f"{package}.edition_{digest[:16]}.{leaf}")
+        if bound is not None:
+            return bound
+    return module
 
 
 def _package_of(game: Game[Any]) -> str:

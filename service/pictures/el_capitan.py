@@ -229,7 +229,8 @@ def _track(ctx: Ctx, g: ET.Element, c: Mapping[str, Any], x: float, y: float, w:
     tx = x + (w - (7 * s + 6 * gap)) / 2
     prov_track = ctx.city_provisional(cid, "track")
     prov_dark = ctx.city_provisional(cid, "dark")
-    triangle = ALL_CITIES[cid].triangle if cid in ALL_CITIES else None
+    cities = ctx.rules.ALL_CITIES
+    triangle = cities[cid].triangle if cid in cities else None
     shut = set(c["shutdown_sites"])
     size = ctx.font("site") if s >= 30 else ctx.font("small")
     for i, owner in enumerate(c["sites"]):

@@ -281,7 +281,7 @@ def _draft(b: Board, y: float) -> float:
         b.text(g, 20, y + 52, f"{dr['offered_count']} specialist cards on offer (hidden from you)", fill=b.c["muted"])
         return y + float(L["h"])
     for k, sid in enumerate(offered):
-        s = SPECIALIST_BY_ID[sid]
+        s = b.rules.SPECIALIST_BY_ID[sid]
         cx = 16 + k * (L["card_w"] + 10)
         sg = b.spot(g, f"specialist-{sid}", f"the {s.name}")
         card = b.d.rect(sg, cx, y + 26, L["card_w"], L["card_h"], rx=6, fill=b.c["card"], stroke=b.c["card_edge"])

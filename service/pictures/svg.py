@@ -23,7 +23,10 @@ import xml.etree.ElementTree as ET
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import cache
 from importlib import resources
+from types import ModuleType
 from typing import Any
+
+from service.games.editions import module_of
 
 __all__ = ["Drawing", "data", "spots_of"]
 
@@ -140,6 +143,14 @@ def provisional_paths_of(view: Mapping[str, Any], shipped: frozenset[str]) -> fr
     if isinstance(edition, Mapping) and isinstance(edition.get("provisional"), list):
         return frozenset(str(p) for p in edition["provisional"])
     return shipped
+
+
+def rules_of(view: Mapping[str, Any], module: ModuleType) -> ModuleType:
+    """A game's data ``module`` as the match's edition binds it (the view's ``edition.digest``):
+    the numbers a picture draws are the ones the match plays with."""
+    edition = view.get("edition")
+    digest = edition.get("digest") if isinstance(edition, Mapping) else None
+    return module_of(module, digest if isinstance(digest, str) else None)
 
 
 def edition_note(view: Mapping[str, Any]) -> list[str]:

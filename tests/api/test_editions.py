@@ -194,3 +194,22 @@ def test_a_new_build_that_only_rewords_the_shipped_data_still_plays_its_matches(
     with pytest.raises(ServiceError) as caught:
         shelf.pinned(g, {**old, "numbers": editions.numbers_digest(renumbered)})
     assert caught.value.code == "edition-missing"
+
+
+def test_the_picture_draws_the_edition_numbers(service: Matches, client: Any, tmp_path: Path,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    doc = changed_document("el-capitan", "chart")
+    doc["data"]["proliferation_chart"]["12"] = 777
+    ophir = changed_document("ophir", "chart")
+    ophir["data"]["goods"]["supply_per_type"] = 44
+    for d in (doc, ophir):
+        (tmp_path / f"{d['game']}.json").write_text(json.dumps(d))
+    monkeypatch.setenv("PORTOLAN_EDITIONS", str(tmp_path))
+    drawn = {}
+    for game_id in ("el-capitan", "ophir"):
+        mid = service.create(game_id, {}, [{"bot": "random"}] * 2, creator_key=CREATOR_KEY, edition="chart")["id"]
+        drawn[game_id] = client.get(f"/v1/matches/{mid}/board.svg").get_data(as_text=True)
+    assert ">777" in drawn["el-capitan"]
+    assert "of 44 each" in drawn["ophir"]
+    shipped_mid = service.create("ophir", {}, [{"bot": "random"}] * 2, creator_key=CREATOR_KEY)["id"]
+    assert "of 44 each" not in client.get(f"/v1/matches/{shipped_mid}/board.svg").get_data(as_text=True)
