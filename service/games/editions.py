@@ -25,6 +25,7 @@ import hashlib
 import importlib.util
 import json
 import sys
+import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,6 +46,8 @@ _DATA: dict[str, dict[str, Any]] = {}
 """The data each bound copy of a game package reads at import, by the copy's package name."""
 _BOUND: dict[str, Game[Any]] = {}
 """Bound games by edition digest (a memo: an entry is written once and never changed)."""
+_BINDING = threading.Lock()
+"""Two requests binding the same new edition at once import its copy once."""
 _SHIPPED: dict[str, Edition] = {}
 """Each game's shipped edition (a memo of its data.json)."""
 
@@ -172,6 +175,15 @@ def bind(game: Game[Any], edition: Edition) -> Game[Any]:
     found = _BOUND.get(edition.digest)
     if found is not None:
         return found
+    with _BINDING:
+        found = _BOUND.get(edition.digest)
+        if found is None:
+            found = _BOUND[edition.digest] = _bound_copy(game, edition)
+    return found
+
+
+def _bound_copy(game: Game[Any], edition: Edition) -> Game[Any]:
+    """Import ``game``'s package again under its own name, reading ``edition``'s data."""
     package = _package_of(game)
     name = f"{package}.edition_{edition.digest[:16]}"
     parent = sys.modules[package]
@@ -183,9 +195,7 @@ def bind(game: Game[Any], edition: Edition) -> Game[Any]:
     _DATA[name] = copy.deepcopy(dict(edition.data))
     sys.modules[name] = module
     spec.loader.exec_module(module)
-    bound: Game[Any] = _with_verified(module.GAME, edition)
-    _BOUND[edition.digest] = bound
-    return bound
+    return _with_verified(module.GAME, edition)
 
 
 def _with_verified(game: Game[Any], edition: Edition) -> Game[Any]:
