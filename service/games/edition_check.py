@@ -51,8 +51,9 @@ def data_schema(game: Game[Any]) -> dict[str, Any]:
 
 
 def shape_schema(value: Any) -> dict[str, Any]:
-    """A JSON Schema of the shape of ``value`` (how ``data.schema.json`` was first written;
-    ``portolan data schema GAME`` prints it again after the shipped data changed shape)."""
+    """A JSON Schema of the shape of ``value``: how ``data.schema.json`` was first written, and
+    what ``portolan data schema GAME --derive`` prints when the shipped data changed shape (the
+    editions test fails until the schema is written again)."""
     if isinstance(value, bool):
         return {"type": "boolean"}
     if isinstance(value, int):

@@ -19,6 +19,7 @@ from typing import Any
 
 from service import games
 from service.games import edition_check
+from service.games import editions as editions_of_games
 from service.games.editions import bind
 from service.play import editions
 from service.tools.terminal import say
@@ -38,8 +39,13 @@ def cmd_template(args: argparse.Namespace) -> int:
 
 
 def cmd_schema(args: argparse.Namespace) -> int:
-    """Print the JSON Schema of a game's data."""
-    print(json.dumps(edition_check.data_schema(_game(args.game)), indent=1, ensure_ascii=False))
+    """Print the JSON Schema of a game's data (``--derive``: derived again from its data.json)."""
+    game = _game(args.game)
+    schema = edition_check.data_schema(game)
+    if args.derive:
+        derived = edition_check.shape_schema(dict(editions_of_games.shipped(game).data))
+        schema = {k: v for k, v in schema.items() if k in ("$schema", "title", "description")} | derived
+    print(json.dumps(schema, indent=1, ensure_ascii=False))
     return 0
 
 
@@ -78,6 +84,8 @@ def add_commands(cmd: Callable[[str, Any, str], argparse.ArgumentParser]) -> Non
     c.set_defaults(data_fn=cmd_check)
     s = sub.add_parser("schema", help="print the JSON Schema of a game's data")
     s.add_argument("game")
+    s.add_argument("--derive", action="store_true", help="derive it again from the shipped data.json "
+                                                         "(to rewrite data.schema.json after the data changed shape)")
     s.set_defaults(data_fn=cmd_schema)
 
 
