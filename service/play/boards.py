@@ -95,10 +95,17 @@ def position(matches: Matches, match_id: str, seat: int | None = None, ply: int 
     if ply is None or ply == meta["ply"]:
         view = matches.view(match_id, seat, meta)  # a move may have landed meanwhile: its ply is view["ply"]
         return Position(match_id, meta["game"], int(view["ply"]), True, view["board"],
-                        list(view.get("legal_actions", [])), view.get("edition"))
+                        list(view.get("legal_actions", [])), picture_edition(matches, meta))
     game = matches.game_of(meta)
-    edition = {**matches.public_meta(meta)["edition"], "provisional": [p.path for p in game.provisional()]}
-    return Position(match_id, meta["game"], ply, False, game.view(state_at(matches, meta, ply), seat), edition=edition)
+    return Position(match_id, meta["game"], ply, False, game.view(state_at(matches, meta, ply), seat),
+                    edition=picture_edition(matches, meta))
+
+
+def picture_edition(matches: Matches, meta: Mapping[str, Any]) -> dict[str, Any]:
+    """What a picture of the match is told of its edition: id, title, digest (the numbers it
+    draws) and the paths still provisional in it (the values it marks)."""
+    pin = dict(meta.get("edition") or {"id": "shipped", "title": "shipped data"})
+    return {**pin, "provisional": [p.path for p in matches.game_of(meta).provisional()]}
 
 
 def etag_of(svg: str) -> str:

@@ -118,7 +118,7 @@ def footnote(pin: Mapping[str, Any], game: Game[Any]) -> list[str]:
     if not shipped(game).data:  # a game with no data (a plugin, the tests' fixture game) has no edition to name
         return []
     lines = [f"Edition: {pin.get('title') or pin.get('id')} ({pin.get('id')})."]
-    count = len(game.provisional())
+    count = int(pin.get("provisional_values", len(game.provisional())))
     if count:
         values = "value is" if count == 1 else "values are"
         lines.append(f"* Provisional: {count} {values} not yet checked against the printed game "

@@ -450,7 +450,8 @@ class Matches:
             if fresh is not meta:  # a move landed since the caller read the meta: show that ply whole
                 meta, out = fresh, self.public_meta(fresh)
         out["board"] = game.view(state, seat)
-        out["edition"]["provisional"] = [p.path for p in game.provisional()]
+        # the count only: the paths are the catalog's (GET /v1/games/{game}), not every view's bytes
+        out["edition"]["provisional_values"] = len(game.provisional())
         note = editions.footnote(out["edition"], game)
         out["text"] = game.render(out["board"]) + ("\n\n" + "\n".join(note) if note else "")
         if seat is not None:

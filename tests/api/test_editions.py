@@ -133,7 +133,7 @@ def test_views_show_and_the_catalog_name_the_edition_and_its_provisional_values(
     view = service.view(mid)
     g = games.get("el-capitan")
     assert g is not None
-    assert view["edition"]["id"] == "box" and len(view["edition"]["provisional"]) == len(g.provisional())
+    assert view["edition"]["id"] == "box" and view["edition"]["provisional_values"] == len(g.provisional())
     assert "Edition: El Capitán, checked against my box (box)." in view["text"]
     assert f"* Provisional: {len(g.provisional())} values are not yet checked" in view["text"]
     svg = client.get(f"/v1/matches/{mid}/board.svg").get_data(as_text=True)
