@@ -32,6 +32,10 @@ def _game(game_id: str) -> Any:
     return game
 
 
+def _values(n: int) -> str:
+    return f"{n} value" if n == 1 else f"{n} values"
+
+
 def cmd_template(args: argparse.Namespace) -> int:
     """Print the edition file to fill in for a game."""
     print(json.dumps(edition_check.template(_game(args.game)), indent=1, ensure_ascii=False))
@@ -64,10 +68,12 @@ def cmd_check(args: argparse.Namespace) -> int:
                         "provisional": [p.path for p in bound.provisional()]}, indent=2, ensure_ascii=False))
         return 0
     say(f"{args.file}: edition {edition.id!r} of {game.title} is valid (digest {edition.digest})")
-    say(f"{len(changes)} value(s) differ from the shipped data:" if changes else "no value differs from the shipped data")
+    say(f"{_values(len(changes))} {'differs' if len(changes) == 1 else 'differ'} from the shipped data:" if changes
+        else "no value differs from the shipped data")
     for c in changes:
         say(f"  {c['field']}: {json.dumps(c['shipped'])} -> {json.dumps(c['edition'])}")
-    say(f"{len(bound.provisional())} value(s) stay provisional ({len(edition.verified)} marked verified)")
+    left = len(bound.provisional())
+    say(f"{_values(left)} {'stays' if left == 1 else 'stay'} provisional ({len(edition.verified)} marked verified)")
     say(f"install it: {editions.ENV}={os.path.abspath(args.file)} (or portolan dev --edition {args.file})")
     return 0
 
