@@ -10,7 +10,9 @@ Three layers, each refusing with the path of the field at fault (``data.cities[3
    every name the rules look things up by. Only numbers and booleans (and the ``name``, ``note``
    and ``status`` words) may differ. ``verified`` may name only values the game has provisional.
 
-:func:`diff` lists the numbers an edition changes; :func:`template` is the file a box owner fills in.
+:func:`trial` then plays a seeded random match for every player count with the edition's numbers
+(``portolan data check`` and ``--edition`` run it), :func:`diff` lists the numbers an edition
+changes and :func:`template` is the file a box owner fills in.
 """
 
 from __future__ import annotations
@@ -24,8 +26,8 @@ from typing import Any
 
 from jsonschema import Draft202012Validator
 
-from .base import Game
-from .editions import FREE_WORDS, SHIPPED, Edition, data_file, make, shipped
+from .base import Game, Rng
+from .editions import FREE_WORDS, SHIPPED, Edition, bind, data_file, make, shipped
 
 ID_PATTERN = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}$")
 
@@ -183,3 +185,31 @@ def template(game: Game[Any]) -> dict[str, Any]:
             "verified": [],
             "provisional": [p.to_json() for p in game.provisional()],
             "data": copy.deepcopy(dict(ship.data))}
+
+
+def trial(game: Game[Any], edition: Edition, plies: int = 10_000) -> None:
+    """Play one match of the bound game with seeded random legal moves, for every player count:
+    numbers that pass the schema may still leave the rules unable to play (no display, no phase,
+    a seat with nothing legal to do). :class:`EditionError` on ``data`` names what went wrong."""
+    bound = bind(game, edition)
+    for players in bound.players:
+        pick = Rng.from_seed(f"trial:{players}")
+        try:
+            state, _ = bound.setup(players, bound.validate_options({}, players), Rng.from_seed(f"setup:{players}"))
+            for ply in range(plies):
+                seats = bound.active_seats(state)
+                if not seats:
+                    break
+                legal = bound.legal_actions(state, seats[0])
+                if not legal:
+                    raise EditionError("data", f"with {players} players, seat {seats[0]} has nothing legal to do "
+                                               f"at ply {ply}: the rules cannot play with these numbers")
+                state, _ = bound.apply(state, seats[0], legal[pick.randbelow(len(legal))], Rng.from_seed(f"{ply}"))
+            else:
+                raise EditionError("data", f"with {players} players a match did not end in {plies} moves: "
+                                           "check the counts that end the game")
+        except EditionError:
+            raise
+        except Exception as exc:  # any failure of the rules on these numbers is the edition's to explain
+            raise EditionError("data", f"with {players} players the rules failed on these numbers: "
+                                       f"{type(exc).__name__}: {exc}") from exc

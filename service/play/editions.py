@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from service import games
+from service.games import edition_check
 from service.games.base import Game
 from service.games.edition_check import EditionError, check
 from service.games.editions import SHIPPED, Edition, bind, shipped
@@ -74,26 +75,31 @@ class Shelf:
         return bind(game, self.pinned(game, pin))
 
 
-def read(path: Path) -> Edition:
-    """One edition file, checked; :class:`EditionError` names the file and the field at fault."""
+def read(path: Path, trial: bool = False) -> Edition:
+    """One edition file, checked (with ``trial``, also played: :func:`edition_check.trial`);
+    :class:`EditionError` names the file and the field at fault."""
     try:
         document = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
         raise EditionError(str(path), f"cannot read a JSON edition: {exc}") from exc
     try:
-        return check(document, games.registry())
+        edition = check(document, games.registry())
+        if trial:
+            edition_check.trial(games.registry()[edition.game], edition)
+        return edition
     except EditionError as exc:
         raise EditionError(f"{path}: {exc.field}", exc.message) from exc
 
 
-def load(spec: str, default: str = "") -> Shelf:
-    """The shelf of the files and folders listed in ``spec`` (see the module docstring)."""
+def load(spec: str, default: str = "", trial: bool = False) -> Shelf:
+    """The shelf of the files and folders listed in ``spec`` (see the module docstring); with
+    ``trial`` every edition also plays a match first (``--edition`` does, a process start does not)."""
     found: dict[tuple[str, str], Edition] = {}
     for item in filter(None, (p.strip() for p in re.split(f"[,{re.escape(os.pathsep)}]", spec))):
         where = Path(item)
         files = sorted(where.glob("*.json")) if where.is_dir() else [where]
         for path in files:
-            edition = read(path)
+            edition = read(path, trial)
             if (edition.game, edition.id) in found:
                 raise EditionError(f"{path}: edition", f"a second edition {edition.id!r} of {edition.game}")
             found[(edition.game, edition.id)] = edition

@@ -2,7 +2,7 @@
 
 ``portolan data template GAME`` prints the file a box owner fills in (the shipped numbers, the
 provisional ones listed); ``portolan data check FILE`` checks one (schema, consistency with the
-game, the paths it marks verified) and prints what it changes against the shipped data: exit 0
+game, the paths it marks verified, a trial match for every player count) and prints what it changes against the shipped data: exit 0
 when it can be installed, 2 with the field at fault when it cannot; ``portolan data schema GAME``
 prints the JSON Schema of a game's data.
 """
@@ -56,7 +56,7 @@ def cmd_schema(args: argparse.Namespace) -> int:
 def cmd_check(args: argparse.Namespace) -> int:
     """Check an edition file; print what it changes and what it leaves provisional."""
     try:
-        edition = editions.read(Path(args.file))
+        edition = editions.read(Path(args.file), trial=True)
     except edition_check.EditionError as exc:
         say(f"error: {exc.field}: {exc.message}", file=sys.stderr)
         return 2
@@ -102,7 +102,7 @@ def install_editions(files: list[str]) -> None:
         return
     spec = os.pathsep.join([*filter(None, [os.environ.get(editions.ENV, "")]), *map(os.path.abspath, files)])
     try:
-        editions.load(spec)
+        editions.load(spec, trial=True)
     except edition_check.EditionError as exc:
         raise SystemExit(f"error: {exc.field}: {exc.message}") from exc
     os.environ[editions.ENV] = spec

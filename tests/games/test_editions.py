@@ -147,3 +147,14 @@ def test_binding_the_shipped_edition_is_the_shipped_game_and_a_wrong_game_is_ref
     other = edition_check.check(copy.deepcopy(changed_document("nauticus")), games.registry())
     with pytest.raises(ValueError, match="is for nauticus"):
         editions.bind(g, other)
+
+
+def test_numbers_the_rules_cannot_play_with_are_refused_by_the_trial_match() -> None:
+    g = game("el-capitan")
+    doc = changed_document("el-capitan", "no-display")
+    doc["data"]["display"]["destination"] = 0  # valid by the schema, but nothing to buy: the match never ends
+    edition = edition_check.check(doc, games.registry())
+    with pytest.raises(edition_check.EditionError) as caught:
+        edition_check.trial(g, edition, plies=3_000)
+    assert caught.value.field == "data" and "did not end in 3000 moves" in caught.value.message
+    edition_check.trial(g, edition_check.check(changed_document("el-capitan"), games.registry()))  # the good one plays
