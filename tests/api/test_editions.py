@@ -213,3 +213,19 @@ def test_the_picture_draws_the_edition_numbers(service: Matches, client: Any, tm
     assert "of 44 each" in drawn["ophir"]
     shipped_mid = service.create("ophir", {}, [{"bot": "random"}] * 2, creator_key=CREATOR_KEY)["id"]
     assert "of 44 each" not in client.get(f"/v1/matches/{shipped_mid}/board.svg").get_data(as_text=True)
+
+
+def test_portolan_create_and_show_with_an_edition(served: str, shelf: Path, tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("PORTOLAN_HOME", str(tmp_path / "home"))
+    assert cli(["--server", served, "--json", "create", "nauticus", "--bot", "random", "--bot", "random",
+                "--edition", "box"]) == 0
+    out = capsys.readouterr().out  # the new key's line, then the created match as JSON
+    mid = json.loads(out[out.index("{"):])["id"]
+    assert cli(["--server", served, "show", mid]) == 0
+    shown = capsys.readouterr().out
+    assert "Edition: Nauticus, checked against my box (box)." in shown and "* Provisional:" in shown
+    assert cli(["--server", served, "create", "nauticus", "--bot", "random", "--bot", "random",
+                "--edition", "nope"]) == 2
+    assert "error 422 unknown-edition" in capsys.readouterr().err
