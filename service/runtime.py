@@ -28,6 +28,7 @@ from service.config import Settings, open_clock
 from service.delivery.clock import scheduler_of
 from service.delivery.dispatch import RQDispatcher
 from service.delivery.webhooks import webhooks_of
+from service.play import editions
 from service.play.by_mail import desk_of
 from service.play.mail_in import MailDesk
 from service.play.matches import Matches
@@ -81,6 +82,7 @@ def build(settings: Settings) -> Matches:
     reading the time from the clock the settings name (a file clock refused unless allowed) and
     the players' vacations from their book."""
     clock = open_clock(settings)
+    editions.installed()  # every edition file read and checked now: a bad one stops the start, naming the field
     client = connect(settings.redis_url)
     store = Store(client, settings.namespace, open_archive(settings.archive_place, settings.s3_endpoint or None),
                   queue_client=connect(settings.queue_url))

@@ -135,7 +135,7 @@ def board_picture(m: Matches, meta: Mapping[str, Any], view: Mapping[str, Any], 
     the notice (logged, so the failure is seen and fixed)."""
     game = m.game_of(meta)
     try:
-        svg = boards.draw(meta["game"], view["board"], view.get("legal_actions", []))
+        svg = boards.draw(meta["game"], view["board"], view.get("legal_actions", []), boards.picture_edition(m, meta))
         if svg is None:
             return None
         png = to_png(svg)

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from service import games
+from service.games import edition_check, editions
 from service.games.base import Game, GameError, Rng
 from service.proof import fairness
 from service.proof.chain import RECORD_FORMAT
@@ -78,20 +79,45 @@ class Step:
     standing: Standing
 
 
-def game_for(header: Mapping[str, Any]) -> Game[Any]:
+def game_for(header: Mapping[str, Any], documents: Sequence[Any] = ()) -> Game[Any]:
+    """The game of a header, playing with the data edition the header pins (docs/editions.md).
+
+    A header without ``edition`` (records from before editions) or pinning the shipped data's
+    digest plays the shipped data. Any other pin needs its document among ``documents`` (the
+    record's own ``edition``, or a file the verifier was given): it is checked like an installed
+    edition and must hash to the pinned digest, so no other numbers can replay the match."""
     game = games.get(str(header.get("game")))
     if game is None:
         raise ReplayMismatch("header", f"this verifier does not know the game {header.get('game')!r}")
-    return game
+    pin = header.get("edition")
+    if pin is None:
+        return game
+    digest = str(pin.get("digest"))
+    if digest == editions.shipped(game).digest:
+        return game
+    offered = [d for d in documents if d is not None]
+    for document in offered:
+        try:
+            edition = edition_check.check(document, {game.id: game})
+        except edition_check.EditionError as exc:
+            raise ReplayMismatch("edition", f"the edition document is not usable: {exc}") from exc
+        if edition.digest == digest:
+            return editions.bind(game, edition)
+    if offered:
+        raise ReplayMismatch("edition", f"the header pins edition {pin.get('id')!r} with digest {digest}; the edition "
+                                        "document given has another digest: these are not the numbers the match was played with")
+    raise ReplayMismatch("edition", f"the header pins edition {pin.get('id')!r} (digest {digest}), which is neither "
+                                    "the shipped data nor in the record: give its file with --edition")
 
 
 def replay(header: Mapping[str, Any], seed: bytes, entries: Sequence[Mapping[str, Any]],
-           setup_events: Sequence[Mapping[str, Any]] | None = None) -> Iterator[Step]:
+           setup_events: Sequence[Mapping[str, Any]] | None = None, game: Game[Any] | None = None) -> Iterator[Step]:
     """Yield the state after setup (ply -1) and after every entry, checking that each move was
     made by a seat that had to act and that every action applies (format 4: that ``judge``
     accepts the entry). When ``setup_events`` or an entry's ``events`` are given they must equal
-    what the replay produces."""
-    game = game_for(header)
+    what the replay produces. ``game`` is the game with the match's edition bound (default: the
+    one :func:`game_for` finds for a header that needs no edition document)."""
+    game = game_for(header) if game is None else game
     clocked = header.get("format") == RECORD_FORMAT
     standing = Standing.start([str(s.get("kind", "human")) for s in header["seats"]])
     policy: dict[str, Any] = {}
