@@ -114,7 +114,11 @@ def test_a_whole_match_on_the_cluster(on_cluster: Settings, smtp_sink: SmtpSink,
             time.sleep(0.05)
     finally:
         worker.terminate()
-        worker.wait(10)
+        try:
+            worker.wait(10)
+        except subprocess.TimeoutExpired:  # a warm shutdown waits for the job in hand
+            worker.kill()
+            worker.wait()
     record: dict[str, Any] = client.get(f"/v1/matches/{mid}/record").get_json()
     assert verify_record(record).ok
     sent = Counter(msg["X-Portolan-Notice"] for msg in smtp_sink.messages)
