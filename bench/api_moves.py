@@ -56,6 +56,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from service.games.undo import without_undo
 from service.proof import signing
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -220,7 +221,7 @@ class Player:
                 self.tally.view_gets += 1
                 self.tally.view_lat.append(end - start)
         self.ply = view["ply"]
-        return [a["action"] for a in view["legal_actions"]]
+        return without_undo([a["action"] for a in view["legal_actions"]])
 
     def move(self) -> None:
         action = self.rand.choice(self.legal)
@@ -247,7 +248,7 @@ class Player:
             return
         active = view["active_seats"]
         if self.seat in active:
-            self.legal = [a["action"] for a in view["legal_actions"]]
+            self.legal = without_undo([a["action"] for a in view["legal_actions"]])
             return
         if inside:
             with self.lock:
@@ -449,11 +450,20 @@ class Gunicorn:
 
 
 def cleanup_namespace(redis_url: str, ns: str) -> int:
-    """Delete this run's keys on a Redis this bench did not start: the namespace, its RQ queues
-    and the jobs those queues (and their registries) name. Returns how many keys went."""
-    import redis
+    """Delete this run's keys on a Redis this bench did not start: the namespace (on a cluster
+    too), its RQ queues and the jobs those queues (and their registries) name, on the queues'
+    Redis (``QUEUE_REDIS_URL`` when set). Returns how many keys went."""
+    from service.runtime import connect
 
-    client = redis.Redis.from_url(redis_url)
+    queue_url = os.environ.get("QUEUE_REDIS_URL") or redis_url
+    gone = 0
+    if queue_url != redis_url:
+        state = connect(redis_url)  # on a cluster: SCAN over every node, DEL split by slot
+        keys = list(state.scan_iter(match=f"{ns}*", count=1000))
+        if keys:
+            state.delete(*keys)
+        gone += len(keys)
+    client = connect(queue_url)
     doomed: set[bytes] = set()
     for pattern in (f"{ns}*", f"rq:*{ns}*"):
         doomed.update(client.scan_iter(match=pattern, count=1000))
@@ -472,7 +482,7 @@ def cleanup_namespace(redis_url: str, ns: str) -> int:
     keys = sorted(doomed)
     for i in range(0, len(keys), 500):
         client.delete(*keys[i:i + 500])
-    return len(keys)
+    return gone + len(keys)
 
 
 # -- report -----------------------------------------------------------------------------------
@@ -577,12 +587,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--options", type=json.loads, default=None,
                         help='match options as JSON (default for harbour-race: {"target": 100}, long matches)')
     parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--worker-class", default="gthread", choices=["sync", "gthread"])
+    parser.add_argument("--worker-class", default="gthread", choices=["sync", "gthread", "gevent"],
+                        help="gevent: the production model (deploy/gunicorn.conf.py); gunicorn patches at its start")
     parser.add_argument("--threads", type=int, default=4, help="threads per gthread worker")
     parser.add_argument("--procs", type=int, default=4, help="client processes the client threads are spread over")
     parser.add_argument("--rounds", type=int, default=1,
                         help="alternate the two phases this many times (evens out a machine whose load drifts)")
     parser.add_argument("--skip-bare", action="store_true")
+    parser.add_argument("--cluster", action="store_true",
+                        help="match state on a 3-master Redis Cluster of its own, the queues on a plain Redis")
     parser.add_argument("--rate-limits", action="store_true",
                         help="count the API's rate limits (raised so they never trip) to measure their cost; "
                              "off by default, since every client is one address")
@@ -601,9 +614,18 @@ def main(argv: list[str] | None = None) -> int:
     ns = f"bench-{secrets.token_hex(4)}:"
     redis_url = os.environ.get("REDIS_URL", "")
     embedded = None
+    cluster = None
+    queues = None
     servers: list[Gunicorn] = []
     try:
-        if not redis_url:
+        if args.cluster:
+            from service.storage.embedded import EmbeddedCluster, EmbeddedRedis
+
+            cluster = EmbeddedCluster(tmp / "cluster")
+            redis_url = cluster.start()
+            queues = EmbeddedRedis(tmp / "queues", durable=False)
+            os.environ["QUEUE_REDIS_URL"] = queues.start()
+        elif not redis_url:
             from service.storage.embedded import EmbeddedRedis
 
             embedded = EmbeddedRedis(tmp / "redis", durable=False)
@@ -622,7 +644,8 @@ def main(argv: list[str] | None = None) -> int:
                 env.setdefault(name, "100000000/minute")
         if args.game == FIXTURE_GAME:
             env["PORTOLAN_PLUGINS"] = ",".join(filter(None, [os.environ.get("PORTOLAN_PLUGINS"), FIXTURE_PLUGIN]))
-        where = "embedded" if embedded else urllib.parse.urlsplit(redis_url)._replace(netloc="…").geturl()
+        where = ("a 3-master cluster (embedded) + a queue Redis" if cluster else "embedded" if embedded
+                 else urllib.parse.urlsplit(redis_url)._replace(netloc="…").geturl())
         print(f"redis: {where}; namespace {ns}; {cfg.describe()}; {args.clients} clients in {args.procs} processes")
         api = Gunicorn("service.api:create_app()", cfg, env, tmp / "api.log")
         servers.append(api)
@@ -637,6 +660,8 @@ def main(argv: list[str] | None = None) -> int:
             watch = {"gunicorn": [api.proc.pid, *children_of(api.proc.pid)]}
             if embedded is not None and embedded.proc is not None:
                 watch["redis"] = [embedded.proc.pid]
+            if cluster is not None:
+                watch["redis"] = [n.proc.pid for n in cluster.nodes if n.proc is not None]
             moves.merge(run_phase("moves", api.port, args.clients, args.procs, args.seconds, args.game, args.options,
                                   watch))
             if moves.errors:
@@ -649,7 +674,7 @@ def main(argv: list[str] | None = None) -> int:
 
         import redis
 
-        client = redis.Redis.from_url(redis_url)
+        client = redis.Redis.from_url(os.environ.get("QUEUE_REDIS_URL") or redis_url)
         queued = {kind: int(client.llen(f"rq:queue:{ns}{kind}")) for kind in ("notices", "bots")}  # type: ignore[arg-type]
         report(args, cfg, moves, bare, queued)
         return 1 if moves.errors or bare.errors else 0
@@ -659,7 +684,10 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         for srv in servers:
             srv.stop()
-        if embedded is not None:
+        if cluster is not None and queues is not None:
+            cluster.stop()
+            queues.stop()
+        elif embedded is not None:
             embedded.stop()
         elif redis_url:
             try:

@@ -15,6 +15,7 @@ from typing import Any
 
 from service.games import registry
 from service.games.base import Game, Rng
+from service.games.undo import without_undo
 
 
 def run(game: Game[Any], players: int, games: int) -> dict[str, float]:
@@ -30,7 +31,7 @@ def run(game: Game[Any], players: int, games: int) -> dict[str, float]:
                 break
             seat = active[0]
             t0 = time.perf_counter()
-            legal = game.legal_actions(state, seat)
+            legal = without_undo(game.legal_actions(state, seat))
             t1 = time.perf_counter()
             state, _ = game.apply(state, seat, legal[pick.randbelow(len(legal))], Rng.from_seed(actions))
             t_apply += time.perf_counter() - t1

@@ -33,6 +33,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from service.games.undo import without_undo
 from service.proof import signing
 
 
@@ -112,7 +113,7 @@ class Table:
         view = resp.get_json()
         self.ply = view["ply"]
         self.gets += 1
-        return [a["action"] for a in view["legal_actions"]]
+        return without_undo([a["action"] for a in view["legal_actions"]])
 
     def move(self) -> None:
         self.counter += 1
@@ -128,7 +129,7 @@ class Table:
             return
         view = result.get("view")
         if view is not None and self.seat in view["active_seats"]:
-            self.legal = [a["action"] for a in view["legal_actions"]]
+            self.legal = without_undo([a["action"] for a in view["legal_actions"]])
             return
         # without a view in the answer, the mover's own legal actions need a GET too
         self.seat = view["active_seats"][0] if view is not None else self._next_seat()

@@ -1,7 +1,10 @@
 """Settings from the environment, in one place.
 
 ==================  ==========================================================================
-``REDIS_URL``       where match state and queues live; unset: ``portolan dev`` starts its own
+``REDIS_URL``       where match state lives (one Redis, or any node of a Redis Cluster: found out at
+                    connection, service.runtime.connect); unset: ``portolan dev`` starts its own
+``QUEUE_REDIS_URL`` where the RQ queues and jobs live (default: ``REDIS_URL``). RQ needs one plain
+                    Redis, so with the state on a cluster the queues go to a Redis of their own
 ``SMTP_URL``        ``smtp://host:port`` for turn notices; unset: mail goes to ``OUTBOX_DIR``
 ``OUTBOX_DIR``      folder for ``.eml`` files when there is no SMTP server (``./var/outbox``)
 ``PUBLIC_URL``      the URL players use, printed in notices (``http://127.0.0.1:8000``)
@@ -159,6 +162,13 @@ class Settings:
     # Issue 15, observability: GET /metrics on or off (service/api/metrics.py)
     metrics: bool = True
     worker_metrics_port: int = 0
+    # Issue 15, Redis Cluster: the queues on a Redis of their own ("" = the state's REDIS_URL)
+    queue_redis_url: str = ""
+
+    @property
+    def queue_url(self) -> str:
+        """Where RQ keeps its queues and jobs: ``QUEUE_REDIS_URL``, else ``REDIS_URL``."""
+        return self.queue_redis_url or self.redis_url
 
     @property
     def archive_place(self) -> str:
@@ -170,6 +180,7 @@ class Settings:
         e = dict(os.environ if env is None else env)
         return cls(
             redis_url=e.get("REDIS_URL", "redis://127.0.0.1:6379/0"),
+            queue_redis_url=e.get("QUEUE_REDIS_URL", "").strip(),
             smtp_url=e.get("SMTP_URL") or None,
             outbox_dir=e.get("OUTBOX_DIR", os.path.join("var", "outbox")),
             public_url=e.get("PUBLIC_URL", "http://127.0.0.1:8000").rstrip("/"),

@@ -20,6 +20,7 @@ clock.
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import cast
 
 import redis
 
@@ -27,6 +28,7 @@ from service.config import Settings, open_clock
 from service.delivery.clock import scheduler_of
 from service.delivery.dispatch import RQDispatcher
 from service.delivery.webhooks import webhooks_of
+from service.play import editions
 from service.play.by_mail import desk_of
 from service.play.mail_in import MailDesk
 from service.play.matches import Matches
@@ -50,10 +52,29 @@ POOL_TIMEOUT_S = 10
 
 @lru_cache(maxsize=8)
 def connect(url: str) -> redis.Redis:
-    """One connection pool per URL and process."""
+    """One connection pool per URL and process; a ``RedisCluster`` client when the server at
+    ``url`` is a node of a Redis Cluster (asked once, with ``INFO cluster``; a server that does not
+    answer is taken for a plain one, as every command would fail on it anyway).
+
+    The cluster client has every command method of ``redis.Redis`` that the store uses (it
+    routes each to the node of its key's slot), so it is typed as one: the store's keys are
+    built so that what must be atomic shares a slot (service.storage.store, "keys")."""
     pool = redis.BlockingConnectionPool.from_url(url, max_connections=POOL_SIZE, timeout=POOL_TIMEOUT_S,
                                                  health_check_interval=30)
-    return redis.Redis(connection_pool=pool)
+    plain = redis.Redis(connection_pool=pool)
+    if not is_cluster_node(plain):
+        return plain
+    pool.disconnect()
+    cluster = redis.RedisCluster.from_url(url, max_connections=POOL_SIZE, health_check_interval=30)
+    return cast(redis.Redis, cluster)
+
+
+def is_cluster_node(client: redis.Redis) -> bool:
+    """Whether ``client`` talks to a Redis with cluster mode on (False when it does not answer)."""
+    try:
+        return bool(client.info("cluster").get("cluster_enabled"))
+    except redis.RedisError:
+        return False
 
 
 def build(settings: Settings) -> Matches:
@@ -61,8 +82,10 @@ def build(settings: Settings) -> Matches:
     reading the time from the clock the settings name (a file clock refused unless allowed) and
     the players' vacations from their book."""
     clock = open_clock(settings)
+    editions.installed()  # every edition file read and checked now: a bad one stops the start, naming the field
     client = connect(settings.redis_url)
-    store = Store(client, settings.namespace, open_archive(settings.archive_place, settings.s3_endpoint or None))
+    store = Store(client, settings.namespace, open_archive(settings.archive_place, settings.s3_endpoint or None),
+                  queue_client=connect(settings.queue_url))
     key = settings.server_key or store.get_or_create("server:key", signing.generate_private_key)
     book = VacationBook(VacationStore(client, settings.namespace), now=clock.now, allowance=settings.vacation_days)
     matches = Matches(store=store, server_key=key, now=clock.iso, public_url=settings.public_url,
@@ -92,4 +115,4 @@ def build_desk(settings: Settings, matches: Matches) -> MailDesk:
     client = connect(settings.redis_url)
     return desk_of(matches, settings, mailbox=Mailbox(client, settings.namespace),
                    preferences=NoticePreferences(client, settings.namespace),
-                   post=RQDispatcher(client, settings, matches.store))
+                   post=RQDispatcher(matches.store.q, settings, matches.store))

@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.conftest import one_redis_only
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -24,6 +26,7 @@ def test_the_api_bench_plays_signed_moves_without_a_client_error(redis_url: str)
     assert "client errors" not in out, out[-3000:]
 
 
+@one_redis_only  # the profile counts one Redis's round trips
 def test_the_move_profile_runs_with_and_without_the_view(redis_url: str) -> None:
     env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"} | {"REDIS_URL": redis_url}
     for view in ("full", "none"):

@@ -239,7 +239,8 @@ def test_portolan_dev_runs_on_a_file_clock_in_its_data_folder(tmp_path: Path) ->
 
 
 def _clock_cli(args: list[str], cwd: Path, **env: str) -> subprocess.CompletedProcess[str]:
-    base = {k: v for k, v in os.environ.items() if not k.startswith("PORTOLAN_") and k != "REDIS_URL"}
+    base = {k: v for k, v in os.environ.items()
+            if not k.startswith("PORTOLAN_") and k not in ("REDIS_URL", "QUEUE_REDIS_URL")}
     # nothing listens there: a tick cannot be sent, and the command must say so, not fail
     base.update({"PYTHONPATH": str(ROOT), "REDIS_URL": f"redis://127.0.0.1:{free_port()}/0", **env})
     return _run([sys.executable, "-m", "service.tools.cli", *args], base, cwd=cwd)

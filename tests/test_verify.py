@@ -237,3 +237,35 @@ def test_verify_on_a_hostile_file_prints_fail_never_a_traceback(finished: dict[s
     out = capsys.readouterr()
     assert "Traceback" not in out.out + out.err
     assert "FAIL " in out.out and out.out.rstrip().endswith("record does NOT verify")
+
+
+def _narrated(game: Any, change: Any) -> Any:
+    """``game`` with every event its ``apply`` causes passed through ``change`` (a later release)."""
+    class Later(type(game)):  # type: ignore[misc]
+        def apply(self, state: Any, seat: int, action: Any, rng: Rng) -> Any:
+            applied = super().apply(state, seat, action, rng)
+            return type(applied)(applied.state, [change(dict(e)) for e in applied.events])
+
+    return Later()
+
+
+def test_a_later_release_may_reword_events_or_add_fields_but_not_change_facts(
+        finished: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Replay checks the events' facts, not their sentences (service.proof.replay.same_events): a
+    record made before the words of issue 16 still verifies, a changed fact still fails."""
+    game = games.get("harbour-race")
+    assert game is not None
+
+    def run_with(change: Any) -> Any:
+        monkeypatch.setattr(games, "get", lambda gid: _narrated(game, change) if gid == "harbour-race" else None)
+        try:
+            return verify_record(copy.deepcopy(finished))
+        finally:
+            monkeypatch.undo()
+
+    reworded = run_with(lambda e: {**e, "text": "in other words: " + str(e.get("text", ""))})
+    assert reworded.ok, reworded.text()
+    added = run_with(lambda e: {**e, "takes_back": 0})
+    assert added.ok, added.text()
+    changed = run_with(lambda e: {**e, "seat": -1} if "seat" in e else {**e, "type": e["type"] + "-x"})
+    assert not changed.ok and "the stored events differ from what the replay produces" in changed.text()

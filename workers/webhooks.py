@@ -33,7 +33,7 @@ def _attempt() -> int:
 def deliver(owner: str, hook_id: str, msg_id: str, event: dict[str, Any]) -> str:
     """POST one event to one webhook (raises on failure: RQ retries with backoff)."""
     m = service()
-    delivery = Delivery(hooks(), m.server_key, settings(), RQWebhookQueue(m.store.r, settings()))
+    delivery = Delivery(hooks(), m.server_key, settings(), RQWebhookQueue(m.store.q, settings()))
     return delivery.run(owner, hook_id, msg_id, event, attempt=_attempt())
 
 

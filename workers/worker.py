@@ -56,7 +56,7 @@ def sweep_forever(settings: Settings, every_s: float, stop: threading.Event) -> 
     from service.storage.preferences import DigestBook
 
     service = build(settings)
-    rq = RQDispatcher(connect(settings.redis_url), settings, service.store)
+    rq = RQDispatcher(connect(settings.queue_url), settings, service.store)
     book = DigestBook(connect(settings.redis_url), settings.namespace)
     clock = scheduler_of(service, settings)
     while not stop.wait(every_s):
@@ -128,7 +128,7 @@ def run(settings: Settings, burst: bool = False, fork: bool = False, name: str |
     logs.configure()
     if settings.worker_metrics_port:  # no shared multiprocess folder: this worker serves its own
         serve_worker_metrics(settings.worker_metrics_port)
-    client = connect(settings.redis_url)
+    client = connect(settings.queue_url)
     unknown = set(kinds) - set(QUEUES)
     if unknown or not kinds:
         raise ValueError(f"queues are some of {', '.join(QUEUES)}, not {', '.join(sorted(unknown)) or 'none'}")

@@ -84,7 +84,7 @@ def create_app(settings: Settings | None = None, service: Matches | None = None,
          expose_headers=["ETag", "Location", "Retry-After", "RateLimit-Limit", "RateLimit-Remaining",
                          "RateLimit-Reset", "RateLimit-Policy", "RateLimit", "Portolan-Now", "Preference-Applied"],
          methods=["GET", "POST", "PUT", "DELETE", "OPTIONS"], max_age=86400)
-    limits.install(app, settings, service.store.r.connection_pool)
+    limits.install(app, settings, service.store.r)
 
     @app.after_request
     def say_the_time(response: Response) -> Response:

@@ -8,7 +8,9 @@ from typing import Any
 from flask import Blueprint, Response
 
 from service import bots, games
+from service.games.base import Game
 from service.games.words import rules_page
+from service.play import editions
 from service.play.errors import NotFound
 
 _REPOSITORY = Path(__file__).resolve().parents[2]
@@ -24,7 +26,7 @@ def list_games() -> Any:
     for g in games.registry().values():
         d = g.describe()
         out.append({"id": d["id"], "title": d["title"], "players": d["players"], "options_schema": d["options_schema"],
-                    "provisional_values": len(d["provisional"])})
+                    "provisional_values": len(d["provisional"]), "editions": _editions(g, full=False)})
     return {"games": out}
 
 
@@ -35,7 +37,22 @@ def get_game(game_id: str) -> Any:
     g = games.get(game_id)
     if g is None:
         raise NotFound("unknown-game", f"there is no game {game_id!r}; see GET /v1/games")
-    return {**g.describe(), "bots": bots.describe(g.id)}
+    return {**g.describe(), "bots": bots.describe(g.id), "editions": _editions(g, full=True)}
+
+
+def _editions(game: Game[Any], full: bool) -> list[dict[str, Any]]:
+    """The installed editions of a game (the shipped data first), each with what it still leaves
+    provisional: the count, and with ``full`` the values themselves (docs/editions.md)."""
+    shelf = editions.installed()
+    out = []
+    for e in shelf.of(game):
+        left = shelf.game(game, {"digest": e.digest}).provisional()
+        row: dict[str, Any] = {"id": e.id, "title": e.title, "digest": e.digest, "default": e is shelf.choose(game, None),
+                               "provisional_values": len(left)}
+        if full:
+            row["provisional"] = [p.path for p in left]
+        out.append(row)
+    return out
 
 
 @bp.get("/<game_id>/rules")

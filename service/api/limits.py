@@ -24,6 +24,7 @@ import math
 import time
 from typing import Any
 
+import redis
 from flask import Flask, Response, request
 from flask_limiter import Limiter, RateLimitExceeded
 from flask_limiter.util import get_remote_address
@@ -63,16 +64,24 @@ def client_address() -> str:
     return f"addr:{get_remote_address()}"
 
 
-def install(app: Flask, settings: Settings, connection_pool: Any) -> Limiter:
-    """Put the limits of ``settings`` on every route of ``app`` (call after the blueprints are registered)."""
+def install(app: Flask, settings: Settings, client: redis.Redis) -> Limiter:
+    """Put the limits of ``settings`` on every route of ``app`` (call after the blueprints are registered),
+    counted in the store's Redis (``client``: its pool, or on a Redis Cluster limits' own cluster client)."""
+    prefix = f"{settings.namespace}ratelimit"
+    if isinstance(client, redis.RedisCluster):
+        node = client.get_default_node()
+        storage_uri = f"redis+cluster://{node.host}:{node.port}"
+        options: dict[str, Any] = {"key_prefix": prefix}
+    else:
+        # the URI only picks limits' Redis storage; the pool (the store's) is what it talks to
+        storage_uri, options = "redis://", {"connection_pool": client.connection_pool, "key_prefix": prefix}
     limiter = Limiter(
         client_identity,
         app=app,
         default_limits=[settings.rate_read],
         strategy="fixed-window",  # one round trip per limit and request; moving windows cost more
-        # the URI only picks limits' Redis storage; the pool (the store's) is what it talks to
-        storage_uri="redis://",
-        storage_options={"connection_pool": connection_pool, "key_prefix": f"{settings.namespace}ratelimit"},
+        storage_uri=storage_uri,
+        storage_options=options,
         swallow_errors=True,
         headers_enabled=False,  # Retry-After is written by the 429 handler below
         enabled=settings.rate_limits,

@@ -103,7 +103,7 @@ def create() -> Any:
     data = schemas.body(schemas.CreateMatch)
     result = service().create(data["game"], data["options"], data["seats"], creator_key=key,
                               creator_name=data["creator_name"], time_control=data["time_control"],
-                              timeout_policy=data["timeout_policy"])
+                              timeout_policy=data["timeout_policy"], edition=data["edition"])
     return result, 201, {"Location": f"/v1/matches/{result['id']}"}
 
 

@@ -71,9 +71,9 @@ def metrics() -> Any:
 
 def _queues(m: Matches, settings: Settings) -> QueueCollector:
     def depths() -> dict[str, int]:
-        pipe = m.store.r.pipeline(transaction=False)
+        pipe = m.store.q.pipeline(transaction=False)
         for kind in ALL_QUEUES:
-            pipe.llen(Queue(settings.queue_name(kind), connection=m.store.r).key)
+            pipe.llen(Queue(settings.queue_name(kind), connection=m.store.q).key)
         return dict(zip(ALL_QUEUES, (int(n) for n in pipe.execute()), strict=True))
 
     def backlogs() -> dict[str, int]:

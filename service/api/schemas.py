@@ -53,6 +53,9 @@ class CreateMatch(Schema):
     timeout_policy = fields.Raw(load_default=None, allow_none=True,
                                 metadata={"description": "stand-in, skip, forfeit or abort, or an object; "
                                                          "absent: stand-in"})
+    edition = fields.String(load_default=None, allow_none=True, validate=validate.Length(min=1, max=64),
+                            metadata={"description": "the data edition to play (docs/editions.md); absent: the "
+                                                     "operator's default edition, else the shipped data"})
 
 
 class Claim(Schema):

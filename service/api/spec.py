@@ -132,6 +132,11 @@ def _game_schemas(game: Game[Any]) -> dict[str, Any]:
             # the clock's schemas are hand-written (the same for every game): docs/clock.md
             "time_control": _ref("TimeControl"),
             "timeout_policy": _ref("TimeoutPolicy"),
+            # the data edition (docs/editions.md): the ids a server has are in its catalog
+            "edition": {"type": "string", "minLength": 1, "maxLength": 64,
+                        "description": "The data edition to play (`editions` of `GET /v1/games/{game_id}`); "
+                                       "absent: the operator's default edition, else the shipped data. The "
+                                       "match pins it (id and digest) for good."},
         },
     }
     return out

@@ -29,6 +29,7 @@ from service.bots.knowledge import Knowledge
 from service.bots.policy import Policy, uniform_random
 from service.bots.search import LEVELS, search_policy
 from service.games.base import Action, Game, Rng
+from service.games.undo import without_undo
 
 __all__ = ["ALL_KINDS", "STRENGTH", "Policy", "choose", "describe", "kinds", "knowledge", "policy", "strongest"]
 
@@ -106,4 +107,5 @@ def choose(game: Game[Any], kind: str, state: Any, seat: int, rng: Rng) -> Actio
     decide = policy(game.id, kind)
     if decide is None:
         raise KeyError(f"{game.id} has no bot {kind!r}")
-    return decide(game, game.view(state, seat), seat, game.legal_actions(state, seat), rng)
+    # never undo: a bot that takes back its steps could go back and forth for ever
+    return decide(game, game.view(state, seat), seat, without_undo(game.legal_actions(state, seat)), rng)

@@ -14,6 +14,7 @@ from typing import Any
 
 from service.bots.policy import Policy
 from service.games.base import Game, Outcome, Rng
+from service.games.undo import without_undo
 
 
 @dataclass
@@ -45,7 +46,7 @@ def play(game: Game[Any], policies: Sequence[Policy], seed: int | str, options: 
             assert outcome is not None
             return Played(outcome, step, decision_s)
         seat = game.active_seats(state)[0]
-        legal = game.legal_actions(state, seat)
+        legal = without_undo(game.legal_actions(state, seat))
         if len(legal) == 1:
             action = legal[0]
         else:

@@ -35,6 +35,7 @@ from service.games.base import Action, Game, Rng
 from service.games.el_capitan.data import CARDS, COLOURS, PHASES
 from service.games.el_capitan.payday import income, net_worth
 from service.games.el_capitan.state import BANK, FREE, OFF, PIRATE, State
+from service.games.undo import without_undo
 
 _DESTINATIONS = tuple(sorted(c for c, d in CARDS.items() if d.kind == "destination"))
 _CONNECTIONS = tuple(sorted(c for c, d in CARDS.items() if d.kind == "connection"))
@@ -127,9 +128,9 @@ def state_of_view(game: Game[State], view: Mapping[str, Any], rng: Rng, legal: S
     readings = [held, state] if t["sailed"] or t["pirate_moved"] else [state, held]
     readings += [r._replace(turn=r.turn._replace(undone=True)) for r in readings]
     if legal:
-        want = list(legal)
+        want = without_undo(legal)  # a reading has no undo trail: the view does not show one
         for reading in readings:
-            if game.legal_actions(reading, seat) == want:
+            if without_undo(game.legal_actions(reading, seat)) == want:
                 return reading
     return readings[0]
 

@@ -51,7 +51,7 @@ class Knowledge(ABC, Generic[S]):
         """A whole state that ``seat`` cannot tell from the true one: ``game.view(state, seat)``
         equals ``view`` and ``game.legal_actions(state, seat)`` equals ``legal``, the seat's legal
         actions (which a seat is shown beside its view, and which may settle bookkeeping the view
-        does not print). Hidden parts are drawn with ``rng`` from what the view leaves possible."""
+        does not print), undo aside: the sample has no undo trail, and bots never undo. Hidden parts are drawn with ``rng`` from what the view leaves possible."""
 
     @abstractmethod
     def evaluate(self, game: Game[S], state: S) -> list[float]:

@@ -38,6 +38,7 @@ from typing import Any
 from service.bots.knowledge import Knowledge, outcome_value
 from service.bots.policy import Policy
 from service.games.base import Action, Game, GameError, Rng
+from service.games.undo import without_undo
 
 
 @dataclass(frozen=True)
@@ -110,7 +111,7 @@ def search(knowledge: Knowledge[Any], game: Game[Any], view: Mapping[str, Any], 
         # selection and expansion
         while game.outcome(state) is None:
             actor = game.active_seats(state)[0]
-            moves = legal if node is root else game.legal_actions(state, actor)
+            moves = legal if node is root else without_undo(game.legal_actions(state, actor))
             keyed = list(root_keys.items()) if node is root else [(_key(a), a) for a in moves]
             present = [(k, a) for k, a in keyed if k in node.children]
             for k, _ in present:
@@ -145,7 +146,7 @@ def search(knowledge: Knowledge[Any], game: Game[Any], view: Mapping[str, Any], 
             if game.outcome(state) is not None:
                 break
             actor = game.active_seats(state)[0]
-            moves = game.legal_actions(state, actor)
+            moves = without_undo(game.legal_actions(state, actor))
             step = moves[0] if len(moves) == 1 else knowledge.rollout(game, state, actor, moves, it_rng)
             after = _step(game, state, actor, step, it_rng)
             if after is state:

@@ -183,7 +183,7 @@ class Scheduler:
 
 def scheduler_of(matches: Matches, settings: Settings) -> Scheduler:
     """The scheduler over ``matches`` (its store's Redis) and the settings' clock."""
-    return Scheduler(matches, RQDispatcher(matches.store.r, settings, matches.store), clock_of(settings))
+    return Scheduler(matches, RQDispatcher(matches.store.q, settings, matches.store), clock_of(settings))
 
 
 def outbox_handler(settings: Settings) -> Callable[[Matches, OutboxRecord], None]:
@@ -208,6 +208,6 @@ def tick_now(settings: Settings) -> str:
     Returns the job id. Raises redis' ConnectionError when Redis cannot be reached."""
     from service.runtime import connect  # at call time: runtime imports the delivery modules
 
-    rq = RQDispatcher(connect(settings.redis_url), settings)
+    rq = RQDispatcher(connect(settings.queue_url), settings)
     return rq.tick()
 

@@ -100,7 +100,7 @@ class RQDispatcher:
         if not calls:
             return
         due = (time.time() if at is None else max(time.time(), at.timestamp())) + self.settings.job_deadline_s
-        with self.client.pipeline() as pipe:
+        with self.client.pipeline(transaction=True) as pipe:
             for kind, args, jid in calls:
                 func, queue, intervals = KINDS[kind]
                 options: dict[str, Any] = {"job_id": jid, "retry": Retry(max=len(intervals), interval=intervals),

@@ -25,6 +25,7 @@ from service.delivery.clock import SeatStatus
 from service.delivery.mail import InlineImage, Mail, render, shell_line
 from service.delivery.rasterise import to_png
 from service.games.base import Game
+from service.games.undo import fold_undone
 from service.games.words import rules_url
 from service.play import boards
 from service.play.matches import Matches
@@ -103,15 +104,17 @@ def inviter_of(meta: Mapping[str, Any]) -> str:
 
 def happened_since(m: Matches, match_id: str, seat: int, ply: int) -> list[str]:
     """Event texts since the seat's own last move (at most the last HISTORY_SCAN moves), as
-    that seat may see them."""
+    that seat may see them. Steps a player took back are left out, with the undo itself: what
+    was undone did not happen (:func:`service.games.undo.fold_undone`)."""
     start = max(0, ply - HISTORY_SCAN)
     entries = m.store.log(match_id, start, ply - 1) if ply > 0 else []
-    lines: list[str] = []
+    since: list[dict[str, Any]] = []
     for entry in reversed(entries):
         if entry["seat"] == seat:
             break
-        lines[:0] = [e.get("text", e["type"]) for e in visible_events(entry["events"], seat)]
-    return lines
+        since[:0] = entry["events"]
+    # fold before filtering: an undo counts the events it takes back as the log holds them
+    return [e.get("text", e["type"]) for e in visible_events(fold_undone(since), seat)]
 
 
 def _common(m: Matches, settings: Settings, meta: Mapping[str, Any], seat: int) -> dict[str, Any]:
@@ -134,7 +137,7 @@ def board_picture(m: Matches, meta: Mapping[str, Any], view: Mapping[str, Any], 
     the notice (logged, so the failure is seen and fixed)."""
     game = m.game_of(meta)
     try:
-        svg = boards.draw(meta["game"], view["board"], view.get("legal_actions", []))
+        svg = boards.draw(meta["game"], view["board"], view.get("legal_actions", []), boards.picture_edition(m, meta))
         if svg is None:
             return None
         png = to_png(svg)

@@ -144,7 +144,7 @@ def _jobs(settings: Settings) -> Callable[[Matches, OutboxEntry], None]:
     def handle(service: Matches, entry: OutboxEntry) -> None:
         dispatcher = rq.get("d")
         if dispatcher is None:
-            dispatcher = rq["d"] = RQDispatcher(service.store.r, settings, service.store)
+            dispatcher = rq["d"] = RQDispatcher(service.store.q, settings, service.store)
         jobs_for(service, dispatcher, entry)
 
     return handle

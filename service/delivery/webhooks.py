@@ -178,7 +178,7 @@ class RQWebhookQueue:
         if not deliveries:
             return
         retry = Retry(max=len(self.retries), interval=self.retries) if self.retries else None
-        with self.client.pipeline() as pipe:
+        with self.client.pipeline(transaction=True) as pipe:
             for owner, hook_id, msg_id, event in deliveries:
                 # deterministic job id (RQ wants [A-Za-z0-9_-]): the same entry handled twice is one job
                 job_id = "hook-" + hashlib.sha256(f"{owner}|{hook_id}|{msg_id}".encode()).hexdigest()[:40]
@@ -195,7 +195,7 @@ class RQWebhookQueue:
 
 def webhooks_of(m: Matches, settings: Settings, resolve: Resolver = system_resolver) -> Webhooks:
     """The webhook use cases beside ``m`` (same Redis, same namespace), queuing to RQ."""
-    return Webhooks(matches=m, store=WebhookStore(m.store.r, m.store.ns), queue=RQWebhookQueue(m.store.r, settings),
+    return Webhooks(matches=m, store=WebhookStore(m.store.r, m.store.ns), queue=RQWebhookQueue(m.store.q, settings),
                     allow_private=settings.webhooks_allow_private, per_owner=settings.webhooks_per_owner,
                     resolve=resolve)
 

@@ -39,7 +39,7 @@ from typing import Any
 from service.games.el_capitan.data import ALL_CITIES, GRID_ROWS
 
 from .el_capitan_parts import Ctx, bank, displays, fit, players
-from .svg import Drawing, data, spots_of
+from .svg import Drawing, data, edition_note, spots_of
 
 __all__ = ["render", "spot"]
 
@@ -88,6 +88,7 @@ def render(view: Mapping[str, Any], legal: Sequence[Mapping[str, Any]] = ()) -> 
     notes = _legend(ctx)
     if ctx.used_provisional:
         notes.append("* provisional value: not yet checked against the printed game")
+    notes += edition_note(view)
     height = int(y + len(notes) * cfg["footnote"]["line"] + 8)
     d.height = height
     d.root.set("viewBox", f"0 0 {cfg['width']} {height}")
@@ -228,7 +229,8 @@ def _track(ctx: Ctx, g: ET.Element, c: Mapping[str, Any], x: float, y: float, w:
     tx = x + (w - (7 * s + 6 * gap)) / 2
     prov_track = ctx.city_provisional(cid, "track")
     prov_dark = ctx.city_provisional(cid, "dark")
-    triangle = ALL_CITIES[cid].triangle if cid in ALL_CITIES else None
+    cities = ctx.rules.ALL_CITIES
+    triangle = cities[cid].triangle if cid in cities else None
     shut = set(c["shutdown_sites"])
     size = ctx.font("site") if s >= 30 else ctx.font("small")
     for i, owner in enumerate(c["sites"]):

@@ -7,14 +7,14 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, cached_property
 from typing import Any
 
 from service.games import registry
-from service.games.el_capitan.data import CHART, DISPLAY_CONNECTION, DISPLAY_DESTINATION, LOANS
-from service.games.words import count
+from service.games.el_capitan import data as shipped_rules
+from service.games.words import count as count_of
 
-from .svg import Drawing
+from .svg import Drawing, provisional_paths_of, rules_of
 
 __all__ = ["Ctx", "bank", "displays", "players", "provisional_paths"]
 
@@ -73,9 +73,19 @@ class Ctx:
         short: Mapping[str, str] = self.cfg["chip_names"]
         return short.get(city_id) or self.city_name(city_id)
 
+    @cached_property
+    def rules(self) -> Any:
+        """The game's data module as the match's edition binds it (its chart, loans, displays)."""
+        return rules_of(self.view, shipped_rules)
+
+    @cached_property
+    def provisional(self) -> frozenset[str]:
+        """The paths provisional in the match's edition (the view's ``edition``, else the shipped data's)."""
+        return provisional_paths_of(self.view, provisional_paths())
+
     def is_provisional(self, path: str) -> bool:
         """Whether a data path of the game (``cities.napoli.harbours``) is provisional; remembers it was drawn."""
-        hit = path in provisional_paths()
+        hit = path in self.provisional
         self.used_provisional |= hit
         return hit
 
@@ -170,7 +180,7 @@ def bank(ctx: Ctx, y: float) -> float:
     # loan stacks
     lx = m + 150
     # k is also the loan's index in the game's data file (10 before 16), as its provisional paths use it
-    for k, (amount, (repay, extended)) in enumerate(sorted(LOANS.items())):
+    for k, (amount, (repay, extended)) in enumerate(sorted(ctx.rules.LOANS.items())):
         bx = lx + k * (cfg["loan_width"] + 8)
         card = d.group(g, class_="loan-stack")
         d.rect(card, bx, y + 8, cfg["loan_width"], 58, rx=5, fill=col["card"], stroke=col["tile_edge"])
@@ -190,7 +200,7 @@ def bank(ctx: Ctx, y: float) -> float:
     if not ctx.view["bonus_cards_left"]:
         d.text(g, bx, y + 50, "none left", font_size=ctx.font("small"), fill=col["muted"])
     d.text(g, m + 10, y + h - 8, _pool(ctx), font_size=ctx.font("small"), fill=col["ink"])
-    _chart(ctx, g, m + w - len(CHART) * cfg["chart_cell"] - 8, y + 8)
+    _chart(ctx, g, m + w - len(ctx.rules.CHART) * cfg["chart_cell"] - 8, y + 8)
     return float(y + h + ctx.cfg["board"]["gap"])
 
 
@@ -212,7 +222,7 @@ def _chart(ctx: Ctx, g: ET.Element, x: float, y: float) -> None:
     d.text(g, x, y + 12, "Proliferation: cities → Florin", font_size=ctx.font("small"), font_weight="bold",
            fill=col["ink"])
     size = ctx.font("small")
-    for i, value in enumerate(CHART):
+    for i, value in enumerate(ctx.rules.CHART):
         cx = x + i * cell
         d.rect(g, cx, y + 20, cell - 2, 52, rx=3, fill=col["tile"], stroke=col["tile_edge"])
         d.text(g, cx + cell / 2 - 1, y + 36, str(i), font_size=size, fill=col["muted"], text_anchor="middle")
@@ -240,7 +250,7 @@ def card(ctx: Ctx, parent: ET.Element, cid: str, x: float, y: float) -> None:
         d.text(g, x + 5, y + 33, fit(name, cw - 10, fs), font_size=fs, font_weight="bold", fill=col["ink"])
         for k in range(int(info["seals"])):
             d.circle(g, x + 11 + k * 15, y + ch - 12, 6, fill=col["seal"], stroke="#5a0a0a")
-        d.tooltip(g, f"{cid}: {ctx.city_name(info['city'])}, {count(info['seals'], 'seal')}, price {info['cost']}")
+        d.tooltip(g, f"{cid}: {ctx.city_name(info['city'])}, {count_of(info['seals'], 'seal')}, price {info['cost']}")
     elif info:
         d.text(g, x + 5, y + 12, "Connection", font_size=size - 3, fill=col["ink"])
         a, b = ctx.short_name(info["a"]), "– " + ctx.short_name(info["b"])
@@ -266,7 +276,7 @@ def displays(ctx: Ctx, y: float) -> float:
         ids = view["displays"][kind]
         d.text(g, x, y + 14, f"{title} (deck {view['decks'][kind]}, discards {len(view['discards'][kind])})",
                font_size=ctx.font("small"), font_weight="bold", fill=col["ink"])
-        slots = max(len(ids), DISPLAY_DESTINATION if kind == "destination" else DISPLAY_CONNECTION)
+        slots = max(len(ids), ctx.rules.DISPLAY_DESTINATION if kind == "destination" else ctx.rules.DISPLAY_CONNECTION)
         for k in range(slots):
             cx = x + k * (cfg["width"] + cfg["gap"])
             if k < len(ids):

@@ -52,7 +52,7 @@ from service.games.nauticus import data as rules
 from service.games.words import count
 
 from .nauticus_parts import Ctx, item_icon, player_panel, player_panel_height
-from .svg import Drawing, data, spots_of
+from .svg import Drawing, data, edition_note, provisional_paths_of, rules_of, spots_of
 
 __all__ = ["render", "spot"]
 
@@ -186,7 +186,7 @@ def _tile(ctx: Ctx, parent: ET.Element, view: Mapping[str, Any], space: Mapping[
                       font_size=ctx.font("big"), font_weight="bold", text_anchor="middle", fill=ink)
     else:
         for i, line in enumerate(_FREE_TEXT[action]):
-            text = line.format(n=rules.THALER_PER_WORKER, cap=rules.CROWN_CAP)
+            text = line.format(n=ctx.rules.THALER_PER_WORKER, cap=ctx.rules.CROWN_CAP)
             d.text(parent, x + w / 2, y + 46 + i * 18, text, font_size=ctx.font("small"), text_anchor="middle",
                    fill=ink)
     if view["anchor_tile"] == space["space"]:
@@ -301,7 +301,7 @@ def _status(ctx: Ctx, parent: ET.Element, view: Mapping[str, Any], x: float, y: 
     if run["bought"]:
         lines.append("bought: " + ", ".join(run["bought"]))
     if run["action"] == "crowns":
-        lines.append(f"crown VP so far {run['crown_vp']} of {rules.CROWN_CAP}")
+        lines.append(f"crown VP so far {run['crown_vp']} of {ctx.rules.CROWN_CAP}")
     for text in lines:
         d.text(g, x + 10, ty, text, font_size=ctx.font("small"), fill=ctx.colour("ink"))
         ty += 18
@@ -326,20 +326,20 @@ def _rewards(ctx: Ctx, parent: ET.Element, rewards: Mapping[str, Any], x: float,
     words = {"crown-mast": "\u265b mast", "crown-sail": "\u265b sail", "thaler": "{n} thaler",
              "workers": "{n} workers", "vp": "{n} VP", "goods": "{n} goods"}
     cw = (w - 4) / 2
-    for i, reward in enumerate(rules.REWARDS):
+    for i, reward in enumerate(ctx.rules.REWARDS):
         rx, ry = x + (i % 2) * (cw + 4), y + 6 + (i // 2) * row
         taken = rewards["taken"][reward]
-        text = words[reward].format(n=rules.REWARD_AMOUNT[reward])
+        text = words[reward].format(n=ctx.rules.REWARD_AMOUNT[reward])
         d.rect(parent, rx, ry, cw, row - 3, rx=4, fill=ctx.colour("free_tile"), stroke=ctx.colour("slot_edge"),
                stroke_width=1)
         prov = reward in _REWARD_PATH and ctx.is_provisional(_REWARD_PATH[reward])
         ctx.value(parent, rx + 6, ry + 17, text, prov, font_size=ctx.font("body"), font_weight="bold",
                   fill=ctx.colour("ink"))
-        d.text(parent, rx + cw - 6, ry + 17, f"{taken}/{rules.REWARD_MAX_SAME}", font_size=ctx.font("small"),
+        d.text(parent, rx + cw - 6, ry + 17, f"{taken}/{ctx.rules.REWARD_MAX_SAME}", font_size=ctx.font("small"),
                text_anchor="end", fill=ctx.colour("muted"))
         long = {"crown-mast": "a crowned mast", "crown-sail": "a crowned sail", "goods": f"{text} (different kinds)"}
         ctx.spot(parent, f"reward-{reward}", f"reward {long.get(reward, text)}, taken {taken} of "
-                 f"{rules.REWARD_MAX_SAME}", rx, ry, cw, row - 3)
+                 f"{ctx.rules.REWARD_MAX_SAME}", rx, ry, cw, row - 3)
 
 
 def _final(ctx: Ctx, parent: ET.Element, view: Mapping[str, Any], x: float, y: float) -> None:
@@ -397,8 +397,8 @@ def render(view: Mapping[str, Any], legal: Sequence[Mapping[str, Any]] = ()) -> 
     wheel, side = geo["wheel"], geo["side"]
     board_h = wheel["cell_height"] * 3 + wheel["gap"] * 2
     spots = spots_of(legal, spot)
-    ctx = Ctx(Drawing(width, 100, _title(view), style=_STYLE), geo, _provisional_paths(), spots,
-              [str(item["text"]) for item in legal])
+    ctx = Ctx(Drawing(width, 100, _title(view), style=_STYLE), geo, provisional_paths_of(view, _provisional_paths()), spots,
+              [str(item["text"]) for item in legal], rules=rules_of(view, rules))
     d = ctx.d
     bg = d.rect(d.root, 0, 0, width, 100, fill=ctx.colour("background"))
     d.text(d.root, m + 4, 28, "NAUTICUS", font_size=ctx.font("title") + 4, font_weight="bold",
@@ -417,7 +417,7 @@ def render(view: Mapping[str, Any], legal: Sequence[Mapping[str, Any]] = ()) -> 
         h = player_panel_height(ctx, player, player["seat"] in view["active"])
         player_panel(ctx, d.root, view, player, y, h)
         y += h + 8
-    notes = _legend() + ([FOOTNOTE] if ctx.marked else [])
+    notes = _legend() + ([FOOTNOTE] if ctx.marked else []) + edition_note(view)
     height = round(y + geo["footnote_height"] * len(notes) + 6)
     # the size is known only now: the players' strips grow with their ships
     d.height = height

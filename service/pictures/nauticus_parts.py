@@ -33,6 +33,8 @@ class Ctx:
     texts: Sequence[str]
     """The words of each legal action, by index (tooltips of the spots)."""
     drawn: set[str] = field(default_factory=set)
+    rules: Any = rules
+    """The game's data module as the match's edition binds it (the numbers drawn)."""
     """Spot ids drawn so far (each spot is drawn once)."""
     marked: bool = False
     """A provisional value was drawn: the picture needs the footnote."""
@@ -238,7 +240,7 @@ def player_panel_height(ctx: Ctx, player: Mapping[str, Any], active: bool) -> fl
 
 def _pass_tiles(ctx: Ctx, parent: ET.Element, player: Mapping[str, Any], x: float, y: float) -> None:
     d = ctx.d
-    for i, (value, flipped) in enumerate(zip(rules.PASS_TILES, player["flipped"], strict=True)):
+    for i, (value, flipped) in enumerate(zip(ctx.rules.PASS_TILES, player["flipped"], strict=True)):
         tx = x + i * 30
         d.rect(parent, tx, y, 26, 24, rx=3, fill=ctx.geo["crests"]["crown"]["fill"] if flipped else "#ffffff",
                stroke=ctx.colour("ink"), stroke_width=1)
@@ -278,7 +280,7 @@ def _header(ctx: Ctx, parent: ET.Element, view: Mapping[str, Any], player: Mappi
         d.text(parent, ex + ew / 2, y + 22, "extra action used", font_size=ctx.font("small"),
                text_anchor="middle", fill=ctx.colour("face_down_text"))
     else:
-        ctx.value(parent, ex + ew / 2, y + 22, f"extra action +{rules.EXTRA_WORKERS} workers",
+        ctx.value(parent, ex + ew / 2, y + 22, f"extra action +{ctx.rules.EXTRA_WORKERS} workers",
                   ctx.is_provisional("extra_action.workers_gained"), font_size=ctx.font("small"),
                   text_anchor="middle", fill=ctx.colour("free_text"))
     if player["seat"] in view["active"]:

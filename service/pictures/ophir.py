@@ -35,8 +35,8 @@ from typing import Any
 from service.games.ophir.data import EDGES, HEX_AXIAL, SPECIALIST_BY_ID
 from service.games.words import count
 
-from .ophir_parts import FOOTNOTE, Board, players, provisionals, seat_label, supply, temple
-from .svg import Drawing, data, spots_of
+from .ophir_parts import FOOTNOTE, Board, players, seat_label, supply, temple
+from .svg import Drawing, data, edition_note, spots_of
 
 __all__ = ["render", "spot"]
 
@@ -84,8 +84,8 @@ def render(view: Mapping[str, Any], legal: Sequence[Mapping[str, Any]] = ()) -> 
     if view.get("outcome"):
         y = _outcome(b, y) + 8
     _legend(b, y)
-    if b.marked:
-        b.d.footnote([FOOTNOTE])
+    if b.marked or view.get("edition"):
+        b.d.footnote(([FOOTNOTE] if b.marked else []) + edition_note(view))
     return b.d.to_string()
 
 
@@ -282,15 +282,15 @@ def _draft(b: Board, y: float) -> float:
         b.text(g, 20, y + 52, f"{dr['offered_count']} specialist cards on offer (hidden from you)", fill=b.c["muted"])
         return y + float(L["h"])
     for k, sid in enumerate(offered):
-        s = SPECIALIST_BY_ID[sid]
+        s = b.rules.SPECIALIST_BY_ID[sid]
         cx = 16 + k * (L["card_w"] + 10)
         sg = b.spot(g, f"specialist-{sid}", f"the {s.name}")
         card = b.d.rect(sg, cx, y + 26, L["card_w"], L["card_h"], rx=6, fill=b.c["card"], stroke=b.c["card_edge"])
         b.ring(sg, card)
-        b.text(sg, cx + 8, y + 46, s.name, font_weight="bold", provisional=sid in provisionals().specialists)
+        b.text(sg, cx + 8, y + 46, s.name, font_weight="bold", provisional=sid in b.prov.specialists)
         b.text(sg, cx + 8, y + 64, f"specialty: {s.specialty or 'none'}", kind="small")
         b.text(sg, cx + 8, y + 80, f"starting favor {s.starting_favor}", kind="small",
-               provisional=sid in provisionals().starting_favor)
+               provisional=sid in b.prov.starting_favor)
     return y + float(L["h"])
 
 

@@ -16,20 +16,11 @@ from functools import cache
 from typing import Any
 
 from service.games import registry
-from service.games.ophir.data import (
-    BASIC,
-    FAVOR_MAX,
-    FAVOR_MIN,
-    LEFTOVER_VP,
-    MAX_UPGRADES,
-    METAL_SIZE,
-    SPECIALIST_BY_ID,
-    SUPPLY_PER_TYPE,
-    UPGRADE_COST,
-)
+from service.games.ophir import data as shipped_rules
+from service.games.ophir.data import BASIC, SPECIALIST_BY_ID
 from service.games.words import count as count_of
 
-from .svg import Drawing, data
+from .svg import Drawing, data, rules_of
 
 FOOTNOTE = "* provisional value: not yet checked against the printed game"
 
@@ -53,14 +44,15 @@ _BRACKETS = re.compile(r"^(\w+)\[([^\]]*)\]$")
 
 
 @cache
-def provisionals() -> Provisionals:
+def provisionals(paths: frozenset[str] | None = None) -> Provisionals:
     """The catalogue's paths, sorted into the parts of the picture that draw them; a path with a
     suffix (``specialists[...].starting_favor``) marks only that field. Paths the picture does
     not draw (the starting dice, the end-condition ruling) mark nothing."""
     tiers: set[str] = set()
     specialists: set[str] = set()
     starting_favor: set[str] = set()
-    paths = {p.path for p in registry()["ophir"].provisional()}
+    if paths is None:
+        paths = frozenset(p.path for p in registry()["ophir"].provisional())
     for path in paths:
         m = _BRACKETS.match(path)
         if m and m.group(1) == "temple_tiers":
@@ -89,6 +81,18 @@ class Board:
     cfg: dict[str, Any] = field(default_factory=lambda: data("ophir"))
     drawn: set[str] = field(default_factory=set)
     marked: bool = False
+
+    @property
+    def rules(self) -> Any:
+        """The game's data module as the match's edition binds it (the numbers drawn)."""
+        return rules_of(self.view, shipped_rules)
+
+    @property
+    def prov(self) -> Provisionals:
+        """What is provisional in the match's edition (the view's ``edition``, else the shipped data)."""
+        edition = self.view.get("edition")
+        paths = edition.get("provisional") if isinstance(edition, Mapping) else None
+        return provisionals(frozenset(paths) if isinstance(paths, list) else None)
 
     @property
     def c(self) -> dict[str, str]:
@@ -176,7 +180,7 @@ class Board:
             self.d.rect(parent, x, y, w, h, rx=6, fill=self.c["face_down"], stroke=self.c["card_edge"])
             self.text(parent, x + w / 2, y + h / 2 + 4, "face down", text_anchor="middle", fill="#ffffff")
             return
-        prov = provisionals().cards
+        prov = self.prov.cards
         body = self.d.rect(parent, x, y, w, h, rx=6, fill=self.c["card"], stroke=self.c["card_edge"], stroke_width=1.5)
         self.ring(parent, body)
         self.text(parent, x + w - 6, y + 14, card["id"], kind="tiny", text_anchor="end", fill=self.c["muted"],
@@ -215,7 +219,7 @@ def temple(b: Board) -> None:
     tiers: list[str] = t["tiers"]
     height = 70 + len(tiers) * L["tier_h"] + 150
     g = b.panel(x, y, w, height, "Temple")
-    prov = provisionals()
+    prov = b.prov
     done = t["completed"]
     b.text(g, x + w - 10, y + 20, f"{t['metals_to_finish']} metals to finish", kind="small", text_anchor="end",
            fill=b.c["muted"])
@@ -265,8 +269,8 @@ def temple(b: Board) -> None:
         b.tspan(el, f"{metal} {t['donation_vp'][metal]}", provisional=metal in prov.donation, sep=", " if k == 0 else "")
     b.tspan(el, " VP")
     el = b.text(g, x + 12, ly + 56, "Unplaced at the end: ", kind="small")
-    for k, (metal, vp) in enumerate(LEFTOVER_VP.items()):
-        b.tspan(el, f"{metal} {vp}", provisional=metal in prov.leftover, sep=", " if k < len(LEFTOVER_VP) - 1 else "")
+    for k, (metal, vp) in enumerate(b.rules.LEFTOVER_VP.items()):
+        b.tspan(el, f"{metal} {vp}", provisional=metal in prov.leftover, sep=", " if k < len(b.rules.LEFTOVER_VP) - 1 else "")
     b.tspan(el, " VP")
     pier(b, g, x, ly + 70, w)
 
@@ -278,7 +282,7 @@ def pier(b: Board, g: ET.Element, x: float, y: float, w: float) -> None:
     b.ring(sg, frame)
     tiles = int(b.view["cargo_tiles"])
     b.text(sg, x + 16, y + 17, f"Pier: {tiles} cargo tile{'s' if tiles != 1 else ''}", kind="small")
-    b.text(sg, x + 16, y + 34, f"upgrade: {count_of(UPGRADE_COST, 'coin')}", kind="tiny", fill=b.c["muted"])
+    b.text(sg, x + 16, y + 34, f"upgrade: {count_of(b.rules.UPGRADE_COST, 'coin')}", kind="tiny", fill=b.c["muted"])
     for k in range(tiles):
         b.d.rect(sg, x + 120 + k * 26, y + 12, 22, 22, rx=2, fill="#a0764a", stroke=b.c["ink"])
         b.d.text(sg, x + 131 + k * 26, y + 27, "+", font_size=b.font("label"), text_anchor="middle", fill="#ffffff")
@@ -289,9 +293,9 @@ def supply(b: Board) -> None:
     L = b.cfg["supply"]
     x, y, w, h = L["x"], L["y"], L["w"], L["h"]
     g = b.panel(x, y, w, h)
-    prov = provisionals().supply
+    prov = b.prov.supply
     b.text(g, x + 8, y + 17, "Supply", font_weight="bold")
-    b.text(g, x + 8, y + 33, f"of {SUPPLY_PER_TYPE} each", kind="tiny", fill=b.c["muted"], provisional=prov)
+    b.text(g, x + 8, y + 33, f"of {b.rules.SUPPLY_PER_TYPE} each", kind="tiny", fill=b.c["muted"], provisional=prov)
     for k, (good, n) in enumerate(b.view["supply"].items()):
         gx = x + 74 + k * 49
         sg = b.spot(g, f"supply-{good}", f"the {good} supply")
@@ -332,7 +336,7 @@ def _player(b: Board, p: Mapping[str, Any], x: float, y: float, w: float, h: flo
     spec = p["specialist"]
     if spec:
         s = SPECIALIST_BY_ID[spec]
-        b.text(g, x + 10, y + 44, s.name, font_weight="bold", provisional=spec in provisionals().specialists)
+        b.text(g, x + 10, y + 44, s.name, font_weight="bold", provisional=spec in b.prov.specialists)
         b.text(g, x + 10, y + 59, f"specialty: {s.specialty}" if s.specialty else "no specialty good", kind="small")
     else:
         b.text(g, x + 10, y + 44, "no specialist yet", fill=b.c["muted"])
@@ -340,13 +344,13 @@ def _player(b: Board, p: Mapping[str, Any], x: float, y: float, w: float, h: flo
     # The favor track 0..6, as printed on the specialist card; the influence spot is on it
     # because declaring an influence move spends favor.
     fg = b.spot(g, "influence", "the favor track") if active else b.d.group(g)
-    step = min(b.cfg["favor_track"]["step"], (w - 58) / (FAVOR_MAX - FAVOR_MIN + 1))
+    step = min(b.cfg["favor_track"]["step"], (w - 58) / (b.rules.FAVOR_MAX - b.rules.FAVOR_MIN + 1))
     b.text(fg, x + 10, y + 68, "Favor", kind="small")
-    track = b.d.rect(fg, x + 46, y + 54, step * (FAVOR_MAX - FAVOR_MIN + 1) + 4, 20, rx=10, fill="#efe6f5",
+    track = b.d.rect(fg, x + 46, y + 54, step * (b.rules.FAVOR_MAX - b.rules.FAVOR_MIN + 1) + 4, 20, rx=10, fill="#efe6f5",
                      stroke=b.c["favor"])
     b.ring(fg, track)
-    for v in range(FAVOR_MIN, FAVOR_MAX + 1):
-        cx = x + 48 + step / 2 + (v - FAVOR_MIN) * step
+    for v in range(b.rules.FAVOR_MIN, b.rules.FAVOR_MAX + 1):
+        cx = x + 48 + step / 2 + (v - b.rules.FAVOR_MIN) * step
         on = v == p["favor"]
         b.d.circle(fg, cx, y + 64, b.cfg["favor_track"]["r"], fill=b.c["favor"] if on else "#ffffff",
                    stroke=b.c["favor"])
@@ -368,7 +372,7 @@ def _hold(b: Board, g: ET.Element, p: Mapping[str, Any], x: float, y: float, act
     """The cargo holds: a slot per space, a basic good in one, a metal across two."""
     slot = b.cfg["hold_slot"]
     b.text(g, x + 10, y + 12, f"Hold: {p['free_holds']} of {p['holds']} free · upgrades {p['upgrades']} of "
-           f"{MAX_UPGRADES}", kind="small")
+           f"{b.rules.MAX_UPGRADES}", kind="small")
     for k in range(p["holds"]):
         b.d.rect(g, x + 10 + k * (slot + 2), y + 20, slot, slot, rx=3, fill="#ffffff", stroke=b.c["muted"],
                  stroke_dasharray="3 2")
@@ -381,4 +385,4 @@ def _hold(b: Board, g: ET.Element, p: Mapping[str, Any], x: float, y: float, act
             cube = b.cube(sg, x + 10 + k * (slot + 2), y + 20, good, size=slot, wide=good not in BASIC)
             if sg is not g:
                 b.ring(sg, cube)
-            k += 1 if good in BASIC else METAL_SIZE
+            k += 1 if good in BASIC else b.rules.METAL_SIZE

@@ -23,7 +23,10 @@ import xml.etree.ElementTree as ET
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import cache
 from importlib import resources
+from types import ModuleType
 from typing import Any
+
+from service.games.editions import module_of
 
 __all__ = ["Drawing", "data", "spots_of"]
 
@@ -131,3 +134,28 @@ def data(game: str) -> dict[str, Any]:
     text = resources.files(__package__).joinpath("data", f"{game}.json").read_text(encoding="utf-8")
     loaded: dict[str, Any] = json.loads(text)
     return loaded
+
+
+def provisional_paths_of(view: Mapping[str, Any], shipped: frozenset[str]) -> frozenset[str]:
+    """The data paths provisional in the match's edition: the ``edition.provisional`` the service
+    puts in the view it asks a picture of (docs/editions.md), else the game's shipped ones."""
+    edition = view.get("edition")
+    if isinstance(edition, Mapping) and isinstance(edition.get("provisional"), list):
+        return frozenset(str(p) for p in edition["provisional"])
+    return shipped
+
+
+def rules_of(view: Mapping[str, Any], module: ModuleType) -> ModuleType:
+    """A game's data ``module`` as the match's edition binds it (the view's ``edition.digest``):
+    the numbers a picture draws are the ones the match plays with."""
+    edition = view.get("edition")
+    digest = edition.get("digest") if isinstance(edition, Mapping) else None
+    return module_of(module, digest if isinstance(digest, str) else None)
+
+
+def edition_note(view: Mapping[str, Any]) -> list[str]:
+    """The footnote line naming the data edition the match plays (none when the view has none)."""
+    edition = view.get("edition")
+    if not isinstance(edition, Mapping) or not edition.get("id"):
+        return []
+    return [f"Edition: {edition.get('title') or edition['id']} ({edition['id']})"]

@@ -17,7 +17,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from service import pictures
+from service import games, pictures
+from service.games.editions import shipped
 from service.play import records
 from service.play.errors import Conflict, NotFound
 from service.proof.replay import replay
@@ -40,6 +41,9 @@ class Position:
     legal: list[dict[str, Any]] = field(default_factory=list)
     """The seat's legal actions as the API lists them (``[{"action", "text"}]``), empty unless the
     position is current and the seat is to move."""
+    edition: dict[str, Any] | None = None
+    """The match's data edition as the view gives it (id, title, the paths still provisional):
+    the picture marks those values and names the edition in its footnote."""
 
 
 def no_board(meta: Mapping[str, Any]) -> Conflict:
@@ -57,7 +61,7 @@ def state_at(matches: Matches, meta: Mapping[str, Any], ply: int) -> Any:
 
     The events the replay makes are not compared with the stored ones here (the verifier does
     that): a picture only needs the state, and it must not fail where the log itself is fine."""
-    matches.game_of(meta)  # an unknown game is a 404 before any replay
+    game = matches.game_of(meta)  # an unknown game is a 404 before any replay
     seats = records.genesis_seats(meta["seats"])
     # the format and the policy too: format 4 replays match actions and timeouts through the standing
     header = {"game": meta["game"], "match": meta["id"], "seats": seats, "players": meta["players"],
@@ -69,7 +73,7 @@ def state_at(matches: Matches, meta: Mapping[str, Any], ply: int) -> Any:
         raise Conflict("log-incomplete", f"match {meta['id']}: the log holds {len(entries)} moves, not {ply}",
                        current_ply=meta["ply"])
     state = None
-    for step in replay(header, matches.store.seed(meta["id"]), entries):
+    for step in replay(header, matches.store.seed(meta["id"]), entries, game=game):
         state = step.state
     return state
 
@@ -91,9 +95,17 @@ def position(matches: Matches, match_id: str, seat: int | None = None, ply: int 
     if ply is None or ply == meta["ply"]:
         view = matches.view(match_id, seat, meta)  # a move may have landed meanwhile: its ply is view["ply"]
         return Position(match_id, meta["game"], int(view["ply"]), True, view["board"],
-                        list(view.get("legal_actions", [])))
+                        list(view.get("legal_actions", [])), picture_edition(matches, meta))
     game = matches.game_of(meta)
-    return Position(match_id, meta["game"], ply, False, game.view(state_at(matches, meta, ply), seat))
+    return Position(match_id, meta["game"], ply, False, game.view(state_at(matches, meta, ply), seat),
+                    edition=picture_edition(matches, meta))
+
+
+def picture_edition(matches: Matches, meta: Mapping[str, Any]) -> dict[str, Any]:
+    """What a picture of the match is told of its edition: id, title, digest (the numbers it
+    draws) and the paths still provisional in it (the values it marks)."""
+    pin = dict(meta.get("edition") or {"id": "shipped", "title": "shipped data"})
+    return {**pin, "provisional": [p.path for p in matches.game_of(meta).provisional()]}
 
 
 def etag_of(svg: str) -> str:
@@ -102,10 +114,15 @@ def etag_of(svg: str) -> str:
     return '"b-' + hashlib.sha256(svg.encode("utf-8")).hexdigest()[:24] + '"'
 
 
-def draw(game_id: str, board: Mapping[str, Any], legal: Sequence[Mapping[str, Any]] = ()) -> str | None:
+def draw(game_id: str, board: Mapping[str, Any], legal: Sequence[Mapping[str, Any]] = (),
+         edition: Mapping[str, Any] | None = None) -> str | None:
     """The SVG of ``board`` (with spots for ``legal``), None for a game this server draws no
     pictures of: one without a renderer, or whose picture module is not installed (a failure
-    to import anything else is a bug and is raised)."""
+    to import anything else is a bug and is raised). ``edition`` (the view's) goes to the picture
+    inside the board, as ``edition``, for its provisional marks and footnote."""
+    game = games.get(game_id)
+    if edition is not None and game is not None and shipped(game).data:  # a game with no data has no edition
+        board = {**board, "edition": edition}
     try:
         return pictures.render(game_id, board, legal)
     except pictures.UnknownPicture:
@@ -118,7 +135,7 @@ def draw(game_id: str, board: Mapping[str, Any], legal: Sequence[Mapping[str, An
 
 def render(where: Position) -> str:
     """The SVG of a position; 404 ``no-picture`` for a game this server draws no pictures of."""
-    svg = draw(where.game, where.board, where.legal)
+    svg = draw(where.game, where.board, where.legal, where.edition)
     if svg is None:
         raise NotFound("no-picture", f"this server has no pictures of the game {where.game!r}; "
                        "the match's JSON view has the same position")

@@ -20,7 +20,8 @@ from typing import TYPE_CHECKING, Any
 from service import bots, games
 from service.clock import parse_iso
 from service.games.base import Game, GameError
-from service.play import claims, clocks, key_attach, moves, records, seat_keys, timeouts
+from service.games.editions import SHIPPED, Edition
+from service.play import claims, clocks, editions, key_attach, moves, records, seat_keys, timeouts
 from service.play.envelopes import check_envelope
 from service.play.errors import BadRequest, Conflict, Forbidden, NotFound, ServiceError
 from service.play.people import check_name, normal_email
@@ -142,10 +143,18 @@ class Matches:
     # -- lookup ------------------------------------------------------------------------------
 
     def game_of(self, meta: Mapping[str, Any]) -> Game[Any]:
+        """The game of a match, playing with the numbers of the edition the match pinned."""
         game = games.get(meta["game"])
         if game is None:  # a match of a game this build no longer has
             raise NotFound("unknown-game", f"this server does not host the game {meta['game']!r}")
-        return game
+        return editions.installed().game(game, meta.get("edition"))
+
+    def edition_of(self, meta: Mapping[str, Any]) -> Edition:
+        """The edition a match pinned (:func:`service.play.editions.Shelf.pinned`)."""
+        game = games.get(meta["game"])
+        if game is None:
+            raise NotFound("unknown-game", f"this server does not host the game {meta['game']!r}")
+        return editions.installed().pinned(game, meta.get("edition"))
 
     def meta(self, match_id: str) -> dict[str, Any]:
         meta = self.store.meta(match_id) if isinstance(match_id, str) and match_id.isascii() else None
@@ -172,13 +181,14 @@ class Matches:
 
     def create(self, game_id: str, options: Mapping[str, Any] | None, seats: list[dict[str, Any]], *,
                creator_key: str, creator_name: str = "", time_control: Any = None,
-               timeout_policy: Any = None) -> dict[str, Any]:
+               timeout_policy: Any = None, edition: str | None = None) -> dict[str, Any]:
         """Create a match for the creator whose (verified) public key is ``creator_key``: that
         key alone may abort it, and the invitation quotas are counted against it. ``seats`` lists
         each seat as ``{"invite": email}`` or ``{"bot": "random"}``. Returns the id, the invite
         tokens and the seed commitment. Starts the match at once when every seat is a bot.
         ``creator_name`` (optional, checked like a player's name) is who the mails say invited.
-        ``time_control`` and ``timeout_policy`` (docs/clock.md) default to no clock and the stand-in."""
+        ``time_control`` and ``timeout_policy`` (docs/clock.md) default to no clock and the stand-in.
+        ``edition`` (docs/editions.md) chooses the game's data; the match pins it for good."""
         if not signing.valid_public_key(creator_key):
             raise BadRequest("bad-public-key", "the creator key must be a base64url Ed25519 public key (32 bytes)")
         game = games.get(game_id)
@@ -189,6 +199,7 @@ class Matches:
                 "bad-player-count",
                 f"{game.title} is for {game.players.start} to {game.players.stop - 1} players, not {len(seats)}",
             )
+        pinned = editions.installed().choose(game, edition)
         opts = checked_options(game, options, len(seats))
         try:
             control = tcs.check_time_control(time_control)
@@ -229,6 +240,7 @@ class Matches:
             "outcome": None, "setup_events": [], "format": RECORD_FORMAT,
             "time_control": control, "timeout_policy": policy,
             "clock_key": signing.public_key_of(self.clock_private_key(match_id)),
+            "edition": pinned.pin(),
         }
         # the invitations go out from the outbox entry written with the match: both or neither
         invited = {k: {"email": seat_rows[int(k)]["email"], "token": t} for k, t in invites.items()
@@ -389,6 +401,7 @@ class Matches:
             "outcome": meta.get("outcome"),
             "clock": clocks.clock_view(meta, self.moment(), self.pauses_of(meta)),
             "standing": clocks.standing_of(meta).to_json(),
+            "edition": dict(meta.get("edition") or {"id": SHIPPED, "title": "shipped data"}),
         }
 
     def pauses_of(self, meta: Mapping[str, Any]) -> clocks.PausesOf:
@@ -437,7 +450,10 @@ class Matches:
             if fresh is not meta:  # a move landed since the caller read the meta: show that ply whole
                 meta, out = fresh, self.public_meta(fresh)
         out["board"] = game.view(state, seat)
-        out["text"] = game.render(out["board"])
+        # the count only: the paths are the catalog's (GET /v1/games/{game}), not every view's bytes
+        out["edition"]["provisional_values"] = len(game.provisional())
+        note = editions.footnote(out["edition"], game)
+        out["text"] = game.render(out["board"]) + ("\n\n" + "\n".join(note) if note else "")
         if seat is not None:
             out["seat"] = seat
             legal = game.legal_actions(state, seat) if seat in meta["active"] else []
@@ -562,7 +578,7 @@ class Matches:
             raise Conflict("match-not-started", f"match {match_id} is {meta['status']}: there is no record yet")
         over = meta["status"] in ("finished", "aborted")  # an abort after the start reveals the seed too
         return records.record(meta, self.store.log(match_id), self.server_public_key, self._secret(match_id, meta),
-                              self.store.seed(match_id) if over else None)
+                              self.store.seed(match_id) if over else None, self.edition_of(meta))
 
 
 def _announce_abort(before: dict[str, Any], after: dict[str, Any]) -> Announcement | None:

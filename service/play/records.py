@@ -7,7 +7,7 @@ no store, no clock. :class:`service.play.matches.Matches` reads those and calls 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from service.proof.chain import (
     RECORD_FORMAT_1,
@@ -18,6 +18,9 @@ from service.proof.chain import (
     hidden_salt,
     visible_events,
 )
+
+if TYPE_CHECKING:
+    from service.games.editions import Edition
 
 
 def record_format(meta: Mapping[str, Any]) -> str:
@@ -71,14 +74,18 @@ def header(meta: Mapping[str, Any], server_public_key: str, secret: bytes,
         # format 4: the clock the match runs on, so the verifier can check every timeout's time
         out.update({"started_at": meta["started_at"], "time_control": meta["time_control"],
                     "timeout_policy": meta["timeout_policy"], "clock_key": meta["clock_key"]})
+    if meta.get("edition"):  # the data edition the match plays (docs/editions.md); older headers hash as before
+        out["edition"] = {"id": meta["edition"]["id"], "digest": meta["edition"]["digest"]}
     return out
 
 
 def record(meta: Mapping[str, Any], entries: list[dict[str, Any]], server_public_key: str, secret: bytes,
-           seed: bytes | None) -> dict[str, Any]:
+           seed: bytes | None, edition: Edition | None = None) -> dict[str, Any]:
     """The record of a started match. ``seed`` is given once the match is over and then revealed,
     with every hidden event; while it runs the hidden events are withheld, and (format 2) their
-    salted digests stand in for them so the chain can be checked now."""
+    salted digests stand in for them so the chain can be checked now. A match that plays an
+    edition other than the shipped data carries the edition document (``edition``), so the
+    record verifies on its own."""
     over = seed is not None
     withheld: dict[str, Any] | None = None
     if not over and record_format(meta) != RECORD_FORMAT_1:
@@ -97,6 +104,8 @@ def record(meta: Mapping[str, Any], entries: list[dict[str, Any]], server_public
     }
     if withheld is not None:
         out["withheld"] = withheld
+    if edition is not None and edition.id != "shipped":
+        out["edition"] = dict(edition.document)
     if record_format(meta) not in (RECORD_FORMAT_1, RECORD_FORMAT_2):
         out["key_changes"] = key_changes(meta["seats"])
         out["mail_withdrawals"] = mail_withdrawals(meta["seats"])

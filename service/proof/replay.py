@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from service import games
+from service.games import edition_check, editions
 from service.games.base import Game, GameError, Rng
 from service.proof import fairness
 from service.proof.chain import RECORD_FORMAT
@@ -39,6 +40,34 @@ def plain(obj: Any) -> Any:
     return json.loads(json.dumps(obj))
 
 
+NARRATION = ("text",)
+"""Event fields that are the server's words, not the rules' facts: replay does not re-derive them."""
+
+
+def same_events(replayed: Sequence[Mapping[str, Any]], logged: Sequence[Mapping[str, Any]]) -> bool:
+    """Whether a record's events say what the replay says.
+
+    The facts must agree: as many events, in order, and every field the record holds equal to
+    the replayed one, except the narration (``text``). The sentences are the server's words when
+    the move was made; the events' digest, the chain and the receipt prove that the server wrote
+    them, so a later release may reword its sentences (issue 16) or add a field to an event (a
+    field the record lacks is one its release did not write) without making old records fail.
+    A field the record holds that the replay does not produce, or holds with another value, is a
+    mismatch."""
+    if len(replayed) != len(logged):
+        return False
+    for new, old in zip(replayed, logged, strict=True):
+        if not isinstance(old, Mapping):
+            return False
+        new_plain, old_plain = plain(dict(new)), plain(dict(old))
+        for key, value in old_plain.items():
+            if key in NARRATION:
+                continue
+            if key not in new_plain or new_plain[key] != value:
+                return False
+    return True
+
+
 @dataclass
 class Step:
     """The match after one entry (``ply``; -1: after setup): the rules state, the events the
@@ -50,20 +79,45 @@ class Step:
     standing: Standing
 
 
-def game_for(header: Mapping[str, Any]) -> Game[Any]:
+def game_for(header: Mapping[str, Any], documents: Sequence[Any] = ()) -> Game[Any]:
+    """The game of a header, playing with the data edition the header pins (docs/editions.md).
+
+    A header without ``edition`` (records from before editions) or pinning the shipped data's
+    digest plays the shipped data. Any other pin needs its document among ``documents`` (the
+    record's own ``edition``, or a file the verifier was given): it is checked like an installed
+    edition and must hash to the pinned digest, so no other numbers can replay the match."""
     game = games.get(str(header.get("game")))
     if game is None:
         raise ReplayMismatch("header", f"this verifier does not know the game {header.get('game')!r}")
-    return game
+    pin = header.get("edition")
+    if pin is None:
+        return game
+    digest = str(pin.get("digest"))
+    if digest == editions.shipped(game).digest:
+        return game
+    offered = [d for d in documents if d is not None]
+    for document in offered:
+        try:
+            edition = edition_check.check(document, {game.id: game})
+        except edition_check.EditionError as exc:
+            raise ReplayMismatch("edition", f"the edition document is not usable: {exc}") from exc
+        if edition.digest == digest:
+            return editions.bind(game, edition)
+    if offered:
+        raise ReplayMismatch("edition", f"the header pins edition {pin.get('id')!r} with digest {digest}; the edition "
+                                        "document given has another digest: these are not the numbers the match was played with")
+    raise ReplayMismatch("edition", f"the header pins edition {pin.get('id')!r} (digest {digest}), which is neither "
+                                    "the shipped data nor in the record: give its file with --edition")
 
 
 def replay(header: Mapping[str, Any], seed: bytes, entries: Sequence[Mapping[str, Any]],
-           setup_events: Sequence[Mapping[str, Any]] | None = None) -> Iterator[Step]:
+           setup_events: Sequence[Mapping[str, Any]] | None = None, game: Game[Any] | None = None) -> Iterator[Step]:
     """Yield the state after setup (ply -1) and after every entry, checking that each move was
     made by a seat that had to act and that every action applies (format 4: that ``judge``
     accepts the entry). When ``setup_events`` or an entry's ``events`` are given they must equal
-    what the replay produces."""
-    game = game_for(header)
+    what the replay produces. ``game`` is the game with the match's edition bound (default: the
+    one :func:`game_for` finds for a header that needs no edition document)."""
+    game = game_for(header) if game is None else game
     clocked = header.get("format") == RECORD_FORMAT
     standing = Standing.start([str(s.get("kind", "human")) for s in header["seats"]])
     policy: dict[str, Any] = {}
@@ -74,7 +128,7 @@ def replay(header: Mapping[str, Any], seed: bytes, entries: Sequence[Mapping[str
             raise ReplayMismatch("header", f"the timeout policy is not one this verifier knows: {exc.message}") from exc
     secret = fairness.match_secret(seed, header["match"], header["seats"])
     state, events = game.setup(header["players"], header["options"], fairness.setup_rng(secret))
-    if setup_events is not None and plain(events) != plain(list(setup_events)):
+    if setup_events is not None and not same_events(events, list(setup_events)):
         raise ReplayMismatch("setup", "the setup events differ from what the seed produces")
     yield Step(-1, state, events, standing)
     for i, entry in enumerate(entries):
@@ -85,7 +139,7 @@ def replay(header: Mapping[str, Any], seed: bytes, entries: Sequence[Mapping[str
             state, standing, caused = _judged(game, state, standing, policy, i, entry, rng)
         else:
             state, caused = _applied(game, state, i, seat, actions, rng)
-        if "events" in entry and plain(caused) != plain(entry["events"]):
+        if "events" in entry and not same_events(caused, entry["events"]):
             raise ReplayMismatch(f"ply {i}", "the stored events differ from what the replay produces")
         yield Step(i, state, caused, standing)
 

@@ -84,7 +84,7 @@ class Report:
         return "\n".join([*self.lines, verdict])
 
 
-def verify_file(path: str, server_key: str | None = None) -> Report:
+def verify_file(path: str, server_key: str | None = None, edition: Any = None) -> Report:
     """:func:`verify_record` of a JSON file."""
     try:
         record = json.loads(Path(path).read_text())
@@ -93,14 +93,16 @@ def verify_file(path: str, server_key: str | None = None) -> Report:
                                      "than the JSON decoder can follow (no record nests more than a few levels)")
     except (OSError, ValueError) as exc:
         return Report().fail("file", f"cannot read a JSON record from {path}: {exc}")
-    return verify_record(record, server_key)
+    return verify_record(record, server_key, edition)
 
 
-def verify_record(record: Any, server_key: str | None = None) -> Report:
-    """Check a record; ``server_key`` pins the server's public key (else the header's is used)."""
+def verify_record(record: Any, server_key: str | None = None, edition: Any = None) -> Report:
+    """Check a record; ``server_key`` pins the server's public key (else the header's is used);
+    ``edition`` is an edition document to replay with when the record does not carry the one
+    its header pins (docs/editions.md)."""
     report = Report()
     try:
-        _verify(record, server_key, report)
+        _verify(record, server_key, report, edition)
     except ReplayMismatch as exc:
         return report.fail(exc.where, exc.what)
     except (KeyError, TypeError, ValueError, IndexError, AttributeError, OverflowError) as exc:
@@ -112,19 +114,21 @@ def verify_record(record: Any, server_key: str | None = None) -> Report:
     return report
 
 
-def _verify(record: dict[str, Any], server_key: str | None, report: Report) -> None:
+def _verify(record: dict[str, Any], server_key: str | None, report: Report, edition: Any = None) -> None:
     header = record["header"]
     fmt = header.get("format")
     if fmt not in RECORD_FORMATS:
         report.fail("header", f"unknown format {fmt!r} (this verifier reads {', '.join(RECORD_FORMATS)})")
         return
     match_id = header["match"]
-    game = game_for(header)
+    game = game_for(header, [record.get("edition"), edition])
     key = header["server_key"]
     if server_key and key != server_key:
         report.fail("header", "the record's server key is not the one you pinned with --server-key")
         return
     report.note(f"match {match_id}: {game.title}, {header['players']} seats, format {fmt}")
+    if header.get("edition"):
+        report.note(f"data edition {header['edition'].get('id')!r}, digest {header['edition'].get('digest')}")
     for row in header["seats"]:
         # the same strict rule as at claim: a small-order or non-canonical key would accept
         # forged (degenerate) signatures, so a record naming one proves nothing for that seat
@@ -243,7 +247,7 @@ def _verify(record: dict[str, Any], server_key: str | None, report: Report) -> N
         if clocked:
             report.not_yet("the timeouts' deadlines: who had to act when comes from the replay, which needs the seed")
         return
-    steps = list(replay(header, seed, record["entries"], record["setup_events"]))
+    steps = list(replay(header, seed, record["entries"], record["setup_events"], game=game))
     report.note("replay from the seed reproduces every setup and move event")
     if clocked:
         walked = clock_check.walk(header, record["entries"], game, steps)

@@ -48,7 +48,7 @@ class ArchivedMatches:
         meta_key = self._k(match_id, "meta")
         parts = [self._k(match_id, p) for p in ("state", "log", "envs", "seed")]
         while True:
-            with self.r.pipeline() as pipe:
+            with self.r.pipeline(transaction=True) as pipe:
                 try:
                     pipe.watch(meta_key)  # type: ignore[no-untyped-call]
                     raw = cast(dict[bytes, bytes], pipe.hgetall(meta_key))

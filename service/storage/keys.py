@@ -23,7 +23,7 @@ TOMBSTONE_FIELDS = ("id", "game", "status", "ply", "players", "seats", "active",
 """The meta fields an archived match keeps in Redis: what the listings (``Store.metas``) read, so a
 listing of many matches never opens an archive document."""
 META_JSON_FIELDS = ("options", "seats", "active", "outcome", "setup_events", "active_since", "time_control",
-                    "timeout_policy", "standing", "clocks")
+                    "timeout_policy", "standing", "clocks", "edition")
 
 
 def bucket_of(match_id: str) -> str:

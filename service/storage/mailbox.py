@@ -18,7 +18,7 @@ from typing import Literal
 
 import redis
 from limits import RateLimitItemPerSecond
-from limits.storage import RedisStorage
+from limits.storage import RedisClusterStorage, RedisStorage
 from limits.strategies import FixedWindowRateLimiter
 
 from service.storage.preferences import address_digest
@@ -30,8 +30,14 @@ class Mailbox:
     def __init__(self, client: redis.Redis, namespace: str = "portolan:") -> None:
         self.r = client
         self.ns = namespace
-        # the URI only picks limits' Redis storage; the pool (the store's) is what it talks to
-        storage = RedisStorage("redis://", connection_pool=client.connection_pool, key_prefix=f"{namespace}mail:limits")
+        prefix = f"{namespace}mail:limits"
+        storage: RedisStorage
+        if isinstance(client, redis.RedisCluster):
+            node = client.get_default_node()
+            storage = RedisClusterStorage(f"redis+cluster://{node.host}:{node.port}", key_prefix=prefix)
+        else:
+            # the URI only picks limits' Redis storage; the pool (the store's) is what it talks to
+            storage = RedisStorage("redis://", connection_pool=client.connection_pool, key_prefix=prefix)
         self._limiter = FixedWindowRateLimiter(storage)
 
     def _key(self, part: str) -> str:
@@ -51,10 +57,10 @@ class Mailbox:
 
     def finish(self, identity: str, keep_s: int) -> None:
         """Mark the message dealt with for ``keep_s`` seconds, then drop the lease."""
-        with self.r.pipeline() as pipe:
-            pipe.set(self._key(f"done:{identity}"), b"1", ex=max(1, keep_s))
-            pipe.delete(self._key(f"lease:{identity}"))
-            pipe.execute()
+        # one after the other, not in one transaction (the two keys may be in different Cluster
+        # slots): a crash between the two leaves a lease that runs out, and the mark already says done
+        self.r.set(self._key(f"done:{identity}"), b"1", ex=max(1, keep_s))
+        self.r.delete(self._key(f"lease:{identity}"))
 
     def abandon(self, identity: str) -> None:
         """Drop the lease: the message was not dealt with, its redelivery will be."""

@@ -8,10 +8,15 @@ moves. It uses the store's connection (``r``), namespace and key names.
 from __future__ import annotations
 
 import json
+import time
 from dataclasses import dataclass
 from typing import Any, cast
 
 import redis
+
+CLUSTER_POLL_S = 0.05
+"""How often a consumer on a Redis Cluster looks at the outbox streams while it waits (a blocking
+read of many streams is not possible there: see :meth:`OutboxStreams.read_outbox`)."""
 
 
 @dataclass(frozen=True)
@@ -31,6 +36,7 @@ class OutboxStreams:
     """Reading, claiming and acknowledging outbox entries by consumer group; job promises."""
 
     r: redis.Redis
+    q: redis.Redis
     ns: str
     _postpone: Any
 
@@ -43,14 +49,15 @@ class OutboxStreams:
     # -- promised jobs (service.delivery.dispatch, .watchdog) -----------------------------
 
     def promise_jobs(self, pipe: Any, jobs: list[tuple[str, str, float]]) -> None:
-        """Queue on ``pipe`` (the MULTI that enqueues them) the promises of jobs ``(id, spec, due)``."""
+        """Queue on ``pipe`` (the MULTI that enqueues them, on the queues' Redis: :attr:`q`) the
+        promises of jobs ``(id, spec, due)``."""
         pipe.zadd(self.key("jobs:due"), {jid: due for jid, _, due in jobs})
         pipe.hset(self.key("jobs:spec"), mapping={jid: spec for jid, spec, _ in jobs})
 
     def overdue_jobs(self, now: float, limit: int = 200) -> list[tuple[str, str]]:
         """Promised jobs due at ``now`` or before: ``(id, spec)``, oldest first."""
-        ids = [i.decode() for i in cast(list[bytes], self.r.zrangebyscore(self.key("jobs:due"), "-inf", now, 0, limit))]
-        specs = cast(list[bytes | None], self.r.hmget(self.key("jobs:spec"), ids)) if ids else []
+        ids = [i.decode() for i in cast(list[bytes], self.q.zrangebyscore(self.key("jobs:due"), "-inf", now, 0, limit))]
+        specs = cast(list[bytes | None], self.q.hmget(self.key("jobs:spec"), ids)) if ids else []
         return [(i, s.decode()) for i, s in zip(ids, specs, strict=True) if s is not None]
 
     def postpone_job(self, jid: str, now: float, due: float) -> bool:
@@ -59,14 +66,14 @@ class OutboxStreams:
 
     def job_done(self, jid: str) -> None:
         """A job's work is done (or need not be done): its promise is kept."""
-        pipe = self.r.pipeline(transaction=True)
+        pipe = self.q.pipeline(transaction=True)
         pipe.zrem(self.key("jobs:due"), jid)
         pipe.hdel(self.key("jobs:spec"), jid)
         pipe.execute()
 
     def promised_jobs(self) -> int:
         """How many promises are open."""
-        return int(self.r.zcard(self.key("jobs:due")))  # type: ignore[arg-type]
+        return int(self.q.zcard(self.key("jobs:due")))  # type: ignore[arg-type]
 
     # -- the outbox ------------------------------------------------------------------------
 
@@ -85,10 +92,24 @@ class OutboxStreams:
 
     def read_outbox(self, group: str, consumer: str, count: int = 100, block_ms: int | None = None) -> list[OutboxRecord]:
         """New entries for ``consumer`` of ``group`` from every outbox (one XREADGROUP; with
-        ``block_ms``, wait that long for one)."""
-        answer = self.r.xreadgroup(self._group(group), consumer, {k: ">" for k in self.outbox_keys()},
-                                   count=count, block=block_ms)
-        return records_of(answer)
+        ``block_ms``, wait that long for one). On a Redis Cluster one XREADGROUP cannot name
+        streams of several slots, and the buckets are in different slots: there each stream is
+        read in one pipeline (redis-py sends it to each node at once) and the wait is a poll."""
+        if not isinstance(self.r, redis.RedisCluster):
+            answer = self.r.xreadgroup(self._group(group), consumer, {k: ">" for k in self.outbox_keys()},
+                                       count=count, block=block_ms)
+            return records_of(answer)
+        deadline = time.monotonic() + (block_ms or 0) / 1000
+        while True:
+            pipe = self.r.pipeline(transaction=False)
+            for key in self.outbox_keys():
+                pipe.xreadgroup(self._group(group), consumer, {key: ">"}, count=count)
+            found = [r for answer in pipe.execute() for r in records_of(answer)]
+            if found or time.monotonic() >= deadline:
+                # up to ``count`` per stream: every entry read is this consumer's now (pending), so
+                # all go back to the caller, which handles and acknowledges each
+                return found
+            time.sleep(CLUSTER_POLL_S)
 
     def claim_outbox(self, group: str, consumer: str, min_idle_ms: int, count: int = 100) -> list[OutboxRecord]:
         """Entries of ``group`` delivered to some consumer more than ``min_idle_ms`` ago and never

@@ -49,13 +49,14 @@ class DigestBook:
     A turn notice for such an address is not sent; the job records the seat here instead
     (:meth:`remember`), and the day's digest job reads the address's seats back, lists those
     still waiting and forgets the rest. Redis: a set of the address digests with something to
-    list (``<ns>notices:digest:due``) and one hash per address (``<ns>notices:digest:<addr
+    list (``<ns>notices:{digest}:due``) and one hash per address (``<ns>notices:{digest}:<addr
     digest>``, fields ``<match>:<seat>`` = when the turn began, plus ``@to`` = the address
-    itself, which the key name does not show)."""
+    itself, which the key name does not show). The hash tag ``{digest}`` keeps them in one Redis
+    Cluster slot: a note and its due mark are written in one transaction."""
 
     def __init__(self, client: redis.Redis, namespace: str = "portolan:") -> None:
         self.r = client
-        self.prefix = f"{namespace}notices:digest:"
+        self.prefix = f"{namespace}notices:{{digest}}:"
         self.due = f"{self.prefix}due"
 
     def remember(self, email: str, match_id: str, seat: int, since: str) -> None:
@@ -63,7 +64,7 @@ class DigestBook:
         a seat already noted keeps its first time (the turn began then)."""
         digest = address_digest(email)
         key = self.prefix + digest
-        with self.r.pipeline() as pipe:
+        with self.r.pipeline(transaction=True) as pipe:
             pipe.hset(key, "@to", email.strip())
             pipe.hsetnx(key, f"{match_id}:{seat}", since)
             pipe.sadd(self.due, digest)

@@ -128,15 +128,19 @@ class ApplyResult:
 class Store(OutboxStreams, ArchivedMatches):
     """Match persistence over one Redis connection pool, under a key namespace."""
 
-    def __init__(self, client: redis.Redis, namespace: str = "portolan:", archive: Archive | None = None) -> None:
+    def __init__(self, client: redis.Redis, namespace: str = "portolan:", archive: Archive | None = None,
+                 queue_client: redis.Redis | None = None) -> None:
         self.r = client
+        self.q = client if queue_client is None else queue_client
+        """Where RQ's jobs are (``QUEUE_REDIS_URL``): the promises of jobs live beside them, so that a
+        job and its promise are written in one MULTI even when the matches are on a cluster."""
         self.ns = namespace
         self.archive_to: Archive = archive if archive is not None else FolderArchive("var/archive")
         self._docs: OrderedDict[str, dict[str, Any]] = OrderedDict()
         self._docs_lock = threading.Lock()
         self._apply = self.r.register_script(_APPLY)
         self._take_quota = self.r.register_script(_TAKE_QUOTA)
-        self._postpone = self.r.register_script(_POSTPONE)
+        self._postpone = self.q.register_script(_POSTPONE)
 
     # -- keys ------------------------------------------------------------------------------
 
@@ -150,6 +154,11 @@ class Store(OutboxStreams, ArchivedMatches):
     def outbox_keys(self) -> list[str]:
         """Every outbox stream: what a consumer reads."""
         return [self.outbox_key(b) for b in BUCKETS]
+
+    def matches_key(self, bucket: str) -> str:
+        """The sorted set of one bucket's match ids by creation time: one per bucket, so that a
+        match's creation is one MULTI in one Cluster slot (its meta, seed, index and outbox entry)."""
+        return f"{self.ns}matches:{{{bucket}}}"
 
     def ended_key(self, bucket: str) -> str:
         """The sorted set of one bucket's ended, not yet archived matches, by end time."""
@@ -179,24 +188,34 @@ class Store(OutboxStreams, ArchivedMatches):
         pipe = self.r.pipeline(transaction=True)
         pipe.hset(self._k(mid, "meta"), mapping=encode_meta(meta))  # type: ignore[arg-type]
         pipe.set(self._k(mid, "seed"), seed.hex())
-        pipe.zadd(self.key("matches"), {mid: created})
-        if announce is not None:
-            self._announce(pipe, mid, int(meta["ply"]), announce)
+        pipe.zadd(self.matches_key(bucket_of(mid)), {mid: created})
+        wake = None if announce is None else self._announce(pipe, mid, int(meta["ply"]), announce)
         pipe.execute()
+        self._wake(wake)
 
-    def _announce(self, pipe: Any, match_id: str, ply: int, announce: Announcement) -> None:
-        """Queue an outbox entry and its wake-up on a MULTI pipeline."""
+    def _announce(self, pipe: Any, match_id: str, ply: int, announce: Announcement) -> str:
+        """Queue an outbox entry on a MULTI pipeline; returns its wake-up, which the caller
+        publishes once the MULTI is done (:meth:`_wake`)."""
         pipe.xadd(self.outbox_key(bucket_of(match_id)),
                   {"kind": announce[0], "match": match_id, "ply": ply, "data": _json(announce[1])},
                   minid=_outbox_cutoff(), approximate=True)
-        pipe.publish(self.events_channel(), _json({"match": match_id, "ply": ply, "kind": announce[0]}))
+        return _json({"match": match_id, "ply": ply, "kind": announce[0]})
+
+    def _wake(self, message: str | None) -> None:
+        """Publish a wake-up after its commit. Not inside the MULTI: a Redis Cluster refuses
+        PUBLISH in a transaction, and a wake-up is only a hint (waiters re-read what they wait
+        for), so one lost to a crash right after the commit costs a waiter its timeout, nothing
+        more. (The move script publishes from inside: a script may.)"""
+        if message is not None:
+            self.r.publish(self.events_channel(), message)
 
     def announce(self, match_id: str, kind: str, data: dict[str, Any]) -> None:
         """Append an outbox entry no commit carries, at the match's current ply (the clock's
         reminders: they change nothing in the match, yet webhooks and streams may carry them)."""
         pipe = self.r.pipeline(transaction=True)
-        self._announce(pipe, match_id, self.ply(match_id) or 0, (kind, data))
+        wake = self._announce(pipe, match_id, self.ply(match_id) or 0, (kind, data))
         pipe.execute()
+        self._wake(wake)
 
     def meta(self, match_id: str) -> dict[str, Any] | None:
         """The decoded meta of a match, or None when there is no such match."""
@@ -240,7 +259,7 @@ class Store(OutboxStreams, ArchivedMatches):
         (None: nothing to announce). Retries on a lost race; returns the new meta."""
         key = self._k(match_id, "meta")
         while True:
-            with self.r.pipeline() as pipe:
+            with self.r.pipeline(transaction=True) as pipe:
                 try:
                     pipe.watch(key)  # type: ignore[no-untyped-call]
                     raw = cast(dict[bytes, bytes], pipe.hgetall(key))
@@ -258,9 +277,9 @@ class Store(OutboxStreams, ArchivedMatches):
                         pipe.zadd(self.ended_key(bucket_of(match_id)), {match_id: epoch_of(str(after.get("updated_at", "")))})
                     if state is not None:
                         pipe.set(self._k(match_id, "state"), json.dumps(state, separators=(",", ":")))
-                    if entry is not None:
-                        self._announce(pipe, match_id, int(after["ply"]), entry)
+                    wake = None if entry is None else self._announce(pipe, match_id, int(after["ply"]), entry)
                     pipe.execute()
+                    self._wake(wake)
                     return after
                 except redis.WatchError:
                     continue
@@ -285,10 +304,18 @@ class Store(OutboxStreams, ArchivedMatches):
         return bytes.fromhex(cast(bytes, raw).decode())
 
     def match_ids(self, newest_first: bool = False, limit: int = -1) -> list[str]:
-        """Every match id by creation time (or the ``limit`` newest)."""
+        """Every match id by creation time (or the ``limit`` newest), over every bucket (and the
+        single index that matches created before the buckets were kept in)."""
         stop = -1 if limit < 0 else limit - 1
-        ids = self.r.zrevrange(self.key("matches"), 0, stop) if newest_first else self.r.zrange(self.key("matches"), 0, stop)
-        return [m.decode() for m in cast(list[bytes], ids)]
+        pipe = self.r.pipeline(transaction=False)
+        for key in [self.key("matches"), *(self.matches_key(b) for b in BUCKETS)]:
+            if newest_first:
+                pipe.zrevrange(key, 0, stop, withscores=True)
+            else:
+                pipe.zrange(key, 0, stop, withscores=True)
+        rows = {m.decode(): score for answer in pipe.execute() for m, score in answer}
+        ordered = sorted(rows, key=lambda m: (rows[m], m), reverse=newest_first)
+        return ordered if limit < 0 else ordered[:limit]
 
     # -- moves -----------------------------------------------------------------------------
 

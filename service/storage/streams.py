@@ -119,9 +119,14 @@ class Wakeups:
     def __init__(self, client: redis.Redis, channel: str, idle_s: float = 60.0) -> None:
         # its own connection, not one of the shared pool's: the subscription holds it for as
         # long as it listens, and a pool slot held for ever is one fewer for the requests
-        pool = client.connection_pool
-        self.r = redis.Redis(connection_pool=redis.ConnectionPool(
-            connection_class=pool.connection_class, max_connections=2, **pool.connection_kwargs))
+        if isinstance(client, redis.RedisCluster):
+            # a cluster propagates every PUBLISH to all its nodes: listening on one is enough
+            node = client.get_default_node()
+            self.r: redis.Redis = redis.Redis(host=node.host, port=node.port, max_connections=2)
+        else:
+            pool = client.connection_pool
+            self.r = redis.Redis(connection_pool=redis.ConnectionPool(
+                connection_class=pool.connection_class, max_connections=2, **pool.connection_kwargs))
         self.channel = channel
         self.idle_s = idle_s
         self._lock = threading.Lock()

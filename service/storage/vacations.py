@@ -45,7 +45,7 @@ class VacationStore:
         first (then read again and retry). Returns the document as stored."""
         key = self._key(public_key)
         while True:
-            with self.r.pipeline() as pipe:
+            with self.r.pipeline(transaction=True) as pipe:
                 try:
                     pipe.watch(key)  # type: ignore[no-untyped-call]
                     current = _decoded(cast(bytes | None, pipe.get(key)))

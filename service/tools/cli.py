@@ -22,6 +22,8 @@ from service.proof import signing
 from service.tools.archive_commands import add_archive_commands
 from service.tools.bot_commands import add_bot_commands
 from service.tools.clock_commands import add_commands as add_clock_commands
+from service.tools.data_commands import add_commands as add_data_commands
+from service.tools.data_commands import install_editions
 from service.tools.friend_lines import claimed_text, invitations_text
 from service.tools.mail_commands import add_commands as add_mail_commands
 from service.tools.mail_commands import delegation_line
@@ -151,7 +153,7 @@ def cmd_create(args: argparse.Namespace) -> int:
     if not key_path(args.key).exists():  # creation is signed: the creator is a key, as a player is
         cmd_keygen(argparse.Namespace(key=args.key, force=False))
     result = _client(args).create(args.game, seats, options, private_key=load_key(args.key),
-                                  creator_name=args.name or "", **clock)
+                                  creator_name=args.name or "", edition=args.edition, **clock)
     if args.json:
         out(result, True)
         return 0
@@ -359,7 +361,13 @@ def cmd_record(args: argparse.Namespace) -> int:
 def cmd_verify(args: argparse.Namespace) -> int:
     from service.proof.verify import verify_file
 
-    report = verify_file(args.record, server_key=args.server_key)
+    edition = None
+    if args.edition:  # the edition the record pins, when the record does not carry it
+        try:
+            edition = json.loads(Path(args.edition).read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise SystemExit(f"cannot read the edition {args.edition}: {exc}") from exc
+    report = verify_file(args.record, server_key=args.server_key, edition=edition)
     say(report.text())
     return 0 if report.ok else 1
 
@@ -395,6 +403,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     from service.api import create_app
 
+    install_editions(args.edition)
     run_simple(args.host, args.port, create_app(), threaded=True, use_reloader=False)
     return 0
 
@@ -402,7 +411,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
 def cmd_dev(args: argparse.Namespace) -> int:
     from service.tools.devserver import run_dev
 
+    install_editions(args.edition)
     return run_dev(host=args.host, port=args.port, data_dir=args.data)
+
 
 
 EX_DATAERR = 65
@@ -484,9 +495,13 @@ def parser() -> argparse.ArgumentParser:
     sp.add_argument("--host", default="127.0.0.1")
     sp.add_argument("--port", type=int, default=8000)
     sp.add_argument("--data", default="var", help="folder for Redis data and the outbox (default ./var)")
+    sp.add_argument("--edition", action="append", default=[], metavar="FILE",
+                    help="install a data edition (repeatable; adds to PORTOLAN_EDITIONS, docs/editions.md)")
     sp = cmd("serve", cmd_serve, "run the API against REDIS_URL (production: use gunicorn, see deploy/)")
     sp.add_argument("--host", default="127.0.0.1")
     sp.add_argument("--port", type=int, default=8000)
+    sp.add_argument("--edition", action="append", default=[], metavar="FILE",
+                    help="install a data edition (repeatable; adds to PORTOLAN_EDITIONS, docs/editions.md)")
     sp = cmd("worker", cmd_worker, "run the outbox dispatcher and an RQ worker for notices and bots against REDIS_URL")
     sp.add_argument("--burst", action="store_true", help="stop when the queues are empty")
     sp.add_argument("--fork", action="store_true", help="run each job in a forked process")
@@ -519,6 +534,8 @@ def parser() -> argparse.ArgumentParser:
     sp.add_argument("--key", default="default", help="the key that signs the creation (made if missing)")
     sp.add_argument("--name", help="your name, as the invitations and notices say who invited")
     add_create_flags(sp)
+    sp.add_argument("--edition", help="the data edition to play (GET /v1/games/GAME lists them; default: the "
+                                      "server's default edition, else the shipped data)")
     add_match_commands(cmd)
     sp = cmd("claim", cmd_claim, "take an invited seat with its token")
     sp.add_argument("match")
@@ -566,6 +583,8 @@ def parser() -> argparse.ArgumentParser:
     sp = cmd("verify", cmd_verify, "check a record offline: signatures, chain, seed, replay, outcome")
     sp.add_argument("record")
     sp.add_argument("--server-key", help="the server key you trust (GET /v1/server-key); default: the record's own")
+    sp.add_argument("--edition", metavar="FILE", help="the data edition the record pins, when it does not carry it")
+    add_data_commands(cmd)
     return p
 
 

@@ -104,7 +104,7 @@ class Client:
     # -- matches -----------------------------------------------------------------------------
     def create(self, game: str, seats: list[dict[str, str]], options: dict[str, Any] | None = None,
                private_key: str | None = None, creator_name: str = "", time_control: dict[str, Any] | None = None,
-               timeout_policy: str | dict[str, Any] | None = None) -> dict[str, Any]:
+               timeout_policy: str | dict[str, Any] | None = None, edition: str | None = None) -> dict[str, Any]:
         """Create a match, signed with ``private_key`` (else the client's key): that key is the
         creator, the only one that may abort the match while it waits. ``creator_name`` is who
         the invitations say invited; ``time_control`` and ``timeout_policy`` set the match's
@@ -116,6 +116,8 @@ class Client:
             fields["time_control"] = time_control
         if timeout_policy is not None:
             fields["timeout_policy"] = timeout_policy
+        if edition is not None:
+            fields["edition"] = edition
         body = json_bytes(fields)
         headers = {"Content-Type": "application/json",
                    **self._auth("POST", "/v1/matches", body=body, private_key=private_key)}

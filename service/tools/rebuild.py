@@ -9,8 +9,9 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
+from service.play.errors import ServiceError
 from service.play.matches import Matches
-from service.proof.replay import ReplayMismatch, game_for, replay
+from service.proof.replay import ReplayMismatch, replay
 
 
 @dataclass
@@ -34,11 +35,11 @@ def rebuild(service: Matches, match_id: str, write: bool = False) -> RebuildLine
     header = service.header(meta)
     entries = service.store.log(match_id)
     try:
-        game = game_for(header)
+        game = service.game_of(meta)
         state = None
-        for step in replay(header, service.store.seed(match_id), entries, meta["setup_events"]):
+        for step in replay(header, service.store.seed(match_id), entries, meta["setup_events"], game=game):
             state = step.state
-    except ReplayMismatch as exc:
+    except (ReplayMismatch, ServiceError) as exc:  # ServiceError: the match's edition is not installed
         return RebuildLine(match_id, False, str(exc))
     replayed = game.dump(state)
     stored = service.store.state(match_id)

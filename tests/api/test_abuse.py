@@ -8,13 +8,13 @@ import json
 from typing import Any
 
 import pytest
-import redis
 
 from service.api import create_app
 from service.config import Settings
 from service.play.matches import Matches
 from service.play.throttle import InviteLimits
 from service.proof import signing
+from service.runtime import connect
 from service.storage.embedded import free_port
 from service.storage.store import Store
 from tests.api.test_refusals import assert_problem
@@ -154,7 +154,7 @@ def test_a_read_over_its_limit_is_429_with_retry_after(settings: Settings, servi
     assert c.get("/v1/games", environ_base={"REMOTE_ADDR": "10.0.0.9"}).status_code == 200
     assert_rate_limited(c.get("/v1/games", headers={"X-Forwarded-For": "10.0.0.8"}))
     # the counters live in the store's Redis, under the test's namespace
-    assert list(redis.Redis.from_url(redis_url).scan_iter(match=f"{settings.namespace}ratelimit*"))
+    assert list(connect(redis_url).scan_iter(match=f"{settings.namespace}ratelimit*"))
 
 
 def test_behind_a_proxy_the_forwarded_address_is_the_client(settings: Settings, service: Matches) -> None:

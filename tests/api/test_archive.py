@@ -22,6 +22,7 @@ from service.config import Settings
 from service.play.archiving import archive_due, archive_one
 from service.play.matches import Matches
 from service.proof.verify import verify_record
+from service.runtime import connect
 from service.storage.archive import FolderArchive, pack, unpack
 from tests.api.test_matches_flow import started
 from tests.conftest import Player
@@ -72,7 +73,7 @@ def test_an_archived_match_reads_as_before_and_its_record_verifies(
 
     where = service.store.archive(mid)
 
-    r = redis.Redis.from_url(settings.redis_url)
+    r = connect(settings.redis_url)
     keys = _keys_of(r, settings.namespace, mid)
     assert keys == [f"{settings.namespace}m:{{{mid[0]}}}:{mid}:meta"], keys  # the tombstone only
     tombstone = r.memory_usage(keys[0])
@@ -135,7 +136,7 @@ def test_the_policy_archives_what_ended_long_enough_ago(client: Any, service: Ma
     done = archive_due(service, now + 8 * 86400, after_days=7)
     assert [(d.match, d.error) for d in done] == [(ended, "")]
     assert archive_due(service, now + 30 * 86400, after_days=7) == []  # the running one is not due
-    tombstone = redis.Redis.from_url(settings.redis_url).hgetall(f"{settings.namespace}m:{{{ended[0]}}}:{ended}:meta")
+    tombstone = connect(settings.redis_url).hgetall(f"{settings.namespace}m:{{{ended[0]}}}:{ended}:meta")
     assert tombstone[b"archived"] == f"file:{ended[0]}/{ended}.json.gz".encode()
     assert client.get(f"/v1/matches/{running}").get_json()["status"] == "active"
 

@@ -24,7 +24,7 @@ from service.play.matches import Matches
 from service.proof import signing
 from tests.api.test_matches_flow import create, started
 from tests.api.test_refusals import assert_problem
-from tests.conftest import Player
+from tests.conftest import Player, one_redis_only
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -212,6 +212,7 @@ def test_a_signed_read_cannot_be_replayed(client: Any, players: list[Player]) ->
     assert_problem(client.get("/v1/me/turns", headers=turns), 401, "replayed-request")
 
 
+@one_redis_only
 def test_a_signed_view_spends_its_nonce_and_reads_the_match_in_one_round_trip(
         settings: Settings, service: Matches, players: list[Player], monkeypatch: pytest.MonkeyPatch) -> None:
     from service.api import create_app

@@ -16,6 +16,7 @@ from service.bots import arena
 from service.bots.heuristic import heuristic_policy
 from service.bots.policy import uniform_random
 from service.games.base import Game, Rng
+from service.games.undo import without_undo
 
 GAMES = ("el-capitan", "nauticus", "ophir")
 CASES = [(g, n) for g in GAMES for n in games.registry()[g].players]
@@ -29,7 +30,7 @@ def walk(game: Game[Any], players: int, seed: str, kinds: tuple[str, ...] = ("ra
     step = 0
     while game.outcome(state) is None:
         seat = game.active_seats(state)[0]
-        legal = game.legal_actions(state, seat)
+        legal = without_undo(game.legal_actions(state, seat))
         out.append((state, seat))
         kind = kinds[seat % len(kinds)]
         action = bots.choose(game, kind, state, seat, Rng.from_seed(f"{seed}/{step}")) if len(legal) > 1 else legal[0]
@@ -50,10 +51,10 @@ def test_a_sample_shows_the_seat_exactly_its_view(game_id: str, players: int) ->
     positions = walk(game, players, f"sample/{game_id}", ("heuristic",))
     differ = 0
     for i, (state, seat) in enumerate(positions[::3]):
-        view, legal = game.view(state, seat), game.legal_actions(state, seat)
+        view, legal = game.view(state, seat), without_undo(game.legal_actions(state, seat))
         sample = know.sample(game, view, seat, Rng.from_seed(i), legal)
         assert game.view(sample, seat) == view
-        offered = game.legal_actions(sample, seat)
+        offered = without_undo(game.legal_actions(sample, seat))
         if offered != legal:
             differ += 1
             assert {a["type"] for a in offered if a not in legal} | {a["type"] for a in legal if a not in offered} <= {
@@ -80,7 +81,7 @@ def test_the_heuristic_never_chooses_an_illegal_action(game_id: str, players: in
     decide = heuristic_policy(bots.knowledge(game_id))  # type: ignore[arg-type]
     positions = walk(game, players, f"legal/{game_id}")
     for i, (state, seat) in enumerate(positions[:: max(1, len(positions) // 400)]):
-        legal = game.legal_actions(state, seat)
+        legal = without_undo(game.legal_actions(state, seat))
         assert decide(game, game.view(state, seat), seat, legal, Rng.from_seed(i)) in legal
 
 

@@ -78,7 +78,7 @@ def test_digest_sends_one_mail_a_day_listing_every_waiting_match(outbox_settings
         assert jobs.send_turn_notice(mid, 0, m.meta(mid)["ply"]) == "skipped: kept for the daily digest"
         assert (mid, 0, m.meta(mid)["ply"]) not in unsent_notices(m, older_than_s=0)
     assert mails(outbox_settings, "notice-") == []
-    rq = RQDispatcher(connect(outbox_settings.redis_url), outbox_settings, m.store)
+    rq = RQDispatcher(connect(outbox_settings.queue_url), outbox_settings, m.store)
     hour = outbox_settings.digest_hour
     # before the digest hour nothing is due; from it on, one digest for Zoë's address
     assert enqueue_due_digests(m.store, book(outbox_settings), rq, hour, before_hour(hour)) == 0

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from service.games.base import Action, Game, Rng
+from service.games.undo import without_undo
 
 ENDING_TYPES = frozenset({"end-turn", "pass", "settle-loan", "choose-start-player", "done", "finish"})
 
@@ -151,7 +152,7 @@ def play(game: Game[Any], players: int, options: Mapping[str, Any], policy: Poli
         if steps >= budget:
             return Result(False, steps)
         seat = active[0]
-        legal = game.legal_actions(state, seat)
+        legal = without_undo(game.legal_actions(state, seat))
         action = policy(game, state, seat, legal, Rng.from_seed(f"{seed}/policy/{steps}"), set(seen))
         if on_step is not None:
             on_step(state, seat, action)

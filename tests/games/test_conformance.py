@@ -16,6 +16,7 @@ import pytest
 
 from service.games import registry
 from service.games.base import Game, Outcome, Rng
+from service.games.undo import without_undo
 from tests.fixture_game import GAME as FIXTURE
 
 GAMES: list[Game[Any]] = list({FIXTURE.id: FIXTURE, **registry()}.values())
@@ -38,11 +39,11 @@ def playout(game: Game[Any], players: int, seed: int, max_steps: int = 20_000) -
             break
         assert steps < max_steps, f"{game.id}/{players}p seed {seed}: no end after {max_steps} steps"
         seat = active[rng.randbelow(len(active))]
-        legal = game.legal_actions(state, seat)
+        legal = without_undo(game.legal_actions(state, seat))
         assert legal, f"{game.id}/{players}p seed {seed}: seat {seat} must act but has no legal action"
         for other in range(players):
             if other not in active:
-                assert game.legal_actions(state, other) == [], "an inactive seat has legal actions"
+                assert without_undo(game.legal_actions(state, other)) == [], "an inactive seat has legal actions"
         action = legal[rng.randbelow(len(legal))]
         before = _canon(game.dump(state))
         state, events = game.apply(state, seat, action, Rng.from_seed(f"{seed}/{steps}"))
@@ -75,7 +76,7 @@ def test_apply_does_not_mutate_and_is_deterministic(game: Game[Any]) -> None:
         if not active:
             break
         seat = active[0]
-        action = game.legal_actions(state, seat)[step % len(game.legal_actions(state, seat))]
+        action = without_undo(game.legal_actions(state, seat))[step % len(without_undo(game.legal_actions(state, seat)))]
         snapshot = _canon(game.dump(state))
         a, ea = game.apply(state, seat, action, Rng.from_seed(step))
         b, eb = game.apply(state, seat, action, Rng.from_seed(step))

@@ -25,6 +25,7 @@ import resvg_py
 
 from service.games import registry
 from service.games.base import Rng
+from service.games.undo import without_undo
 from service.pictures import el_capitan as picture
 from service.pictures import el_capitan_parts as parts
 from service.pictures import render as render_by_id
@@ -45,7 +46,7 @@ def playout(players: int, seed: str, options: Mapping[str, Any],
     ply = 0
     while GAME.outcome(state) is None and (plies is None or ply < plies):
         seat = GAME.active_seats(state)[0]
-        actions = GAME.legal_actions(state, seat)
+        actions = without_undo(GAME.legal_actions(state, seat))
         yield ply, state, actions
         state = GAME.apply(state, seat, rng.choice(actions), rng).state
         ply += 1
@@ -54,7 +55,7 @@ def playout(players: int, seed: str, options: Mapping[str, Any],
 
 def legal_of(state: Any, seat: int) -> list[dict[str, Any]]:
     """The legal list as the API gives it."""
-    return [{"action": a, "text": GAME.describe_action(a)} for a in GAME.legal_actions(state, seat)]
+    return [{"action": a, "text": GAME.describe_action(a)} for a in without_undo(GAME.legal_actions(state, seat))]
 
 
 def check_picture(svg: str, legal: Sequence[Mapping[str, Any]]) -> ET.Element:

@@ -22,6 +22,7 @@ import resvg_py
 
 from service.games import registry
 from service.games.base import Action, Rng
+from service.games.undo import without_undo
 from service.pictures import nauticus
 from service.pictures.nauticus import FOOTNOTE, render, spot
 
@@ -51,7 +52,7 @@ def _playout(players: int, seed: str) -> Iterator[tuple[int, Any]]:
         if GAME.outcome(state) is not None:
             return
         seat = GAME.active_seats(state)[0]
-        state = GAME.apply(state, seat, _policy(rng, GAME.legal_actions(state, seat)), rng).state
+        state = GAME.apply(state, seat, _policy(rng, without_undo(GAME.legal_actions(state, seat))), rng).state
         ply += 1
 
 
@@ -64,7 +65,7 @@ def _position(players: int, seed: str, ply: int) -> Any:
 
 def _legal(state: Any, seat: int) -> Legal:
     """The API's legal_actions list of ``seat``."""
-    return [{"action": a, "text": GAME.describe_action(a)} for a in GAME.legal_actions(state, seat)]
+    return [{"action": a, "text": GAME.describe_action(a)} for a in without_undo(GAME.legal_actions(state, seat))]
 
 
 def _spots(svg: str) -> dict[str, list[int]]:

@@ -31,6 +31,7 @@ from service.games import registry
 from service.games.base import Rng
 from service.games.ophir.data import SPECIALIST_BY_ID
 from service.games.ophir.state import OVER, State
+from service.games.undo import without_undo
 from service.pictures import ophir, render
 from service.pictures.ophir_parts import FOOTNOTE, provisionals
 
@@ -44,7 +45,7 @@ def _legal(state: State, seat: int) -> list[dict[str, Any]]:
     """The API's legal-action list for ``seat`` (empty when it is not to act)."""
     if seat not in GAME.active_seats(state):
         return []
-    return [{"action": a, "text": GAME.describe_action(a)} for a in GAME.legal_actions(state, seat)]
+    return [{"action": a, "text": GAME.describe_action(a)} for a in without_undo(GAME.legal_actions(state, seat))]
 
 
 def _playout(players: int, seed: int) -> list[State]:
@@ -54,7 +55,7 @@ def _playout(players: int, seed: int) -> list[State]:
     states = [state]
     while GAME.active_seats(state):
         seat = GAME.active_seats(state)[0]
-        actions = GAME.legal_actions(state, seat)
+        actions = without_undo(GAME.legal_actions(state, seat))
         state = GAME.apply(state, seat, actions[rng.randbelow(len(actions))], rng).state
         states.append(state)
     return states
@@ -156,7 +157,7 @@ def test_spectator_sees_no_vp_and_a_seat_only_its_own() -> None:
 
 def test_every_action_kind_has_a_place_or_is_a_button() -> None:
     """A new action kind must be given a spot or named here as a button-only action."""
-    buttons = {"end-turn", "decline-rival-trade"}
+    buttons = {"end-turn", "decline-rival-trade", "undo"}  # undo is a button of every game
     samples: dict[str, dict[str, Any]] = {
         "place-barrier": {"edge": 3}, "draft-specialist": {"specialist": "priest"}, "move": {"hex": "C"},
         "move-rival": {"hex": "L"}, "gather": {"good": "wood"}, "buy-metal": {"metal": "gold", "pay": "coins"},
@@ -238,7 +239,7 @@ def test_each_action_kind_with_a_place_is_clicked_there() -> None:
                 seat = GAME.active_seats(state)[0] if GAME.active_seats(state) else None
                 if seat is None:
                     continue
-                kinds = {a["type"] for a in GAME.legal_actions(state, seat)} & missing
+                kinds = {a["type"] for a in without_undo(GAME.legal_actions(state, seat))} & missing
                 if kinds:
                     legal = _legal(state, seat)
                     root = _check(ophir.render(GAME.view(state, seat), legal), legal)

@@ -11,7 +11,7 @@ from service.config import Settings
 from service.play.matches import Matches
 from service.runtime import build
 from tests.api.test_matches_flow import started
-from tests.conftest import Player
+from tests.conftest import Player, one_redis_only
 
 
 def _counting(service: Matches, monkeypatch: pytest.MonkeyPatch) -> list[str]:
@@ -34,6 +34,7 @@ def _counting(service: Matches, monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return calls
 
 
+@one_redis_only
 def test_a_move_costs_one_round_trip_or_two_on_another_process(
         client: Any, service: Matches, settings: Settings, players: list[Player], monkeypatch: pytest.MonkeyPatch) -> None:
     mid, view = started(client, players)

@@ -92,6 +92,11 @@ def wait_for_ply(page: Any, ply: int, *, mine: bool | None = None, timeout_s: fl
         raise AssertionError(f"the page shows ply {shown}, not {ply} (error: {error_text(page)!r})") from exc
 
 
+STEP_BUTTONS = "#actions button.action:not([data-type=undo])"
+"""The action buttons a clicker picks from: all but undo (a random player that undoes goes back
+and forth, and the match takes longer for nothing; tests/games/test_undo.py covers undo)."""
+
+
 @dataclass
 class Clicker:
     """Makes moves for one seat by clicking, choices drawn from a seeded random stream."""
@@ -147,7 +152,7 @@ class Clicker:
         ply = int(page.locator("#ply").get_attribute("data-ply") or "0")
         queued = 0
         while queued < max_steps:
-            buttons = page.locator("#actions button.action")
+            buttons = page.locator(STEP_BUTTONS)
             n = buttons.count()
             if not n or (queued and self.rng.random() < SEND_SHARE):
                 break
@@ -156,7 +161,7 @@ class Clicker:
                 settle(page)
                 how = self._pick_spot() if self.rng.random() < self.spot_share else ""
                 if not how:
-                    button = page.locator("#actions button.action").nth(self.rng.randrange(n))
+                    button = page.locator(STEP_BUTTONS).nth(self.rng.randrange(n))
                     how = f"button {button.text_content()!r}"
                     button.click()
                 try:
@@ -172,7 +177,7 @@ class Clicker:
                     # the page re-drew its buttons (a live update) as the click landed, and drops a
                     # click on buttons that are gone: a person clicks again, and so does the test
                     self.retries += 1
-                    n = page.locator("#actions button.action").count() or n
+                    n = page.locator(STEP_BUTTONS).count() or n
         assert queued, f"no action to click at ply {ply}: {error_text(page)!r}"
         page.click("#send")
         try:

@@ -162,7 +162,7 @@ def test_an_entry_read_by_a_dispatcher_that_died_is_claimed_by_another(smtp_sett
     from service.delivery.dispatch import RQDispatcher
     from service.delivery.outbox import jobs_for
 
-    jobs_for(m, RQDispatcher(m.store.r, smtp_settings), read[1])
+    jobs_for(m, RQDispatcher(m.store.q, smtp_settings), read[1])
     worker_burst(smtp_settings)
     assert len(notices(smtp_sink)) == 1
 

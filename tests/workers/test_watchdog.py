@@ -36,7 +36,7 @@ def smtp_settings(settings: Settings, smtp_sink: SmtpSink, monkeypatch: pytest.M
 
 def watchdog(s: Settings) -> Watchdog:
     m = build(s)
-    return Watchdog(m.store, RQDispatcher(m.store.r, s, m.store), s)
+    return Watchdog(m.store, RQDispatcher(m.store.q, s, m.store), s)
 
 
 def all_bot_match(s: Settings) -> tuple[str, int]:
@@ -94,7 +94,7 @@ def test_a_held_lease_defers_and_leaves_the_promise_open(smtp_settings: Settings
     mid = start_human_match(m, players)
     seat = m.meta(mid)["active"][0]
     jid = job_id("notice", mid, seat, 0)
-    m.store.promise_jobs(m.store.r, [(jid, '{"kind": "notice", "args": []}', time.time() + 60)])
+    m.store.promise_jobs(m.store.q, [(jid, '{"kind": "notice", "args": []}', time.time() + 60)])
     assert m.store.claim_once(f"notice:{mid}:{seat}:0:sending", ttl=2)  # another worker is sending
     assert jobs.send_turn_notice(mid, seat, 0).startswith("deferred")
     assert notices(smtp_sink) == [] and m.store.overdue_jobs(time.time() + 61) != []
@@ -110,7 +110,7 @@ def test_a_bot_job_whose_worker_died_while_running_it_is_enqueued_again(smtp_set
     s = smtp_settings
     mid, seat = all_bot_match(s)
     m = build(s)
-    client = connect(s.redis_url)
+    client = connect(s.queue_url)
     jid = job_id("bot", mid, seat, 0)
     q = Queue(s.queue_name("bots"), connection=client)
     assert q.get_job_position(jid) == 0
@@ -133,7 +133,7 @@ def test_a_job_popped_by_a_worker_killed_before_it_started_is_enqueued_again(smt
     s = smtp_settings
     mid, _ = all_bot_match(s)
     m = build(s)
-    q = Queue(s.queue_name("bots"), connection=connect(s.redis_url))
+    q = Queue(s.queue_name("bots"), connection=connect(s.queue_url))
     [jid] = q.job_ids
     q.remove(jid)  # BLPOP took it; the worker died before it registered it as started: status "queued"
     first, second = watchdog(s), watchdog(s)
@@ -153,7 +153,7 @@ def test_a_queued_job_is_left_alone(smtp_settings: Settings) -> None:
     all_bot_match(s)
     dog = watchdog(s)
     assert dog.check(now=time.time() + 2) == 0  # overdue but still in its queue: on its way
-    assert len(Queue(s.queue_name("bots"), connection=connect(s.redis_url)).job_ids) == 1
+    assert len(Queue(s.queue_name("bots"), connection=connect(s.queue_url)).job_ids) == 1
 
 
 def test_the_message_id_domain_comes_from_settings() -> None:
@@ -171,7 +171,7 @@ def test_a_retry_the_scheduler_never_enqueued_is_enqueued_again(smtp_settings: S
     deadline is enqueued now; one due later is left to the scheduler."""
     s = smtp_settings
     mid, seat = all_bot_match(s)
-    client = connect(s.redis_url)
+    client = connect(s.queue_url)
     jid = job_id("bot", mid, seat, 0)
     q = Queue(s.queue_name("bots"), connection=client)
     q.remove(jid)

@@ -8,14 +8,14 @@ the file.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from service.games.base import Provisional
+from service.games.editions import edition_data
 
-_RAW: dict[str, Any] = json.loads((Path(__file__).with_name("data.json")).read_text(encoding="utf-8"))
+_RAW: dict[str, Any] = edition_data(__name__, Path(__file__).with_name("data.json"))
 TRIANGLE_MAX_PLAYERS: int = _RAW["rules"]["triangle_max_players"]
 """The dark-triangle space shuts down warehouses with 2 or 3 players (§2, §5.6)."""
 GRID_ROWS: int = _RAW["grid"]["rows"]

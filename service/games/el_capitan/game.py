@@ -11,7 +11,6 @@ from service.games.base import (
     Action,
     Applied,
     Event,
-    Game,
     InvalidAction,
     Outcome,
     Provisional,
@@ -19,12 +18,28 @@ from service.games.base import (
     StrictInteger,
     UniqueList,
 )
+from service.games.undo import TurnUndo, Undo
 
 from . import data as D
 from .labels import label
 from .moves import apply_checked, describe_card
 from .rules import legal_actions
-from .state import FREE, OFF, OVER, PIRATE, City, Player, State, Turn, dump_state, load_state, main_colour, seat_colours
+from .state import (
+    FREE,
+    OFF,
+    OVER,
+    PIRATE,
+    TURN,
+    City,
+    Player,
+    State,
+    Turn,
+    dump_state,
+    load_state,
+    main_colour,
+    replace,
+    seat_colours,
+)
 from .validate import check, normalise
 from .view import render, view
 
@@ -153,7 +168,7 @@ def initial_state(players: int, expansions: list[str], start: int, rng: Rng) -> 
     return Applied(state, events)
 
 
-class ElCapitan(Game[State]):
+class ElCapitan(TurnUndo[State]):
     """El Capitán (Kramer & Rösner, 2007) for 2-5 players, with the 2-player rules and the expansion cities."""
 
     id = "el-capitan"
@@ -184,14 +199,33 @@ class ElCapitan(Game[State]):
     def active_seats(self, state: State) -> list[int]:
         return [] if state.stage == OVER else [state.seat]
 
-    def legal_actions(self, state: State, seat: int) -> list[Action]:
+    def step_actions(self, state: State, seat: int) -> list[Action]:
         return legal_actions(state, seat)
 
-    def apply(self, state: State, seat: int, action: Mapping[str, Any], rng: Rng) -> Applied[State]:
+    def step(self, state: State, seat: int, action: Mapping[str, Any], rng: Rng) -> Applied[State]:
         a = normalise(action)
         check(state, seat, a)
         new, events = apply_checked(state, seat, a, rng)
         return Applied(new, events)
+
+    def undo_of(self, state: State) -> Undo:
+        return state.undo
+
+    def with_undo(self, state: State, undo: Undo) -> State:
+        return replace(state, undo=undo)
+
+    def commits(self, before: State, after: State, seat: int, action: Mapping[str, Any]) -> str | None:
+        """R-1: a turn's steps may be taken back until it ends. A turn ends with "end-turn", a loan
+        (the whole turn at the bank, R-2) or a pass (which also rewinds a dead end, R-4); loan
+        settlement and the start-player choice follow a payday, whose displays were refilled."""
+        if before.stage != TURN:
+            return "loan settlement and the choice of the start player are final"
+        if action.get("type") in ("end-turn", "take-loan", "pass"):
+            return "your turn was ended or rewound from a dead end"
+        return None
+
+    def seat_label(self, state: State, seat: int) -> str:
+        return D.COLOURS[main_colour(state.n, seat)].capitalize()
 
     def view(self, state: State, seat: int | None) -> dict[str, Any]:
         return view(state, seat)
@@ -236,7 +270,8 @@ class ElCapitan(Game[State]):
         return describe_action(action)
 
     def label_action(self, state: State, seat: int, action: Mapping[str, Any]) -> str:
-        return label(state, seat, action, describe_action(action))
+        # self.describe_action, not the module's: undo's words are added to the method (TurnUndo)
+        return label(state, seat, action, self.describe_action(action))
 
 
 def describe_action(a: Mapping[str, Any]) -> str:

@@ -312,8 +312,9 @@ def do_take_loan(state: State, seat: int, a: dict[str, Any], rng: Rng) -> tuple[
     if state.stage != "turn":
         return settle_forced_loan(state, seat, amount)
     # A loan turn contains nothing else: undo this turn's tentative steps.
-    if state.turn.snapshot is not None:
-        state = state.turn.snapshot
+    rewound = state.turn.snapshot
+    if rewound is not None:
+        state = rewound
     p = state.players[seat]
     if p.ship >= 0 and p.berth >= 0:
         c = state.cities[p.ship]
@@ -324,6 +325,8 @@ def do_take_loan(state: State, seat: int, a: dict[str, Any], rng: Rng) -> tuple[
     state = set_player(state, seat, p)
     events: list[Event] = [{"type": "loan-taken", "seat": seat, "amount": amount,
                             "text": f"{name(state, seat)} sailed to the bank and took a {amount}-Florin loan."}]
+    if rewound is not None:  # the purchases and voyage it gave back are no news (service.games.undo)
+        events[0]["takes_back"] = "trail"
     state, more = end_turn(state, rng)
     return state, events + more
 
@@ -371,12 +374,12 @@ def do_pass(state: State, seat: int, rng: Rng) -> tuple[State, list[Event]]:
             # A dead end reached by tentative steps is not "no legal action" (§5.9, R-4): the steps are undone
             # and the turn goes on from its start, marked so that it cannot be undone again.
             state = replace(state, turn=replace(state.turn, undone=True))
-            return state, [{"type": "turn-undone", "seat": seat,
+            return state, [{"type": "turn-undone", "seat": seat, "takes_back": "trail",
                             "text": f"{name(state, seat)} is stuck: this turn's purchases and voyage are undone (R-1); "
                                     "a turn is still possible, so there is no pass (rule §5.9, R-4). A turn is undone "
                                     "only once: another dead end this turn is a pass."}]
         if undone_before:
-            events.append({"type": "turn-undone", "seat": seat,
+            events.append({"type": "turn-undone", "seat": seat, "takes_back": "trail",
                            "text": f"{name(state, seat)} is stuck again: this turn's purchases and voyage are undone "
                                    "(R-1) and, as the turn was already undone once, the player passes (R-4)."})
     state, more = end_turn(state, rng)

@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, NamedTuple, TypeVar
 
+from service.games.undo import Undo, trail_from_json, trail_to_json
+
 from .data import ALL_CITIES, TWO_PLAYER_MAIN, TWO_PLAYER_NEUTRAL, CityData
 
 BANK = -1
@@ -129,6 +131,8 @@ class State(NamedTuple):
     """Loan settlement: loans the acting seat held when its settlement began (later forced ones wait, R-15)."""
     pirate: int
     """City index of the pirate ship, -1 without Islas Canarias."""
+    undo: Undo = None
+    """What the acting seat may take back this turn (:mod:`service.games.undo`); never in a view."""
 
     @property
     def n(self) -> int:
@@ -210,6 +214,9 @@ def dump_state(state: State) -> dict[str, Any]:
             t = _dump_flat(v)
             t["snapshot"] = None if v.snapshot is None else dump_state(v.snapshot)
             out["turn"] = t
+        elif fname == "undo":
+            if v is not None:  # absent rather than null: states dumped before undo existed stay byte-identical
+                out["undo"] = trail_to_json(v, dump_state)
         else:
             out[fname] = list(v) if isinstance(v, tuple) else v
     return out
@@ -232,6 +239,9 @@ def load_state(data: Mapping[str, Any]) -> State:
     """Inverse of :func:`dump_state`."""
     kw: dict[str, Any] = {}
     for fname in State._fields:
+        if fname == "undo":
+            kw["undo"] = trail_from_json(data.get("undo"), load_state)
+            continue
         v = data[fname]
         if fname == "players":
             kw["players"] = tuple(

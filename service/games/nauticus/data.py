@@ -7,13 +7,13 @@ gives it names and types. Values the rules research could not verify are listed 
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any, Final
 
 from service.games.base import Provisional
+from service.games.editions import edition_data
 
-_RAW: Final[dict[str, Any]] = json.loads((Path(__file__).with_name("data.json")).read_text(encoding="utf-8"))
+_RAW: Final[dict[str, Any]] = edition_data(__name__, Path(__file__).with_name("data.json"))
 
 VP_START: Final[int] = _RAW["vp_track_start"]
 ROUNDS: Final[dict[int, int]] = {int(k): v for k, v in _RAW["rounds_by_player_count"].items()}

@@ -7,7 +7,8 @@ from typing import Any
 
 from marshmallow import Schema
 
-from service.games.base import Action, Applied, Game, Outcome, Provisional, Rng
+from service.games.base import Action, Applied, Outcome, Provisional, Rng
+from service.games.undo import TurnUndo, Undo
 from service.games.words import count
 
 from . import actions as moves
@@ -22,7 +23,7 @@ class NauticusOptions(Schema):
     """Nauticus has no variants: every rule and number comes from the rulebook (``data.json``)."""
 
 
-class Nauticus(Game[State]):
+class Nauticus(TurnUndo[State]):
     """Nauticus for 2-4 players (spec: /work/shared/rules/nauticus.md)."""
 
     id = "nauticus"
@@ -42,12 +43,32 @@ class Nauticus(Game[State]):
         seat = rules.active_seat(state)
         return [] if seat is None else [seat]
 
-    def legal_actions(self, state: State, seat: int) -> list[Action]:
+    def step_actions(self, state: State, seat: int) -> list[Action]:
         return rules.legal_actions(state, seat)
 
-    def apply(self, state: State, seat: int, action: Mapping[str, Any], rng: Rng) -> Applied[State]:
+    def step(self, state: State, seat: int, action: Mapping[str, Any], rng: Rng) -> Applied[State]:
         new, events = moves.apply(state, seat, action, rng)
         return Applied(new, events)
+
+    def undo_of(self, state: State) -> Undo:
+        return state.undo
+
+    def with_undo(self, state: State, undo: Undo) -> State:
+        return state._replace(undo=undo)
+
+    def commits(self, before: State, after: State, seat: int, action: Mapping[str, Any]) -> str | None:
+        """Nothing in Nauticus is hidden (spec §10.1): a seat may take back its steps until its turn
+        ends. A turn that ends while the same seat acts on (it chooses the next action) is over all the
+        same: the others' turns of that action were played on it."""
+        if (before.round, before.game_phase, before.turns_taken) != (after.round, after.game_phase, after.turns_taken):
+            return "your turn has ended"
+        return None
+
+    def drew_why(self, action: Mapping[str, Any]) -> str:
+        return "the action tiles were shuffled for the new round"
+
+    def seat_label(self, state: State, seat: int) -> str:
+        return flow.SEAT_NAMES[seat]
 
     def view(self, state: State, seat: int | None) -> dict[str, Any]:
         return view.view(state, seat)
@@ -74,7 +95,7 @@ class Nauticus(Game[State]):
         return describe(action)
 
     def label_action(self, state: State, seat: int, action: Mapping[str, Any]) -> str:
-        text = describe(action)
+        text = self.describe_action(action)  # the method: TurnUndo adds undo's words to it
         item = action.get("item")
         turn = state.turn
         chosen = action.get("action")

@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
+from service.games.undo import Undo, trail_from_json, trail_to_json
+
 
 class Hull(NamedTuple):
     """One hull piece in a shipyard, with what sits on and under it (spec §5.2-5.5)."""
@@ -111,6 +113,8 @@ class State(NamedTuple):
     bonus: str | None
     """Pending board-bonus tile kind (``mast``, ``sail`` or ``good``) during step ``bonus``."""
     turn: Turn | None
+    undo: Undo = None
+    """What the acting seat may take back this turn (:mod:`service.games.undo`); never in a view."""
 
 
 # --------------------------------------------------------------------------------------------
@@ -185,6 +189,8 @@ def dump_state(s: State) -> dict[str, Any]:
         "turns_taken": s.turns_taken,
         "bonus": s.bonus,
         "turn": turn,
+        # absent rather than null: states dumped before undo existed stay byte-identical
+        **({"undo": trail_to_json(s.undo, dump_state)} if s.undo is not None else {}),
     }
 
 
@@ -234,4 +240,5 @@ def load_state(d: Mapping[str, Any]) -> State:
         d["turns_taken"],
         d["bonus"],
         turn,
+        trail_from_json(d.get("undo"), load_state),
     )

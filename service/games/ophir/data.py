@@ -8,14 +8,14 @@ and derives the map graph (adjacency, legal barrier pairs). Nothing here holds g
 from __future__ import annotations
 
 import itertools
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from service.games.base import Provisional
+from service.games.editions import edition_data
 
-_RAW: dict[str, Any] = json.loads((Path(__file__).with_name("data.json")).read_text(encoding="utf-8"))
+_RAW: dict[str, Any] = edition_data(__name__, Path(__file__).with_name("data.json"))
 
 BASIC: tuple[str, ...] = tuple(_RAW["goods"]["basic"])
 """The four basic goods, in the order used for hold counts."""

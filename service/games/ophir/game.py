@@ -8,7 +8,8 @@ from typing import Any
 
 from marshmallow import Schema, fields, validate
 
-from service.games.base import Action, Applied, Game, Outcome, Provisional, Rng, StrictBoolean
+from service.games.base import Action, Applied, Outcome, Provisional, Rng, StrictBoolean
+from service.games.undo import TurnUndo, Undo, trail_to_json
 
 from . import rules
 from .data import (
@@ -28,7 +29,7 @@ from .data import (
 from .render import render as render_view
 from .scoring import outcome as final_outcome
 from .setup import new_match
-from .state import Options, State, state_from_json, to_json
+from .state import Options, State, replace, state_from_json, to_json
 from .view import view as seat_view
 
 
@@ -110,7 +111,7 @@ for _name, _schema in ACTION_SCHEMAS.items():
     _schema["properties"]["type"] = {"const": _name}
 
 
-class Ophir(Game[State]):
+class Ophir(TurnUndo[State]):
     """Ophir (Terra Nova Games, 2015), 2-4 players, with the 2-player rival and 8 specialists."""
 
     id = "ophir"
@@ -128,12 +129,36 @@ class Ophir(Game[State]):
     def active_seats(self, state: State) -> list[int]:
         return [] if state.phase == "over" else [state.active]
 
-    def legal_actions(self, state: State, seat: int) -> list[Action]:
+    def step_actions(self, state: State, seat: int) -> list[Action]:
         return rules.legal_actions(state, seat)
 
-    def apply(self, state: State, seat: int, action: Mapping[str, Any], rng: Rng) -> Applied[State]:
+    def step(self, state: State, seat: int, action: Mapping[str, Any], rng: Rng) -> Applied[State]:
         new, events = rules.apply(state, seat, action, rng)
         return Applied(new, events)
+
+    def undo_of(self, state: State) -> Undo:
+        return state.undo
+
+    def with_undo(self, state: State, undo: Undo) -> State:
+        return replace(state, undo=undo)
+
+    def commits(self, before: State, after: State, seat: int, action: Mapping[str, Any]) -> str | None:
+        """Spec §10 item 27: nothing is undone once a die was rolled (the Rng, see ``drew_why``) or a
+        card revealed: a market shift turns up the next card, and the map and market are turned face up
+        once. A turn that ended is over too."""
+        if before.deck != after.deck or before.demand != after.demand or before.market_revealed != after.market_revealed:
+            return "a market card was revealed"
+        if before.revealed != after.revealed:
+            return "the map was revealed"
+        if before.turns_played != after.turns_played or before.phase != after.phase:
+            return "your turn has ended"
+        return None
+
+    def drew_why(self, action: Mapping[str, Any]) -> str:
+        return "the influence die was rolled"
+
+    def seat_label(self, state: State, seat: int) -> str:
+        return SEAT_COLOURS[seat].capitalize()
 
     def view(self, state: State, seat: int | None) -> dict[str, Any]:
         return seat_view(state, seat)
@@ -143,6 +168,10 @@ class Ophir(Game[State]):
 
     def dump(self, state: State) -> dict[str, Any]:
         data: dict[str, Any] = to_json(state)
+        # absent rather than null: states dumped before undo existed stay byte-identical
+        undo = data.pop("undo", None) and trail_to_json(state.undo, self.dump)
+        if undo is not None:
+            data["undo"] = undo
         return data
 
     def load(self, data: Mapping[str, Any]) -> State:
@@ -161,7 +190,7 @@ class Ophir(Game[State]):
         return describe(action)
 
     def label_action(self, state: State, seat: int, action: Mapping[str, Any]) -> str:
-        return label(state, action, describe(action))
+        return label(state, action, self.describe_action(action))  # the method: TurnUndo words undo
 
 
 def label(state: State, a: Mapping[str, Any], plain: str) -> str:

@@ -11,6 +11,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, fields, is_dataclass
 from typing import Any, TypeVar
 
+from service.games.undo import Undo, trail_from_json
+
 from .data import (
     BASIC,
     CUBES,
@@ -158,6 +160,8 @@ class State:
     tiles: int
     turns_played: int
     end_reason: str | None
+    undo: Undo = None
+    """What the acting seat may take back this turn (:mod:`service.games.undo`); never in a view."""
 
     # -- read-only helpers -----------------------------------------------------------------
 
@@ -272,6 +276,7 @@ def state_from_json(data: Mapping[str, Any]) -> State:
     d["seats"] = tuple(Player(**{**p, "hold": _tuple(p["hold"])}) for p in d["seats"])
     d["rival"] = Rival(**d["rival"]) if d["rival"] is not None else None
     d["turn"] = Turn(**d["turn"]) if d["turn"] is not None else None
+    d["undo"] = trail_from_json(d.get("undo"), state_from_json)
     for name in ("tokens", "barriers", "draft_pool", "draft_order", "deck", "removed", "demand", "discard",
                  "modifiers", "tiers", "temple", "supply"):
         d[name] = _tuple(d[name])

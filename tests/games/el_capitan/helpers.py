@@ -9,6 +9,7 @@ from service.games.el_capitan import GAME
 from service.games.el_capitan import data as D
 from service.games.el_capitan.payday import new_turn
 from service.games.el_capitan.state import FREE, City, Player, State, replace
+from service.games.undo import without_undo
 
 R, Y, G, B, W = (D.COLOURS.index(c) for c in ("red", "yellow", "green", "blue", "white"))
 _ = FREE
@@ -85,7 +86,7 @@ def act(s: State, seat: int, action: dict[str, Any], seed: int = 0) -> tuple[Sta
 
 
 def legal(s: State, seat: int, kind: str | None = None) -> list[dict[str, Any]]:
-    out = GAME.legal_actions(s, seat)
+    out = without_undo(GAME.legal_actions(s, seat))
     return [a for a in out if kind is None or a["type"] == kind]
 
 

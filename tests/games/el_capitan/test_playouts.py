@@ -17,6 +17,7 @@ from service.games.el_capitan import GAME
 from service.games.el_capitan import data as D
 from service.games.el_capitan.state import FREE, OVER, PIRATE, State, colour_owner, is_main, replace, seat_colours
 from service.games.el_capitan.track import run_length, span
+from service.games.undo import without_undo
 
 EXPANSION_SETS = [[], ["porto", "lisboa", "canarias"]]
 MAX_STEPS = 20_000
@@ -84,7 +85,7 @@ def check_invariants(s: State) -> None:
         # §8.4: a pirate voyage by cards under way is the turn's pirate move; nothing else happens until it ends,
         # and a stop is only legal while the rest of the hand can still end the voyage.
         assert s.stage == "turn" and s.pirate >= 0 and s.turn.pirate_moved
-        legal = GAME.legal_actions(s, s.seat)
+        legal = without_undo(GAME.legal_actions(s, s.seat))
         assert legal and all(a["type"] == "move-pirate" and a["means"] == "card" for a in legal)
     # every sailing card exactly once
     cards = [*s.dest_deck, *s.dest_display, *s.dest_discard, *s.conn_deck, *s.conn_display, *s.conn_discard]
@@ -106,7 +107,7 @@ def playout(players: int, expansions: list[str], seed: int, check: bool = True) 
         if not active:
             break
         seat = active[0]
-        legal = GAME.legal_actions(state, seat)
+        legal = without_undo(GAME.legal_actions(state, seat))
         assert legal, f"dead end: seat {seat} has no legal action"
         action = legal[pick.randbelow(len(legal))]
         deep = check and step % DEEP_EVERY == 0

@@ -9,6 +9,7 @@ from service.games.base import Rng
 from service.games.el_capitan import GAME
 from service.games.el_capitan import data as D
 from service.games.el_capitan.state import State
+from service.games.undo import without_undo
 from tests.games.el_capitan.helpers import act, anchor, fresh, legal, player, refused, set_player
 
 
@@ -19,7 +20,7 @@ def _first_policy_until_undo(players: int) -> tuple[State, list[dict[str, Any]]]
     steps: list[dict[str, Any]] = []
     for ply in range(200):
         seat = state.seat
-        action = GAME.legal_actions(state, seat)[0]
+        action = without_undo(GAME.legal_actions(state, seat))[0]
         state, events = GAME.apply(state, seat, action, Rng.from_seed(f"progress/{ply}"))
         if any(e["type"] == "turn-undone" for e in events):
             return state, steps

@@ -8,6 +8,7 @@ from typing import Any
 from service.games.base import Applied, Rng
 from service.games.nauticus import GAME, data, flow
 from service.games.nauticus.state import Hull, Player, Ship, State
+from service.games.undo import without_undo
 
 
 def fresh(players: int = 3, seed: int | str = "scenario") -> State:
@@ -74,12 +75,12 @@ def in_turn(state: State, action: str, space: int, seat: int = 0, blue: int | No
 
 def act(state: State, seat: int, action: Mapping[str, Any], seed: int = 0) -> State:
     """Apply an action, asserting first that legal_actions lists it."""
-    legal = GAME.legal_actions(state, seat)
+    legal = without_undo(GAME.legal_actions(state, seat))
     assert dict(action) in legal, f"{dict(action)} not in legal actions {legal}"
     applied: Applied[State] = GAME.apply(state, seat, action, Rng.from_seed(seed))
     return applied.state
 
 
 def act_events(state: State, seat: int, action: Mapping[str, Any], seed: int = 0) -> Applied[State]:
-    assert dict(action) in GAME.legal_actions(state, seat)
+    assert dict(action) in without_undo(GAME.legal_actions(state, seat))
     return GAME.apply(state, seat, action, Rng.from_seed(seed))

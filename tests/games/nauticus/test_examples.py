@@ -8,6 +8,7 @@ from service.games.base import IllegalAction, Rng
 from service.games.nauticus import GAME, data
 from service.games.nauticus.scoring import final_score
 from service.games.nauticus.state import Player, State
+from service.games.undo import without_undo
 
 from .helpers import act, choosing, in_turn, player, set_player, ship
 
@@ -44,7 +45,7 @@ def test_hull_purchase_example() -> None:
     assert a0.workers - a.workers == 2  # 4 units: 2 blue + 2 own
     assert s.turn is not None and s.turn.normal.units == 4 and s.turn.normal.blue == 0
     # all four kinds bought: one free part of choice, and nothing else until it is taken
-    legal = GAME.legal_actions(s, 0)
+    legal = without_undo(GAME.legal_actions(s, 0))
     assert {x["type"] for x in legal} == {"take-bonus"}
     assert sorted(x["item"] for x in legal) == sorted(data.ACTION_ITEMS["hull"])
     s = act(s, 0, {"type": "take-bonus", "item": "middle"})
@@ -116,7 +117,7 @@ def test_hull_purchase_example_two_ship_and_a_separate_middle() -> None:
     # the 2-ship is closed: nothing can be inserted or added; the lone middle still grows at both ends
     s = set_player(s, 0, thaler=20, workers=4)
     s = s._replace(turn=s.turn._replace(normal=s.turn.normal._replace(bought=())) if s.turn else None)
-    legal = GAME.legal_actions(s, 0)
+    legal = without_undo(GAME.legal_actions(s, 0))
     assert not [a for a in legal if a.get("ship") == 0]
     assert {"type": "buy", "item": "middle", "to": "ship", "ship": 1, "end": "front"} in legal
     assert {"type": "buy", "item": "bow", "to": "ship", "ship": 1, "end": "front"} in legal
@@ -215,7 +216,7 @@ def test_crown_scoring_example() -> None:
     vp = player(s, 1).vp
     assert GAME.view(s, None)["players"][1]["crowns"] == 3
     # at most ceil(15 / 3) = 5 workers count
-    assert max(a["workers"] for a in GAME.legal_actions(s, 1) if a["type"] == "score-crowns") == 5
+    assert max(a["workers"] for a in without_undo(GAME.legal_actions(s, 1)) if a["type"] == "score-crowns") == 5
     s9 = act(s, 1, {"type": "score-crowns", "workers": 3})
     assert player(s9, 1).vp == vp + 9
     assert player(s9, 1).workers == workers - 1
@@ -226,10 +227,10 @@ def test_crown_scoring_example() -> None:
         GAME.apply(s, 1, {"type": "score-crowns", "workers": 6}, Rng.from_seed(0))
     assert err.value.code == "crown-cap"
     # scoring in two steps still stops at the cap: 9 now, at most 2 more workers for the last 6
-    assert max(a["workers"] for a in GAME.legal_actions(s9, 1) if a["type"] == "score-crowns") == 2
+    assert max(a["workers"] for a in without_undo(GAME.legal_actions(s9, 1)) if a["type"] == "score-crowns") == 2
     s_more = act(s9, 1, {"type": "score-crowns", "workers": 2})
     assert player(s_more, 1).vp == vp + 15
-    assert not [a for a in GAME.legal_actions(s_more, 1) if a["type"] == "score-crowns"]
+    assert not [a for a in without_undo(GAME.legal_actions(s_more, 1)) if a["type"] == "score-crowns"]
 
 
 def _end_of_round_state(flips: list[tuple[bool, bool, bool]]) -> State:
@@ -290,7 +291,7 @@ def test_completed_ship_rewards_interrupt_a_transfer() -> None:
     thaler = player(s, 0).thaler
     s = act(s, 0, {"type": "transfer", "item": "sail-a", "to": "ship", "ship": 0, "hull": 1})
     assert s.turn is not None and s.turn.rewards is not None and s.turn.rewards.left == 2
-    legal = GAME.legal_actions(s, 0)
+    legal = without_undo(GAME.legal_actions(s, 0))
     assert {a["type"] for a in legal} == {"take-reward"}
     assert {a["reward"] for a in legal} == set(data.REWARDS)
     with pytest.raises(IllegalAction) as err:
@@ -324,7 +325,7 @@ def test_each_reward_at_most_twice_per_ship() -> None:
     vp = player(s, 0).vp
     s = act(s, 0, {"type": "take-reward", "reward": "vp"})
     s = act(s, 0, {"type": "take-reward", "reward": "vp"})
-    assert not [a for a in GAME.legal_actions(s, 0) if a.get("reward") == "vp"]
+    assert not [a for a in without_undo(GAME.legal_actions(s, 0)) if a.get("reward") == "vp"]
     with pytest.raises(IllegalAction) as err:
         GAME.apply(s, 0, {"type": "take-reward", "reward": "vp"}, Rng.from_seed(0))
     assert err.value.code == "reward-limit"

@@ -14,6 +14,7 @@ from service.games.base import GameError, IllegalAction, InvalidAction, Rng
 from service.games.nauticus import GAME, data
 from service.games.nauticus.ships import CATEGORY, ship_crest, warehouse_used
 from service.games.nauticus.state import State
+from service.games.undo import without_undo
 
 from .helpers import choosing, fresh, in_turn, set_player, ship
 
@@ -68,11 +69,11 @@ def playout(players: int, seed: int, check: bool = True) -> tuple[State, list[tu
     while GAME.active_seats(s):
         assert len(log) < MAX_STEPS, "no end"
         (seat,) = GAME.active_seats(s)
-        legal = GAME.legal_actions(s, seat)
+        legal = without_undo(GAME.legal_actions(s, seat))
         assert legal, "dead end"
         for other in range(players):
             if other != seat:
-                assert GAME.legal_actions(s, other) == []
+                assert without_undo(GAME.legal_actions(s, other)) == []
         action = legal[pick.randbelow(len(legal))]
         before = _canon(GAME.dump(s)) if check else ""
         s2 = GAME.apply(s, seat, action, Rng.from_seed(f"{seed}/{len(log)}")).state
@@ -149,7 +150,7 @@ def _candidates(s: State, seat: int) -> list[dict[str, Any]]:
 
 def assert_consistent(s: State, seat: int) -> None:
     """Every candidate action applies iff legal_actions lists it (no other seat may act at all)."""
-    legal = GAME.legal_actions(s, seat)
+    legal = without_undo(GAME.legal_actions(s, seat))
     for cand in _candidates(s, seat):
         try:
             GAME.apply(s, seat, cand, Rng.from_seed(0))
@@ -200,7 +201,7 @@ def test_apply_accepts_exactly_the_legal_actions_in_special_positions() -> None:
         positions.append(s)
         s_full = set_player(s, 2, warehouse=("grain",) * 11)
         positions.append(s_full)
-        for a in GAME.legal_actions(s, 2):
+        for a in without_undo(GAME.legal_actions(s, 2)):
             if a["type"] in ("extra-action", "buy", "transfer"):
                 nxt = GAME.apply(s, 2, a, Rng.from_seed(0)).state
                 if nxt.turn is not None and (
@@ -239,7 +240,7 @@ def test_out_of_turn_errors() -> None:
         GAME.apply(s, 1, {"type": "choose-action", "action": "hull"}, Rng.from_seed(0))
     assert err.value.code == "not-your-turn"
     over = s._replace(step="over")
-    assert GAME.active_seats(over) == [] and GAME.legal_actions(over, 0) == []
+    assert GAME.active_seats(over) == [] and without_undo(GAME.legal_actions(over, 0)) == []
     with pytest.raises(IllegalAction) as err:
         GAME.apply(over, 0, {"type": "pass"}, Rng.from_seed(0))
     assert err.value.code == "game-over"

@@ -9,6 +9,7 @@ from service.games.base import IllegalAction, InvalidAction, Rng
 from service.games.nauticus import GAME, data
 from service.games.nauticus.ships import hull_ends, is_closed, is_complete, placement_error, placements
 from service.games.nauticus.state import State
+from service.games.undo import without_undo
 
 from .helpers import act, choosing, fresh, in_turn, player, set_player, ship
 
@@ -55,7 +56,7 @@ def test_tile_bonus_goes_to_the_warehouse_by_choice() -> None:
     s = choosing(GAME.setup(2, {}, Rng.from_seed(3)).state, "deliver", 1, chooser=0)
     s = act(s, 0, {"type": "choose-action", "action": "deliver"})
     assert s.step == "bonus"
-    legal = GAME.legal_actions(s, 0)
+    legal = without_undo(GAME.legal_actions(s, 0))
     assert sorted(a["item"] for a in legal) == sorted(data.NORMAL_MASTS)
     s = act(s, 0, {"type": "take-bonus", "item": "mast-c"})
     assert player(s, 0).warehouse == ("mast-c",) and s.step == "turn"
@@ -79,13 +80,13 @@ def test_round_flow_seven_phases_rotation_and_game_length() -> None:
             if s.step == "choose":
                 choosers.append(seat)
                 first_of_round = s.phase == 1
-                action = GAME.legal_actions(s, seat)[0]
+                action = without_undo(GAME.legal_actions(s, seat))[0]
                 s2 = GAME.apply(s, seat, action, Rng.from_seed(step)).state
                 if first_of_round:
                     assert s2.anchor_tile == s2.space
                 s = s2
             else:
-                legal = GAME.legal_actions(s, seat)
+                legal = without_undo(GAME.legal_actions(s, seat))
                 pick = next((a for a in legal if a["type"] in ("pass", "take-bonus")), legal[0])
                 applied = GAME.apply(s, seat, pick, Rng.from_seed(step))
                 laid_rounds += sum(1 for e in applied.events if e["type"] == "tiles-laid")
@@ -100,7 +101,7 @@ def test_round_flow_seven_phases_rotation_and_game_length() -> None:
 def test_eighth_tile_stays_unplayed_and_used_tiles_cannot_be_chosen() -> None:
     s = GAME.setup(2, {}, Rng.from_seed(5)).state
     s = s._replace(face_down=(True,) * 6 + (False, False), phase=7)
-    legal = GAME.legal_actions(s, s.chooser)
+    legal = without_undo(GAME.legal_actions(s, s.chooser))
     assert len(legal) == 2
     with pytest.raises(IllegalAction) as err:
         GAME.apply(s, s.chooser, {"type": "choose-action", "action": s.layout[0]}, Rng.from_seed(0))
@@ -143,7 +144,7 @@ def test_one_crest_per_ship_with_crowned_jokers() -> None:
 def test_warehouse_capacity_and_mast_size() -> None:
     s = in_turn(GAME.setup(2, {}, Rng.from_seed(6)).state, "mast", 2, seat=0, blue=3)
     s = set_player(s, 0, warehouse=("coffee",) * 11)
-    legal = GAME.legal_actions(s, 0)
+    legal = without_undo(GAME.legal_actions(s, 0))
     assert not [a for a in legal if a.get("to") == "warehouse"]  # a mast needs two spaces
     with pytest.raises(IllegalAction) as err:
         GAME.apply(s, 0, {"type": "buy", "item": "mast-a", "to": "warehouse"}, Rng.from_seed(0))
@@ -154,7 +155,7 @@ def test_delivery_needs_a_complete_loaded_ship_and_a_worker_per_good() -> None:
     s = in_turn(GAME.setup(2, {}, Rng.from_seed(7)).state, "deliver", 2, seat=0, blue=1)
     full = ship("bow:mast-a:sail-a:coffee", "middle:mast-a:sail-a:coffee", "stern:mast-a:sail-a:salt")
     s = set_player(s, 0, workers=1, ships=(full, ship("single:mast-b:sail-b")))
-    assert not [a for a in GAME.legal_actions(s, 0) if a["type"] == "deliver"]  # 2 workers for 3 goods
+    assert not [a for a in without_undo(GAME.legal_actions(s, 0)) if a["type"] == "deliver"]  # 2 workers for 3 goods
     s = set_player(s, 0, workers=2)
     s = act(s, 0, {"type": "deliver", "ship": 0})
     p = player(s, 0)
@@ -194,7 +195,7 @@ def test_extra_action_before_the_normal_action() -> None:
     s = act(s, 0, {"type": "done"})
     # back to the normal action with its blue pool intact, and no second extra action
     assert s.turn is not None and s.turn.extra is None and s.turn.normal.blue == 2
-    assert not [a for a in GAME.legal_actions(s, 0) if a["type"] == "extra-action"]
+    assert not [a for a in without_undo(GAME.legal_actions(s, 0)) if a["type"] == "extra-action"]
     s = act(s, 0, {"type": "take-money", "workers": 2})
     s = act(s, 0, {"type": "done"})
     assert s.turn is not None and s.turn.seat == 1
@@ -203,7 +204,7 @@ def test_extra_action_before_the_normal_action() -> None:
 def test_extra_action_after_executing_ends_the_turn() -> None:
     s = in_turn(GAME.setup(2, {}, Rng.from_seed(10)).state, "money", 4, seat=0, blue=2)
     s = act(s, 0, {"type": "take-money", "workers": 1})
-    assert {"type": "extra-action", "action": "crowns", "pass_first": True} not in GAME.legal_actions(s, 0)
+    assert {"type": "extra-action", "action": "crowns", "pass_first": True} not in without_undo(GAME.legal_actions(s, 0))
     s = act(s, 0, {"type": "extra-action", "action": "money", "pass_first": False})
     s = act(s, 0, {"type": "take-money", "workers": 1})
     assert s.turn is not None and s.turn.extra is not None and s.turn.extra.blue == 0
@@ -287,7 +288,7 @@ def test_view_is_public_and_render_shows_the_table() -> None:
     assert GAME.describe_action({"type": "buy", "item": "bow", "to": "ship", "ship": 0, "end": "front"}) == (
         "buy a bow and put it at the front of ship 0"
     )
-    for a in GAME.legal_actions(s, 0):
+    for a in without_undo(GAME.legal_actions(s, 0)):
         assert GAME.describe_action(a)
 
 
@@ -322,7 +323,7 @@ def test_empty_stacks_cannot_be_bought_taken_as_bonus_or_reward() -> None:
     a tile reward not supplied is unavailable, and 2 different goods need 2 goods types in stock."""
     # buying
     s = _empty(in_turn(fresh(2, "stock"), "mast", 2, seat=0, blue=2), "mast-a")
-    assert not [a for a in GAME.legal_actions(s, 0) if a.get("item") == "mast-a"]
+    assert not [a for a in without_undo(GAME.legal_actions(s, 0)) if a.get("item") == "mast-a"]
     with pytest.raises(IllegalAction) as err:
         GAME.apply(s, 0, {"type": "buy", "item": "mast-a", "to": "warehouse"}, Rng.from_seed(0))
     assert err.value.code == "sold-out"
@@ -335,7 +336,7 @@ def test_empty_stacks_cannot_be_bought_taken_as_bonus_or_reward() -> None:
     s = set_player(s, 0, ships=(ship("single:mast-a"),), warehouse=("sail-a",))
     s = _empty(s, data.CROWN_MAST, "coffee", "grain", "salt")
     s = act(s, 0, {"type": "transfer", "item": "sail-a", "to": "ship", "ship": 0, "hull": 0})
-    rewards = {a["reward"] for a in GAME.legal_actions(s, 0)}
+    rewards = {a["reward"] for a in without_undo(GAME.legal_actions(s, 0))}
     assert rewards == {"crown-sail", "thaler", "workers", "vp"}
     with pytest.raises(IllegalAction) as err:
         GAME.apply(s, 0, {"type": "take-reward", "reward": "crown-mast"}, Rng.from_seed(0))
@@ -378,7 +379,7 @@ def test_all_four_bonus_at_most_once_per_turn() -> None:
     s = act(s, 0, {"type": "buy", "item": "coffee", "to": "warehouse"})
     assert player(s, 0).thaler == t - data.REPEAT_PRICE
     assert s.turn is not None and s.turn.free_item is None
-    assert not [a for a in GAME.legal_actions(s, 0) if a["type"] == "take-bonus"]
+    assert not [a for a in without_undo(GAME.legal_actions(s, 0)) if a["type"] == "take-bonus"]
     assert sorted(player(s, 0).warehouse) == ["coffee", "coffee", "fish", "fish", "grain", "salt"]
 
 

@@ -10,6 +10,7 @@ from service.games.base import Rng
 from service.games.ophir import GAME
 from service.games.ophir.data import CUBES, DECK_A, DECK_B, HEXES, SUPPLY_PER_TYPE, tiers_for
 from service.games.ophir.state import PLAY, Options, Player, Rival, State, Turn
+from service.games.undo import without_undo
 
 # A fixed map for scenarios: temple in the centre is avoided so that routes are easy to read.
 LAYOUT: dict[str, str] = {
@@ -83,14 +84,14 @@ def act(state: State, action: dict[str, Any], rng: Rng | None = None, seat: int 
         ) -> tuple[State, list[dict[str, Any]]]:
     """Apply one action for the active seat (checking first that it is listed as legal)."""
     who = state.active if seat is None else seat
-    legal = GAME.legal_actions(state, who)
+    legal = without_undo(GAME.legal_actions(state, who))
     assert action in legal, f"{action} not in legal actions {legal}"
     new, events = GAME.apply(state, who, action, rng or Dice())
     return new, events
 
 
 def types(state: State, seat: int | None = None) -> set[str]:
-    return {a["type"] for a in GAME.legal_actions(state, state.active if seat is None else seat)}
+    return {a["type"] for a in without_undo(GAME.legal_actions(state, state.active if seat is None else seat))}
 
 
 def at(state: State, seat: int, **changes: Any) -> State:

@@ -12,6 +12,7 @@ from service.games.ophir import GAME
 from service.games.ophir.data import CUBE_INDEX
 from service.games.ophir.setup import new_match
 from service.games.ophir.state import DRAFT, Options
+from service.games.undo import without_undo
 from tests.games.ophir.builders import Dice, act, player, position, types
 
 STONE, WOOD, CLOTH, GEMS = (CUBE_INDEX[g] for g in ("stone", "wood", "cloth", "gems"))
@@ -41,7 +42,7 @@ def test_failed_influence_test_lowers_defender_and_leaves_four_options() -> None
     test = next(e for e in ev if e["type"] == "influence-test")
     assert (test["roll"], test["against"], test["success"], test["lowered"]) == (3, 5, False, [1])
     assert s.seats[0].hex == "TR" and s.seats[0].die == 3 and s.seats[1].die == 4
-    legal = GAME.legal_actions(s, 0)
+    legal = without_undo(GAME.legal_actions(s, 0))
     assert {"type": "move", "hex": "C"} in legal  # A
     assert {"type": "move", "hex": "R"} in legal and {"type": "move", "hex": "TL"} in legal  # B
     assert {"type": "declare-influence"} in legal and {"type": "anchor"} in legal  # C, D
@@ -104,7 +105,7 @@ def test_stone_pickup_after_sailing() -> None:
 def test_gather_with_full_hold_throws_a_good_back() -> None:
     s = position([player(hex="L", favor=1, hold={"wood": 1, "gems": 1}), player(hex="C"), player(hex="R")])
     s, _ = act(s, {"type": "anchor"})
-    gathers = [a for a in GAME.legal_actions(s, 0) if a["type"] == "gather"]
+    gathers = [a for a in without_undo(GAME.legal_actions(s, 0)) if a["type"] == "gather"]
     assert [a["discard"] for a in gathers] == [["wood"], ["gems"]]
     s, _ = act(s, {"type": "gather", "good": "stone", "discard": ["wood"]})
     assert s.seats[0].hold[WOOD] == 0 and s.seats[0].hold[STONE] == 1 and s.supply[WOOD] == 5
@@ -156,7 +157,7 @@ def test_metal_purchase_for_coins_and_favor() -> None:
                   player(hex="BL"), player(hex="TL")], tier=3)
     assert s.current_tier() is not None and s.current_tier().id == "6/3"  # type: ignore[union-attr]
     s, _ = act(s, {"type": "move", "hex": "R"})
-    legal = GAME.legal_actions(s, 0)
+    legal = without_undo(GAME.legal_actions(s, 0))
     assert {"type": "buy-metal", "metal": "gold", "pay": "coins", "discard": []} not in legal  # 6 coins > 3
     s, _ = act(s, {"type": "buy-metal", "metal": "silver", "pay": "coins", "discard": []})
     s, ev = act(s, {"type": "buy-metal", "metal": "gold", "pay": "favor", "discard": ["wood"]})
@@ -195,8 +196,8 @@ def test_goods_donation_example() -> None:
 def test_second_move_may_not_return_to_start() -> None:
     s = position([player(hex="TR"), player(hex="BL"), player(hex="TL")])
     s, _ = act(s, {"type": "move", "hex": "R"})
-    assert {"type": "move", "hex": "TR"} not in GAME.legal_actions(s, 0)
-    assert {"type": "move", "hex": "BR"} in GAME.legal_actions(s, 0)
+    assert {"type": "move", "hex": "TR"} not in without_undo(GAME.legal_actions(s, 0))
+    assert {"type": "move", "hex": "BR"} in without_undo(GAME.legal_actions(s, 0))
 
 
 def test_goods_donation_favor_capped_at_six() -> None:
@@ -233,7 +234,7 @@ def test_rival_example() -> None:
     s, ev = act(s, {"type": "move", "hex": "C"}, Dice(5))
     assert s.seats[0].hex == "C" and ev[-1]["type"] == "rival-entered"
     assert types(s) == {"move-rival"}  # the turn pauses; TR has Green's ship, C is the origin
-    assert {a["hex"] for a in GAME.legal_actions(s, 0)} == {"R", "BR", "BL", "L", "TL"}
+    assert {a["hex"] for a in without_undo(GAME.legal_actions(s, 0))} == {"R", "BR", "BL", "L", "TL"}
     s, _ = act(s, {"type": "move-rival", "hex": "R"})
     assert types(s) == {"move-rival", "stop-rival"}
     s, ev = act(s, {"type": "stop-rival"}, Dice(2))
@@ -261,7 +262,7 @@ def test_rival_hex_entered_only_once_per_turn() -> None:
     s, _ = act(s, {"type": "move-rival", "hex": "R"})
     s, _ = act(s, {"type": "stop-rival"}, Dice(6))
     s, _ = act(s, {"type": "decline-rival-trade"})
-    assert {"type": "move", "hex": "R"} not in GAME.legal_actions(s, 0)
+    assert {"type": "move", "hex": "R"} not in without_undo(GAME.legal_actions(s, 0))
     with pytest.raises(IllegalAction) as err:
         GAME.apply(s, 0, {"type": "move", "hex": "R"}, Dice())
     assert err.value.code == "cannot-move-there" and "once per turn" in err.value.message
@@ -276,7 +277,7 @@ def test_advisor_example() -> None:
     s = position([player("advisor", hex="R", favor=1, hold={"wood": 1, "stone": 1}), player(hex="BL"),
                   player(hex="TL")], demand=("A01", "A13", "A02"), merchant=0)
     s, _ = act(s, {"type": "move", "hex": "TR"})
-    assert {"type": "donate-goods", "slot": 1} in GAME.legal_actions(s, 0)
+    assert {"type": "donate-goods", "slot": 1} in without_undo(GAME.legal_actions(s, 0))
     s, _ = act(s, {"type": "donate-goods", "slot": 1})
     assert (s.seats[0].favor, s.seats[0].vp, s.seats[0].basic_goods()) == (4, 3, 0)
     other = position([player("priest", hex="R", hold={"wood": 1, "stone": 1}), player(hex="BL"), player(hex="TL")],
@@ -305,7 +306,7 @@ def test_chancellor_example() -> None:
     s = position([player("chancellor", hex="TR", favor=1, hold={"cloth": 1}), player(hex="BL"), player(hex="R")],
                  demand=("A01", "A08", "A02"), modifiers=(1, 0, -1))
     s, _ = act(s, {"type": "move", "hex": "C"})
-    trades = [a for a in GAME.legal_actions(s, 0) if a["type"] == "trade" and a["slot"] == 1]
+    trades = [a for a in without_undo(GAME.legal_actions(s, 0)) if a["type"] == "trade" and a["slot"] == 1]
     assert trades == [{"type": "trade", "slot": 1, "favor_for": ["gems"]}]
     s, _ = act(s, {"type": "trade", "slot": 1, "favor_for": ["gems"]})
     p = s.seats[0]
@@ -317,12 +318,12 @@ def test_chancellor_may_replace_held_goods_unless_option() -> None:
     s = position([player("chancellor", hex="TR", favor=2, hold={"cloth": 1}), player(hex="BL"), player(hex="R")],
                  demand=("A01", "A08", "A02"))
     s, _ = act(s, {"type": "move", "hex": "C"})
-    ways = [a["favor_for"] for a in GAME.legal_actions(s, 0) if a["type"] == "trade" and a["slot"] == 1]
+    ways = [a["favor_for"] for a in without_undo(GAME.legal_actions(s, 0)) if a["type"] == "trade" and a["slot"] == 1]
     assert ways == [["gems"], ["cloth", "gems"]]
     n = position([player("chancellor", hex="TR", favor=2, hold={"cloth": 1}), player(hex="BL"), player(hex="R")],
                  demand=("A01", "A08", "A02"), options=Options(chancellor_missing_only=True))
     n, _ = act(n, {"type": "move", "hex": "C"})
-    assert [a["favor_for"] for a in GAME.legal_actions(n, 0) if a["type"] == "trade" and a["slot"] == 1] == [["gems"]]
+    assert [a["favor_for"] for a in without_undo(GAME.legal_actions(n, 0)) if a["type"] == "trade" and a["slot"] == 1] == [["gems"]]
 
 
 def test_harbormaster_example() -> None:

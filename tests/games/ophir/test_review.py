@@ -8,6 +8,7 @@ import pytest
 from service.games.base import IllegalAction
 from service.games.ophir import GAME
 from service.games.ophir.data import CUBE_INDEX
+from service.games.undo import without_undo
 from tests.games.ophir.builders import Dice, act, player, position, types
 
 WOOD, STONE = CUBE_INDEX["wood"], CUBE_INDEX["stone"]
@@ -32,7 +33,7 @@ def test_influence_declared_before_the_first_move_covers_both_moves() -> None:
     s = position([player(hex="TR", favor=1, die=1), player(hex="C", die=6), player(hex="BR", die=6)])
     s, _ = act(s, {"type": "declare-influence"})
     s, _ = act(s, {"type": "move", "hex": "C"})
-    assert {"type": "move", "hex": "TR"} not in GAME.legal_actions(s, 0)
+    assert {"type": "move", "hex": "TR"} not in without_undo(GAME.legal_actions(s, 0))
     s, ev = act(s, {"type": "move", "hex": "BR"})
     assert ev[0]["type"] == "sailed" and s.seats[0].hex == "BR" and s.seats[0].favor == 0
     assert [p.die for p in s.seats] == [1, 6, 6]
@@ -74,7 +75,7 @@ def test_the_rival_never_crosses_a_barrier_nor_enters_a_ship_hex() -> None:
     s, _ = act(s, {"type": "move", "hex": "C"})
     # C's neighbours: TR, R, BR, BL, L, TL; R|C (edge 4) and BL|C (edge 8) are blocked and
     # BR holds Green's ship; TL, the active ship's start hex, is empty again.
-    assert {a["hex"] for a in GAME.legal_actions(s, 0)} == {"TR", "L", "TL"}
+    assert {a["hex"] for a in without_undo(GAME.legal_actions(s, 0))} == {"TR", "L", "TL"}
     with pytest.raises(IllegalAction) as err:
         GAME.apply(s, 0, {"type": "move-rival", "hex": "R"}, Dice())
     assert err.value.code == "rival-cannot-move-there"
@@ -89,7 +90,7 @@ def test_the_rival_is_moved_by_the_active_seat_only() -> None:
     s = position([player(hex="TL", favor=1), player(hex="BR")], layout=RIVAL_MAP, rival="C")
     s, _ = act(s, {"type": "declare-influence"})
     s, _ = act(s, {"type": "move", "hex": "C"})
-    assert GAME.active_seats(s) == [0] and GAME.legal_actions(s, 1) == []
+    assert GAME.active_seats(s) == [0] and without_undo(GAME.legal_actions(s, 1)) == []
     with pytest.raises(IllegalAction) as err:
         GAME.apply(s, 1, {"type": "move-rival", "hex": "R"}, Dice())
     assert err.value.code == "not-your-turn"
@@ -107,7 +108,7 @@ def test_gather_may_throw_back_a_good_of_the_kind_gathered() -> None:
     uses the turn's one gather; the supply stays consistent."""
     s = position([player(hex="BR", favor=1, hold={"wood": 2}), player(hex="C"), player(hex="R")])
     s, _ = act(s, {"type": "anchor"})
-    assert [a["discard"] for a in GAME.legal_actions(s, 0) if a["type"] == "gather"] == [["wood"]]
+    assert [a["discard"] for a in without_undo(GAME.legal_actions(s, 0)) if a["type"] == "gather"] == [["wood"]]
     s, _ = act(s, {"type": "gather", "good": "wood", "discard": ["wood"]})
     assert s.seats[0].hold[WOOD] == 2 and s.supply[WOOD] == 3 and "gather" not in types(s)
 

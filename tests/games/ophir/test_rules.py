@@ -12,6 +12,7 @@ from service.games.base import IllegalAction, InvalidAction, Rng
 from service.games.ophir import GAME
 from service.games.ophir.data import CUBE_INDEX, DECK_A, DECK_B, LEGAL_BARRIER_PAIRS
 from service.games.ophir.state import BARRIERS, DRAFT, OVER, PLAY, Options, State, Turn
+from service.games.undo import without_undo
 from tests.games.ophir.builders import Dice, act, player, position, types
 
 GOLD, SILVER, WOOD = CUBE_INDEX["gold"], CUBE_INDEX["silver"], CUBE_INDEX["wood"]
@@ -49,7 +50,7 @@ def test_barrier_constraint_and_reveal() -> None:
     s, _ = GAME.setup(2, GAME.validate_options({}), Rng.from_seed(5))
     first = s.active
     s, _ = act(s, {"type": "place-barrier", "edge": 1})  # TL|TR
-    edges = {a["edge"] for a in GAME.legal_actions(s, first)}
+    edges = {a["edge"] for a in without_undo(GAME.legal_actions(s, first))}
     assert edges == {4, 5, 6, 7, 8, 9, 10}  # nothing else touching TL or TR
     with pytest.raises(IllegalAction) as err:
         GAME.apply(s, first, {"type": "place-barrier", "edge": 3}, Dice())
@@ -69,10 +70,10 @@ def test_draft_in_reverse_turn_order_and_hidden_pool() -> None:
     outsider = next(i for i in range(3) if i != order[0])
     assert GAME.view(s, outsider)["draft"]["offered"] is None
     assert GAME.view(s, order[0])["draft"]["offered"] == list(s.draft_pool)
-    assert GAME.legal_actions(s, outsider) == []
+    assert without_undo(GAME.legal_actions(s, outsider)) == []
     for k, seat in enumerate(order):
         assert s.active == seat and len(s.draft_pool) == 4 - k
-        s, _ = act(s, GAME.legal_actions(s, seat)[0])
+        s, _ = act(s, without_undo(GAME.legal_actions(s, seat))[0])
     assert s.phase == PLAY and s.active == s.start_player and s.market_revealed
     assert s.returned_specialist is not None and all(p.specialist for p in s.seats)
     assert all(p.favor == {"advisor": 1, "ambassador": 0, "chancellor": 1, "harbormaster": 2, "moneychanger": 2,
@@ -111,12 +112,12 @@ def test_second_move_failure_keeps_the_first_hex_actions() -> None:
 
 def test_barriers_block_movement_but_not_the_navigator() -> None:
     s = position([player("navigator", hex="TR", die=1), player(hex="R", die=6), player(hex="BL")], barriers=(3, 7))
-    legal = {a["hex"] for a in GAME.legal_actions(s, 0) if a["type"] == "move"}
+    legal = {a["hex"] for a in without_undo(GAME.legal_actions(s, 0)) if a["type"] == "move"}
     assert legal == {"C", "R", "TL"}  # the Navigator sees through the TR|R barrier
     s, ev = act(s, {"type": "move", "hex": "R"})  # no roll: Dice() has none
     assert s.seats[0].hex == "R" and s.seats[1].die == 6 and "Navigator" in ev[0]["text"]
     plain = position([player(hex="TR"), player(hex="R"), player(hex="BL")], barriers=(3, 7))
-    assert {a["hex"] for a in GAME.legal_actions(plain, 0) if a["type"] == "move"} == {"C", "TL"}
+    assert {a["hex"] for a in without_undo(GAME.legal_actions(plain, 0)) if a["type"] == "move"} == {"C", "TL"}
     with pytest.raises(IllegalAction) as err:
         GAME.apply(plain, 0, {"type": "move", "hex": "R"}, Dice())
     assert err.value.code == "cannot-move-there"
@@ -160,7 +161,7 @@ def test_moneychanger_trades_at_the_temple_instead_of_donating() -> None:
     s = position([player("moneychanger", hex="R", hold={"wood": 2}), player(hex="BL"), player(hex="TL")],
                  demand=("A01", "A04", "A09"), merchant=0, modifiers=(1, 0, -1))
     s, _ = act(s, {"type": "move", "hex": "TR"})
-    legal = GAME.legal_actions(s, 0)
+    legal = without_undo(GAME.legal_actions(s, 0))
     assert {"type": "trade", "slot": 1, "favor_for": []} in legal and {"type": "donate-goods", "slot": 0} in legal
     s, _ = act(s, {"type": "trade", "slot": 0, "favor_for": []})
     assert s.seats[0].coins == 2 and "donate-goods" not in types(s) and "trade" not in types(s)
@@ -216,7 +217,7 @@ def test_completing_the_last_tier_ends_at_once_and_leftover_metals_score() -> No
     s, _ = act(s, {"type": "move", "hex": "TR"})
     s, ev = act(s, {"type": "donate-metal", "metal": "silver"})
     assert s.phase == OVER and s.end_reason == "temple-complete" and ev[-1]["type"] == "game-ended"
-    assert GAME.active_seats(s) == [] and GAME.legal_actions(s, 0) == [] and s.seats[0].favor == 1
+    assert GAME.active_seats(s) == [] and without_undo(GAME.legal_actions(s, 0)) == [] and s.seats[0].favor == 1
     result = GAME.outcome(s)
     assert result is not None
     assert result.scores == (5 + 5, 12 + 3) and result.ranks == (2, 1)

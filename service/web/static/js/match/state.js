@@ -104,6 +104,9 @@ export function showOutcome(view) {
 }
 
 const HAPPENED_KEEP = 20;
+// keys of the items that took back earlier lines, so that the log read and the stream do not
+// take them back twice
+const folded = new Set();
 
 /**
  * The recent events, newest last. ``items`` are {key, text}; a key seen before is not added
@@ -113,7 +116,13 @@ export function addHappened(items) {
   const list = byId("happened");
   const seen = new Set([...list.children].map((li) => li.dataset.key));
   for (const item of items) {
-    if (!item.text || seen.has(item.key)) continue;
+    if (seen.has(item.key) || folded.has(item.key)) continue;
+    // a step taken back did not happen: its lines go, and an undo leaves no line of its own
+    if (item.takesBack) {
+      folded.add(item.key);
+      for (let k = 0; k < item.takesBack && list.lastElementChild; k++) list.lastElementChild.remove();
+    }
+    if (!item.text || item.undone) continue;
     seen.add(item.key);
     list.append(h("li", { "data-key": item.key }, item.text));
   }
@@ -123,7 +132,10 @@ export function addHappened(items) {
 /** The happened-items of one move (a log entry or a stream event): its events' texts. */
 export function movesHappened(view, ply, seat, events) {
   // a match's own events (resigned, timed-out, abort-voted, ...) carry no text: they are said here
-  const texts = (events || []).map((e) => matchEventText(e, (s) => seatName(view, s)) || e.text).filter(Boolean);
-  if (!texts.length) texts.push(`${seatName(view, seat)} moved.`);
-  return texts.map((text, i) => ({ key: `${ply}.${i}`, text }));
+  const items = (events || []).map((e, i) => ({
+    key: `${ply}.${i}`, text: matchEventText(e, (s) => seatName(view, s)) || e.text,
+    takesBack: Number.isInteger(e.takes_back) ? e.takes_back : 0, undone: e.type === "undone",
+  })).filter((item) => item.text || item.takesBack);
+  if (!items.length) items.push({ key: `${ply}.0`, text: `${seatName(view, seat)} moved.` });
+  return items;
 }

@@ -1,0 +1,215 @@
+"""Checking an edition document: its schema, its consistency with the game, and what it changes.
+
+Three layers, each refusing with the path of the field at fault (``data.cities[3].track[2]``):
+
+1. the envelope: ``edition`` (an id), ``game`` (a hosted game), ``title``, ``verified``, ``data``;
+2. the game's JSON Schema (``data.schema.json`` beside its ``data.json``, checked with the
+   ``jsonschema`` library): every field there, of its type, counts and prices not negative;
+3. consistency: an edition corrects the printed numbers of the same box, so it keeps the shape of
+   the shipped data: every list its length (twelve track sites, the number of cards), every id and
+   every name the rules look things up by. Only numbers and booleans (and the ``name``, ``note``
+   and ``status`` words) may differ. ``verified`` may name only values the game has provisional.
+
+:func:`trial` then plays a seeded random match for every player count with the edition's numbers
+(``portolan data check`` and ``--edition`` run it), :func:`diff` lists the numbers an edition
+changes and :func:`template` is the file a box owner fills in.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+from jsonschema import Draft202012Validator
+
+from .base import Game, Rng
+from .editions import FREE_WORDS, SHIPPED, Edition, bind, data_file, make, shipped
+
+ID_PATTERN = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}$")
+
+
+class EditionError(ValueError):
+    """An edition document the service cannot use: ``field`` names where (``data.cities[2].track``)."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(f"{field}: {message}")
+        self.field = field
+        self.message = message
+
+
+def schema_file(game: Game[Any]) -> Path:
+    """The JSON Schema of a game's data (beside its ``data.json``)."""
+    return data_file(game).with_name("data.schema.json")
+
+
+def data_schema(game: Game[Any]) -> dict[str, Any]:
+    """The JSON Schema of ``game``'s data."""
+    loaded: dict[str, Any] = json.loads(schema_file(game).read_text(encoding="utf-8"))
+    return loaded
+
+
+def shape_schema(value: Any) -> dict[str, Any]:
+    """A JSON Schema of the shape of ``value``: how ``data.schema.json`` was first written, and
+    what ``portolan data schema GAME --derive`` prints when the shipped data changed shape (the
+    editions test fails until the schema is written again)."""
+    if isinstance(value, bool):
+        return {"type": "boolean"}
+    if isinstance(value, int):
+        return {"type": "integer", "minimum": 0} if value >= 0 else {"type": "integer"}
+    if isinstance(value, float):
+        return {"type": "number"}
+    if isinstance(value, str):
+        return {"type": "string"}
+    if value is None:
+        return {"type": "null"}
+    if isinstance(value, list):
+        out: dict[str, Any] = {"type": "array"}
+        if value:
+            out["items"] = _merged([shape_schema(v) for v in value])
+        return out
+    return {"type": "object", "properties": {k: shape_schema(v) for k, v in value.items()},
+            "required": sorted(value), "additionalProperties": False}
+
+
+def _merged(schemas: list[dict[str, Any]]) -> dict[str, Any]:
+    """One schema that every item of a list meets (objects: the keys all items have are required)."""
+    kinds = {json.dumps(s, sort_keys=True): s for s in schemas}
+    if len(kinds) == 1:
+        return schemas[0]
+    if all(s.get("type") == "object" for s in schemas):
+        props: dict[str, list[dict[str, Any]]] = {}
+        for s in schemas:
+            for k, v in s["properties"].items():
+                props.setdefault(k, []).append(v)
+        required = sorted(set.intersection(*(set(s["required"]) for s in schemas)))
+        return {"type": "object", "properties": {k: _merged(v) for k, v in props.items()},
+                "required": required, "additionalProperties": False}
+    if all(s.get("type") == "integer" for s in schemas):
+        return {"type": "integer"}
+    if all(s.get("type") == "array" for s in schemas):
+        items = [s["items"] for s in schemas if "items" in s]
+        return {"type": "array", "items": _merged(items)} if items else {"type": "array"}
+    return {"anyOf": list(kinds.values())}
+
+
+def field_path(parts: Any) -> str:
+    """``["data", "cities", 3, "track"]`` -> ``data.cities[3].track``."""
+    out = ""
+    for p in parts:
+        out += f"[{p}]" if isinstance(p, int) else (f".{p}" if out else str(p))
+    return out or "(the document)"
+
+
+def check(document: Any, hosted: Mapping[str, Game[Any]]) -> Edition:
+    """The :class:`Edition` of ``document``; raises :class:`EditionError` naming the field at fault."""
+    if not isinstance(document, Mapping):
+        raise EditionError("(the document)", "an edition is a JSON object with edition, game, title and data")
+    unknown = sorted(set(document) - {"edition", "game", "title", "verified", "provisional", "data"})
+    if unknown:
+        raise EditionError(unknown[0], "not a field of an edition (edition, game, title, verified, provisional, data)")
+    game_id = document.get("game")
+    game = hosted.get(game_id) if isinstance(game_id, str) else None
+    if game is None:
+        raise EditionError("game", f"{game_id!r} is not a game this server hosts ({', '.join(sorted(hosted))})")
+    eid = document.get("edition")
+    if not isinstance(eid, str) or not ID_PATTERN.match(eid):
+        raise EditionError("edition", "the id must be 1-64 lower-case letters, digits, '.', '_' or '-'")
+    if not schema_file(game).exists():
+        raise EditionError("game", f"{game.title} has no data an edition could change")
+    if eid == SHIPPED:
+        raise EditionError("edition", f"{SHIPPED!r} is the data each game ships; give your edition its own id")
+    if not isinstance(document.get("title", ""), str):
+        raise EditionError("title", "the title must be a string")
+    if "data" not in document:
+        raise EditionError("data", "missing: the game's data, the shape of its data.json (portolan data template)")
+    errors = sorted(Draft202012Validator(data_schema(game)).iter_errors(document["data"]),
+                    key=lambda e: [str(p) for p in e.absolute_path])
+    if errors:
+        raise EditionError(field_path(["data", *errors[0].absolute_path]), errors[0].message)
+    ship = shipped(game)
+    for where, message in _shape_changes(ship.data, document["data"], ["data"]):
+        raise EditionError(where, message)
+    provisional = {p.path for p in game.provisional()}
+    verified = document.get("verified", [])
+    if not isinstance(verified, list) or not all(isinstance(v, str) for v in verified):
+        raise EditionError("verified", "a list of data paths (the 'path' of a provisional value)")
+    for i, path in enumerate(verified):
+        if path not in provisional:
+            raise EditionError(f"verified[{i}]", f"{path!r} is not a provisional value of {game.title} "
+                                                 "(portolan data template lists them)")
+    return make(document)
+
+
+def _shape_changes(ship: Any, mine: Any, at: list[Any]) -> Iterator[tuple[str, str]]:
+    """Where ``mine`` departs from the shape of the shipped data (see the module docstring)."""
+    if isinstance(ship, dict):
+        for k, v in ship.items():
+            yield from _shape_changes(v, mine[k], [*at, k])
+    elif isinstance(ship, list):
+        if len(mine) != len(ship):
+            yield field_path(at), f"has {len(mine)} entries; the game has {len(ship)} (an edition changes values, not counts)"
+            return
+        for i, (a, b) in enumerate(zip(ship, mine, strict=True)):
+            yield from _shape_changes(a, b, [*at, i])
+    elif isinstance(ship, str) and ship != mine and at[-1] not in FREE_WORDS:
+        yield field_path(at), f"is {mine!r}; it names something the rules look up and must stay {ship!r}"
+
+
+def diff(edition: Edition, game: Game[Any]) -> list[dict[str, Any]]:
+    """Every value the edition changes against the shipped data: ``{"field", "shipped", "edition"}``."""
+    out: list[dict[str, Any]] = []
+
+    def walk(a: Any, b: Any, at: list[Any]) -> None:
+        if isinstance(a, dict):
+            for k in a:
+                walk(a[k], b[k], [*at, k])
+        elif isinstance(a, list) and len(a) == len(b) and not all(isinstance(x, int | float) for x in a):
+            for i, (x, y) in enumerate(zip(a, b, strict=True)):
+                walk(x, y, [*at, i])
+        elif a != b:
+            out.append({"field": field_path(at), "shipped": a, "edition": b})
+
+    walk(shipped(game).data, edition.data, ["data"])
+    return out
+
+
+def template(game: Game[Any]) -> dict[str, Any]:
+    """The edition file a box owner fills in: the shipped data, and the values still provisional
+    listed with their notes (``provisional`` is only a guide; ``verified`` is what counts)."""
+    ship = shipped(game)
+    return {"edition": "my-box", "game": game.id, "title": f"{game.title}, checked against my box",
+            "verified": [],
+            "provisional": [p.to_json() for p in game.provisional()],
+            "data": copy.deepcopy(dict(ship.data))}
+
+
+def trial(game: Game[Any], edition: Edition, plies: int = 10_000) -> None:
+    """Play one match of the bound game with seeded random legal moves, for every player count:
+    numbers that pass the schema may still leave the rules unable to play (no display, no phase,
+    a seat with nothing legal to do). :class:`EditionError` on ``data`` names what went wrong."""
+    bound = bind(game, edition)
+    for players in bound.players:
+        pick = Rng.from_seed(f"trial:{players}")
+        try:
+            state, _ = bound.setup(players, bound.validate_options({}, players), Rng.from_seed(f"setup:{players}"))
+            for ply in range(plies):
+                seats = bound.active_seats(state)
+                if not seats:
+                    break
+                legal = bound.legal_actions(state, seats[0])
+                if not legal:
+                    raise EditionError("data", f"with {players} players, seat {seats[0]} has nothing legal to do "
+                                               f"at ply {ply}: the rules cannot play with these numbers")
+                state, _ = bound.apply(state, seats[0], legal[pick.randbelow(len(legal))], Rng.from_seed(f"{ply}"))
+            else:
+                raise EditionError("data", f"with {players} players a match did not end in {plies} moves: "
+                                           "check the counts that end the game")
+        except EditionError:
+            raise
+        except Exception as exc:  # any failure of the rules on these numbers is the edition's to explain
+            raise EditionError("data", f"with {players} players the rules failed on these numbers: "
+                                       f"{type(exc).__name__}: {exc}") from exc
