@@ -124,7 +124,7 @@ def begin_payday(state: State) -> tuple[State, list[Event]]:
         ps[s] = replace(ps[s], money=ps[s].money + o["total"])
         events.append({"type": "payday-income", "seat": s, "phase": state.phase, "amount": o["total"], "detail": o,
                        "text": f"Payday {state.phase}: {name(state, s)} receives {o['total']} "
-                               f"(proliferation {o['proliferation']} for {o['cities']} cities, "
+                               f"(proliferation {o['proliferation']} for {count(o['cities'], 'city')}, "
                                f"majorities {sum(o['majority'].values())}, fortresses {sum(o['fortresses'].values())})."})
     state = replace(state, players=tuple(ps))
     if state.phase >= PHASES:

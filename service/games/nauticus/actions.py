@@ -200,7 +200,7 @@ def _extra_action(state: State, seat: int, action: Mapping[str, Any], rng: Rng) 
             "type": "extra-action",
             "seat": seat,
             "action": a,
-            "text": f"{name(seat)} plays the extra-action tile: {data.EXTRA_WORKERS} workers, then"
+            "text": f"{name(seat)} plays the extra-action tile: {count(data.EXTRA_WORKERS, 'worker')}, then"
             f" {data.ACTION_NAMES[a]}.",
         }
     )

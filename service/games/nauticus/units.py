@@ -296,7 +296,7 @@ def take_reward(state: State, seat: int, action: Mapping[str, Any], rng: Rng) ->
     i = data.REWARDS.index(r)
     if t.rewards.taken[i] >= data.REWARD_MAX_SAME:
         raise IllegalAction(
-            "reward-limit", f"each reward may be taken at most {data.REWARD_MAX_SAME} times per ship (rule §6)"
+            "reward-limit", f"each reward may be taken at most {count(data.REWARD_MAX_SAME, 'time')} per ship (rule §6)"
         )
     amount = data.REWARD_AMOUNT[r]
     if r == "goods" and (len(goods) != amount or len(set(goods)) != amount):
