@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
-from flask import Blueprint
+from flask import Blueprint, Response
 
 from service import bots, games
 from service.games.base import Game
+from service.games.words import rules_page
 from service.play import editions
 from service.play.errors import NotFound
+
+_REPOSITORY = Path(__file__).resolve().parents[2]
+"""The checkout the service runs from: the rules pages live in its docs/rules (not in the package)."""
 
 bp = Blueprint("games", __name__, url_prefix="/v1/games")
 
@@ -48,3 +53,17 @@ def _editions(game: Game[Any], full: bool) -> list[dict[str, Any]]:
             row["provisional"] = [p.path for p in left]
         out.append(row)
     return out
+
+
+@bp.get("/<game_id>/rules")
+def get_rules(game_id: str) -> Any:
+    """The game's rules reference page (docs/rules/<game>.md) as Markdown: the sections whose ids
+    ("§5.4", "R-7") the server's refusals, events and labels cite."""
+    g = games.get(game_id)
+    if g is None:
+        raise NotFound("unknown-game", f"there is no game {game_id!r}; see GET /v1/games")
+    page = rules_page(g.id)
+    path = _REPOSITORY / page if page else None
+    if path is None or not path.is_file():
+        raise NotFound("no-rules-page", f"{g.title} has no rules reference page on this server")
+    return Response(path.read_text(encoding="utf-8"), mimetype="text/markdown")

@@ -26,6 +26,7 @@ from service.delivery.mail import InlineImage, Mail, render, shell_line
 from service.delivery.rasterise import to_png
 from service.games.base import Game
 from service.games.undo import fold_undone
+from service.games.words import rules_url
 from service.play import boards
 from service.play.matches import Matches
 from service.play.menu import SHOWN, menu
@@ -123,6 +124,7 @@ def _common(m: Matches, settings: Settings, meta: Mapping[str, Any], seat: int) 
     return {"match": meta["id"], "seat": seat, "game_title": game.title, "players": players,
             "you": players[seat], "name": meta["seats"][seat]["name"], "inviter": inviter_of(meta),
             "public_url": m.public_url, "link": match_link(m.public_url, meta["id"]),
+            "rules_link": f"{m.public_url}{rules_url(game.id)}" if rules_url(game.id) else "",
             "custodial": meta["seats"][seat].get("custody") == "server",
             "reply_o": reply_to(m, settings, "o", meta["id"], seat)}
 

@@ -370,6 +370,13 @@ class Game(ABC, Generic[S]):
         from the display"). Games override this; the default prints the JSON."""
         return json.dumps(dict(action), sort_keys=True)
 
+    def label_action(self, state: S, seat: int, action: Mapping[str, Any]) -> str:
+        """The label of a legal action in ``seat``'s menu now: plain words with the cost where the
+        action has one ("buy card D10 (Napoli, 3 seals) for 5"), names instead of seat numbers.
+        Menus, mails and the web client show this; :meth:`describe_action` is the fallback for an
+        action seen without its position (a logged move). Games with costs override this."""
+        return self.describe_action(action)
+
     def render(self, view: Mapping[str, Any]) -> str:
         """A readable text rendering of a view (from :meth:`view`), for the CLI and mail."""
         return json.dumps(dict(view), indent=2, sort_keys=True)

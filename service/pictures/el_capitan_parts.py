@@ -12,6 +12,7 @@ from typing import Any
 
 from service.games import registry
 from service.games.el_capitan import data as shipped_rules
+from service.games.words import count as count_of
 
 from .svg import Drawing, provisional_paths_of, rules_of
 
@@ -249,7 +250,7 @@ def card(ctx: Ctx, parent: ET.Element, cid: str, x: float, y: float) -> None:
         d.text(g, x + 5, y + 33, fit(name, cw - 10, fs), font_size=fs, font_weight="bold", fill=col["ink"])
         for k in range(int(info["seals"])):
             d.circle(g, x + 11 + k * 15, y + ch - 12, 6, fill=col["seal"], stroke="#5a0a0a")
-        d.tooltip(g, f"{cid}: {ctx.city_name(info['city'])}, {info['seals']} seal(s), price {info['cost']}")
+        d.tooltip(g, f"{cid}: {ctx.city_name(info['city'])}, {count_of(info['seals'], 'seal')}, price {info['cost']}")
     elif info:
         d.text(g, x + 5, y + 12, "Connection", font_size=size - 3, fill=col["ink"])
         a, b = ctx.short_name(info["a"]), "– " + ctx.short_name(info["b"])

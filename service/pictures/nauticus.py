@@ -49,6 +49,7 @@ from typing import Any
 
 from service.games import registry
 from service.games.nauticus import data as rules
+from service.games.words import count
 
 from .nauticus_parts import Ctx, item_icon, player_panel, player_panel_height
 from .svg import Drawing, data, edition_note, provisional_paths_of, rules_of, spots_of
@@ -320,7 +321,7 @@ def _rewards(ctx: Ctx, parent: ET.Element, rewards: Mapping[str, Any], x: float,
     """The six rewards of a completed ship, each taken at most twice, as places to click (two columns)."""
     d = ctx.d
     row = ctx.geo["status_rewards_row"]
-    d.text(parent, x + 4, y, f"ship {rewards['ship']} complete: {rewards['left']} reward(s) to take",
+    d.text(parent, x + 4, y, f"ship {rewards['ship']} complete: {count(rewards['left'], 'reward')} to take",
            font_size=ctx.font("small"), font_weight="bold", fill=ctx.colour("complete"))
     words = {"crown-mast": "\u265b mast", "crown-sail": "\u265b sail", "thaler": "{n} thaler",
              "workers": "{n} workers", "vp": "{n} VP", "goods": "{n} goods"}

@@ -33,6 +33,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from service.games.ophir.data import EDGES, HEX_AXIAL, SPECIALIST_BY_ID
+from service.games.words import count
 
 from .ophir_parts import FOOTNOTE, Board, players, seat_label, supply, temple
 from .svg import Drawing, data, edition_note, spots_of
@@ -121,10 +122,10 @@ def _header(b: Board) -> None:
            text_anchor="end", fill=b.c["muted"])
     turn = v.get("turn")
     if turn and v["phase"] == "play":
-        bits = [f"started on {turn['start_hex']}", f"{turn['moves']} move(s)"]
+        bits = [f"started on {turn['start_hex']}", count(turn['moves'], 'move')]
         bits += [f for f in ("influence", "anchored", "gathered", "traded", "donated", "upgraded") if turn[f]]
         if turn["fails"]:
-            bits.append(f"{turn['fails']} failed test(s)")
+            bits.append(count(turn['fails'], 'failed test'))
         if turn["rival_step"] >= 0:
             bits.append("moving the rival")
         if turn["rival_trade"]:

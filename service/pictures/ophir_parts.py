@@ -18,6 +18,7 @@ from typing import Any
 from service.games import registry
 from service.games.ophir import data as shipped_rules
 from service.games.ophir.data import BASIC, SPECIALIST_BY_ID
+from service.games.words import count as count_of
 
 from .svg import Drawing, data, rules_of
 
@@ -232,7 +233,7 @@ def temple(b: Board) -> None:
                         stroke=b.c["highlight"] if current else b.c["panel_edge"], stroke_width=2.5 if current else 1)
         gold, silver = t["all_tiers"][tier]
         state = "current tier" if current else ("complete" if k < done else "to come")
-        b.d.tooltip(band, f"tier {tier} ({state}): gold {gold} coins, silver {silver} coins")
+        b.d.tooltip(band, f"tier {tier} ({state}): gold {count_of(gold, 'coin')}, silver {count_of(silver, 'coin')}")
         b.text(g, x + 16, ty + 21, tier, font_weight="bold", provisional=tier in prov.tiers)
         for s in range(t["spaces"]):
             sx, sy = x + 72 + s * (L["space"] + 6), ty + 3
@@ -281,7 +282,7 @@ def pier(b: Board, g: ET.Element, x: float, y: float, w: float) -> None:
     b.ring(sg, frame)
     tiles = int(b.view["cargo_tiles"])
     b.text(sg, x + 16, y + 17, f"Pier: {tiles} cargo tile{'s' if tiles != 1 else ''}", kind="small")
-    b.text(sg, x + 16, y + 34, f"upgrade: {b.rules.UPGRADE_COST} coins", kind="tiny", fill=b.c["muted"])
+    b.text(sg, x + 16, y + 34, f"upgrade: {count_of(b.rules.UPGRADE_COST, 'coin')}", kind="tiny", fill=b.c["muted"])
     for k in range(tiles):
         b.d.rect(sg, x + 120 + k * 26, y + 12, 22, 22, rx=2, fill="#a0764a", stroke=b.c["ink"])
         b.d.text(sg, x + 131 + k * 26, y + 27, "+", font_size=b.font("label"), text_anchor="middle", fill="#ffffff")

@@ -30,6 +30,7 @@ import logging
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
+from service.games.words import count
 from service.play import by_mail_clock
 from service.play.by_mail_answers import (
     HELP,
@@ -168,7 +169,7 @@ class Desk:
             return self._invitation(mail, identity, reply, meta)
         if mail.attachments:
             return self._seat_answer(mail, identity, reply.match, reply.seat, "refused",
-                                     f"Nothing was done: your reply has {mail.attachments} attachment(s).",
+                                     f"Nothing was done: your reply has {count(mail.attachments, 'attachment')}.",
                                      RULE_ATTACHMENTS)
         reading = read_reply(mail.text, mail.subject)
         if reading.problem:
@@ -244,7 +245,7 @@ class Desk:
         if reading.command == "help" and not mail.attachments:
             return self._invite_answer(mail, identity, meta, "info", "How to take your seat by mail.", "")
         if mail.attachments or reading.command != "join":
-            problem = (f"your reply has {mail.attachments} attachment(s)" if mail.attachments
+            problem = (f"your reply has {count(mail.attachments, 'attachment')}" if mail.attachments
                        else reading.problem or "a reply to an invitation can only say `join Your Name`")
             return self._invite_answer(mail, identity, meta, "refused", f"Nothing was done: {problem}.",
                                        RULE_ATTACHMENTS if mail.attachments else RULE_GRAMMAR)

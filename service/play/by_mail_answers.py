@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
+from service.games.words import count, rules_url
 from service.play.menu import SHOWN, menu
 from service.play.reply_address import reply_address
 
@@ -102,7 +103,7 @@ def whose_turn(m: Matches, meta: Mapping[str, Any], seat: int) -> str:
         return "The match was aborted."
     if status == "waiting":
         open_seats = sum(1 for r in meta["seats"] if not r["claimed"])
-        return f"The match has not started yet: {open_seats} seat(s) still to be taken."
+        return f"The match has not started yet: {count(open_seats, 'seat')} still to be taken."
     active = list(meta["active"])
     if seat in active:
         others = [people[s] for s in active if s != seat]
@@ -134,6 +135,7 @@ def seat_context(m: Matches, match_id: str, seat: int, base: str, *, full_menu: 
         "more": len(items) - len(shown) if must_act else 0, "must_act": must_act,
         "board": view.get("text", "") if board else "", "public_url": m.public_url,
         "match_url": f"{m.public_url}/v1/matches/{match_id}",
+        "rules_link": f"{m.public_url}{rules_url(game.id)}" if rules_url(game.id) else "",
     }
     return context, reply_to
 

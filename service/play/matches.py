@@ -457,7 +457,7 @@ class Matches:
         if seat is not None:
             out["seat"] = seat
             legal = game.legal_actions(state, seat) if seat in meta["active"] else []
-            out["legal_actions"] = [{"action": a, "text": game.describe_action(a)} for a in legal]
+            out["legal_actions"] = [{"action": a, "text": game.label_action(state, seat, a)} for a in legal]
             out["match_actions"] = timeouts.match_actions(meta, seat)
         return out
 

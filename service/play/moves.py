@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from service.clock import parse_iso
 from service.games.base import IllegalAction, InvalidAction
+from service.games.words import cited_rules, rules_url
 from service.play import clocks, records, seat_keys
 from service.play.errors import BadRequest, Conflict, Forbidden, NotFound, ServiceError, Unauthorized, Unprocessable
 from service.proof import fairness, signing
@@ -108,7 +109,8 @@ def commit(m: Matches, match_id: str, env: dict[str, Any], raw: bytes, signature
     except IllegalAction as exc:
         i = getattr(exc, "index", 0)
         raise Unprocessable("illegal-action", f"action {i}: {exc.message}", rule_code=exc.code,
-                            rule=exc.rule, action_index=i) from exc
+                            rule=exc.rule or next(iter(cited_rules(exc.message)), None),
+                            rules_page=rules_url(game.id), action_index=i) from exc
     active = [] if after_standing.ended else game.active_seats(state)
     rules_outcome = game.outcome(state)
     final = standings.final_outcome(rules_outcome.to_json() if rules_outcome else None, after_standing,

@@ -40,6 +40,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from service.games.base import Game, IllegalAction, InvalidAction, Rng
+from service.games.words import cited_rules, rules_url
 from service.play import boards
 from service.play.errors import BadRequest, Conflict, Unprocessable
 from service.play.limits import check_json_value
@@ -143,18 +144,19 @@ def preview(matches: Matches, meta: Mapping[str, Any], seat: int, ply: int, acti
         except InvalidAction as exc:
             raise BadRequest("invalid-action", f"action {i}: {exc.message}", rule_code=exc.code, action_index=i) from exc
         except IllegalAction as exc:
-            raise Unprocessable("illegal-action", f"action {i}: {exc.message}", rule_code=exc.code, rule=exc.rule,
-                                action_index=i) from exc
+            raise Unprocessable("illegal-action", f"action {i}: {exc.message}", rule_code=exc.code,
+                                rule=exc.rule or next(iter(cited_rules(exc.message)), None),
+                                rules_page=rules_url(game.id), action_index=i) from exc
         if after is None:
             reason = _stopped(game, i, action, why)
             break
         state, applied = after, i + 1
     acting = seat in game.active_seats(state) and game.outcome(state) is None
     if reason is None and not acting:
-        reason = f"after these steps seat {seat} has nothing more to do in this move: send it"
+        reason = "after these steps you have nothing more to do in this move: send it"
     is_open = reason is None
     board = game.view(state, seat)
-    legal = [{"action": a, "text": game.describe_action(a)} for a in game.legal_actions(state, seat)] if is_open else []
+    legal = [{"action": a, "text": game.label_action(state, seat, a)} for a in game.legal_actions(state, seat)] if is_open else []
     return {"match": match_id, "seat": seat, "ply": ply, "applied": applied, "open": is_open, "reason": reason,
             "board": board, "text": game.render(board), "legal_actions": legal, "svg": boards.draw(game.id, board, legal)}
 

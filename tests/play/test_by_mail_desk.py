@@ -59,6 +59,7 @@ def test_several_picks_are_one_all_or_nothing_move(mail_settings: Settings, smtp
     text = refused_once(t, "1, 1")
     assert "the whole move was refused" in text and "action 1:" in text and "(rule §" in text
     assert "Why: the rules of the game do not allow this move now" in text
+    assert "The rules it cites: " in text and "/v1/games/nauticus/rules" in text  # where to look "§" up
     assert "What you can do now" in text
     assert t.m.meta(t.match)["ply"] == ply and seat == t.mover()[0]
 

@@ -21,6 +21,7 @@ from service.games.base import (
 from service.games.undo import TurnUndo, Undo
 
 from . import data as D
+from .labels import label
 from .moves import apply_checked, describe_card
 from .rules import legal_actions
 from .state import (
@@ -268,11 +269,15 @@ class ElCapitan(TurnUndo[State]):
     def describe_action(self, action: Mapping[str, Any]) -> str:
         return describe_action(action)
 
+    def label_action(self, state: State, seat: int, action: Mapping[str, Any]) -> str:
+        # self.describe_action, not the module's: undo's words are added to the method (TurnUndo)
+        return label(state, seat, action, self.describe_action(action))
+
 
 def describe_action(a: Mapping[str, Any]) -> str:
     """Plain words for an action ("build a warehouse in your city on site 2")."""
     kind = a.get("type")
-    city = str(a.get("to", "")).capitalize()
+    city = D.ALL_CITIES[a["to"]].name if a.get("to") in D.ALL_CITIES else str(a.get("to", ""))
     if kind == "buy-card" and a.get("card") in D.CARDS:
         return f"buy {describe_card(a['card'])}"
     if kind == "sail" and a.get("card") in D.CARDS:
@@ -298,7 +303,7 @@ def describe_action(a: Mapping[str, Any]) -> str:
     if kind == "end-turn":
         return "end the turn"
     if kind == "settle-loan":
-        return f"{a.get('choice')} loan card {a.get('loan')}"
+        return f"{a.get('choice')} the loan now being settled"
     if kind == "choose-start-player":
-        return f"make seat {a.get('seat')} the next start player"
+        return f"make the player in seat {a.get('seat')} the start player of the next phase"
     return str(dict(a))

@@ -10,8 +10,10 @@ from __future__ import annotations
 from typing import Any
 
 from service.games.base import Event, Rng
+from service.games.words import count
 
 from .data import (
+    ALL_CITIES,
     BONUS_CITIES,
     CARDS,
     COLOURS,
@@ -61,8 +63,8 @@ def do_buy(state: State, seat: int, a: dict[str, Any]) -> tuple[State, list[Even
 def describe_card(cid: str) -> str:
     c = CARDS[cid]
     if c.kind == "destination":
-        return f"card {cid} ({c.city.capitalize()}, {c.seals} seal{'s' if c.seals > 1 else ''})"
-    return f"card {cid} ({c.a.capitalize()}-{c.b.capitalize()})"
+        return f"card {cid} ({ALL_CITIES[c.city].name}, {count(c.seals, 'seal')})"
+    return f"card {cid} ({ALL_CITIES[c.a].name}-{ALL_CITIES[c.b].name})"
 
 
 def discard(state: State, cid: str) -> State:

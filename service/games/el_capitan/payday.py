@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from service.games.base import Event
+from service.games.words import count
 
 from .data import (
     CHART,
@@ -123,7 +124,7 @@ def begin_payday(state: State) -> tuple[State, list[Event]]:
         ps[s] = replace(ps[s], money=ps[s].money + o["total"])
         events.append({"type": "payday-income", "seat": s, "phase": state.phase, "amount": o["total"], "detail": o,
                        "text": f"Payday {state.phase}: {name(state, s)} receives {o['total']} "
-                               f"(proliferation {o['proliferation']} for {o['cities']} cities, "
+                               f"(proliferation {o['proliferation']} for {count(o['cities'], 'city')}, "
                                f"majorities {sum(o['majority'].values())}, fortresses {sum(o['fortresses'].values())})."})
     state = replace(state, players=tuple(ps))
     if state.phase >= PHASES:
@@ -145,7 +146,7 @@ def game_end(state: State, events: list[Event]) -> tuple[State, list[Event]]:
         due = sum(LOANS[a][1 if e else 0] for a, e in p.loans)
         if due:
             events.append({"type": "loans-repaid", "seat": s, "amount": due,
-                           "text": f"{name(state, s)} repays {len(p.loans)} loan(s): {due}."})
+                           "text": f"{name(state, s)} repays {count(len(p.loans), 'loan')}: {due}."})
         ps[s] = replace(p, money=money - due, loans=())
     state = replace(state, players=tuple(ps), stage=OVER)
     ranking_text = ", ".join(f"{name(state, s)} {p.money}" for s, p in sorted(enumerate(ps), key=lambda t: -t[1].money))

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from service.games.base import IllegalAction, InvalidAction
+from service.games.words import count
 
 from .data import ALL_CITIES, CARDS, COLOURS, LOAN_AMOUNTS, LOAN_COPIES, LOANS, PIRATE_STEP_COST
 from .progress import loan_cards_left
@@ -20,7 +21,7 @@ from .rules import (
     first_round,
     free_pirate_due,
 )
-from .state import FREE, OVER, SETTLE, TURN, State, city_data, seat_colours
+from .state import FREE, OVER, SETTLE, TURN, State, city_data, main_colour, seat_colours
 from .track import next_sites
 
 # field name -> (python type, required)
@@ -45,7 +46,7 @@ def normalise(action: Mapping[str, Any]) -> dict[str, Any]:
         raise InvalidAction("not-an-object", "an action is a JSON object with a 'type'")
     kind = action.get("type")
     if not isinstance(kind, str) or kind not in FIELDS:
-        raise InvalidAction("unknown-action", f"unknown action type {kind!r}; expected one of {sorted(FIELDS)}")
+        raise InvalidAction("unknown-action", f"unknown action type {kind!r}; expected one of {', '.join(sorted(FIELDS))}")
     spec = FIELDS[kind]
     out: dict[str, Any] = {"type": kind}
     for key, value in action.items():
@@ -68,7 +69,7 @@ def normalise(action: Mapping[str, Any]) -> dict[str, Any]:
     if "colour" in out and out["colour"] not in COLOURS:
         raise InvalidAction("unknown-colour", f"there is no colour {out['colour']!r}")
     if kind == "take-loan" and out["amount"] not in LOAN_AMOUNTS:
-        raise InvalidAction("bad-loan", f"a loan is one of {list(LOAN_AMOUNTS)} Florin")
+        raise InvalidAction("bad-loan", f"a loan is of {' or '.join(map(str, LOAN_AMOUNTS))} Florin")
     if kind == "move-pirate" and out["means"] not in ("free", "money", "card"):
         raise InvalidAction("bad-field", "move-pirate: means is 'free', 'money' or 'card'")
     if kind == "move-pirate" and (out["means"] == "card") != ("card" in out):
@@ -86,7 +87,7 @@ def check(state: State, seat: int, a: dict[str, Any]) -> None:
     if state.stage == OVER:
         raise IllegalAction("game-over", "the game is over")
     if seat != state.seat:
-        raise IllegalAction("not-your-turn", f"it is seat {state.seat}'s move, not seat {seat}'s")
+        raise IllegalAction("not-your-turn", f"it is {_colour(state, state.seat)}'s move, not {_colour(state, seat)}'s")
     if state.stage == TURN and state.turn.pirate_transit >= 0 and a["type"] != "move-pirate":
         raise IllegalAction("pirate-in-transit", "the pirate ship is under way: play its next card or end its voyage "
                                                  "on a harbour space first (rule §8.4)")
@@ -94,6 +95,20 @@ def check(state: State, seat: int, a: dict[str, Any]) -> None:
         return
     code, msg = explain(state, seat, a)
     raise IllegalAction(code, msg)
+
+
+def _colour(state: State, seat: int) -> str:
+    """A seat as players call it: its (main) colour."""
+    return COLOURS[main_colour(state.n, seat)].capitalize()
+
+
+def _loan_text(state: State, seat: int) -> str:
+    """The loan being settled in words ("10-Florin loan", "extended 16-Florin loan")."""
+    loans = state.players[seat].loans
+    if state.settle_loan >= len(loans):
+        return "loan"
+    amount, extended = loans[state.settle_loan]
+    return f"{'extended ' if extended else ''}{amount}-Florin loan"
 
 
 def explain(state: State, seat: int, a: dict[str, Any]) -> tuple[str, str]:
@@ -106,7 +121,8 @@ def explain(state: State, seat: int, a: dict[str, Any]) -> tuple[str, str]:
     if kind == "choose-start-player":
         return "not-choosing", "the poorest player chooses the next start player only after the money check (rule §6.4)"
     if kind == "settle-loan":
-        return "bad-settlement", f"settle loan {state.settle_loan} now: repay it if you can afford it, or extend it (rule §6.4)"
+        return "bad-settlement", (f"settle your {_loan_text(state, seat)} now: repay it if you can afford it, or extend it "
+                                  "(rule §6.4)")
     if state.stage != TURN:
         return "not-now", "only the after-payday steps can be taken now (rule §6.4)"
     if kind == "buy-card":
@@ -122,13 +138,14 @@ def explain(state: State, seat: int, a: dict[str, Any]) -> tuple[str, str]:
             return "card-not-in-hand", f"you do not hold card {a['card']} (rule §5.2)"
         to = city_index(state, a["to"])
         if to < 0:
-            return "city-not-in-play", f"{a['to']} is not in play"
+            return "city-not-in-play", f"{ALL_CITIES[a['to']].name} is not in play"
         card = CARDS[a["card"]]
         if card.kind == "connection":
             return "bad-connection", "a connection card takes the ship from one of its two cities to the other (rule §5.2)"
         if p.ship < 0:
             return "bad-voyage", "from the bank or off the board only a destination card used as a destination sails (rule §5.2, §8.1)"
-        return "out-of-reach", f"{a['to']} is not within {card.seals} seal step(s) and is not the card's destination (rule §5.2, R-10)"
+        return "out-of-reach", (f"{ALL_CITIES[a['to']].name} is not within {count(card.seals, 'seal step')} and is not "
+                                   "the card's destination (rule §5.2, R-10)")
     if kind in ("build-warehouse", "reopen", "build-fortress"):
         if t.acted:
             return "already-acted", "a turn has exactly one action (rule §5.1)"
@@ -217,7 +234,7 @@ def _explain_pirate(state: State, seat: int, a: dict[str, Any]) -> tuple[str, st
         return "free-move-due", "you arrived in Islas Canarias: make the free pirate move (rule §8.4, R-21)"
     to = city_index(state, a["to"])
     if to < 0:
-        return "city-not-in-play", f"{a['to']} is not in play"
+        return "city-not-in-play", f"{ALL_CITIES[a['to']].name} is not in play"
     cname = city_data(state, to).name
     if means == "card":
         cid = a["card"]

@@ -106,19 +106,30 @@ def _card_json(cid: str) -> dict[str, Any]:
     return {"kind": c.kind, "a": c.a, "b": c.b, "cost": c.cost}
 
 
-def _card_text(cards: Mapping[str, Any], cid: str) -> str:
+def _card_text(cards: Mapping[str, Any], cid: str, names: Mapping[str, str]) -> str:
     c = cards.get(cid, {})
     if c.get("kind") == "destination":
-        return f"{cid} {c['city']} {'*' * c['seals']} ({c['cost']})"
+        return f"{cid} {_name(names, c['city'])} {'*' * c['seals']} ({c['cost']})"
     if c:
-        return f"{cid} {c['a']}-{c['b']} ({c['cost']})"
+        return f"{cid} {_name(names, c['a'])}-{_name(names, c['b'])} ({c['cost']})"
     return cid
+
+
+def _name(names: Mapping[str, str], city: str | None) -> str:
+    """A city's printed name (the view's ids are lower case: "napoli" is Napoli)."""
+    return names.get(city, city.capitalize()) if city else ""
+
+
+_STAGES = {"turn": "turns", "settle": "loans are settled after the payday",
+           "choose-start": "the poorest player chooses the next start player", "over": "game over"}
+"""The view's stage in words, for the heading of the rendering."""
 
 
 def render(v: Mapping[str, Any]) -> str:
     """A plain-text board for the CLI and mail: a 3-row grid of city blocks, then players and displays."""
     initials = {col: col[0].upper() for col in COLOURS}
-    lines = [f"El Capitán - phase {v['phase']}, round {v['round']} - stage: {v['stage']}"
+    names = {c["id"]: c["name"] for c in v["cities"]}
+    lines = [f"El Capitán - phase {v['phase']}, round {v['round']} - {_STAGES.get(v['stage'], v['stage'])}"
              + (" (phase ends with this round)" if v.get("phase_ending") else "")]
     by_pos = {tuple(c["pos"]): c for c in v["cities"]}
     cols = sorted({c["pos"][1] for c in v["cities"]})
@@ -136,22 +147,31 @@ def render(v: Mapping[str, Any]) -> str:
         sup_txt = f"{sup['warehouses']}W {sup['fortresses']}F" + (
             f" +{sup['neutral_warehouses']} {p['neutral_colour']}" if "neutral_warehouses" in sup else "")
         loans = ", ".join(f"{ln['amount']}{'x' if ln['extended'] else ''}" for ln in p["loans"]) or "none"
-        hand = ", ".join(_card_text(v["cards"], c) for c in p["hand"]) or "-"
+        hand = ", ".join(_card_text(v["cards"], c, names) for c in p["hand"]) or "-"
         lines.append(f"{mark} {p['seat']} {p['colour']:<7}{cap} money {p['money']} (net {p['net_worth']}), ship: "
-                     f"{p['ship']}{' #' + str(p['harbour']) if p['harbour'] else ''}; supply {sup_txt}; loans {loans}"
+                     f"{_ship_text(p['ship'], names)}{' #' + str(p['harbour']) if p['harbour'] else ''}; supply {sup_txt}; loans {loans}"
                      f"{'; bonus ' + str(p['bonus_card']) if p['bonus_card'] else ''}")
         lines.append(f"      hand: {hand}")
-    lines.append("Destination display: " + (", ".join(_card_text(v["cards"], c) for c in v["displays"]["destination"]) or "-")
+    lines.append("Destination display: " + (", ".join(_card_text(v["cards"], c, names) for c in v["displays"]["destination"]) or "-")
                  + f"   (deck {v['decks']['destination']})")
-    lines.append("Connection display:  " + (", ".join(_card_text(v["cards"], c) for c in v["displays"]["connection"]) or "-")
+    lines.append("Connection display:  " + (", ".join(_card_text(v["cards"], c, names) for c in v["displays"]["connection"]) or "-")
                  + f"   (deck {v['decks']['connection']})")
     pirate = ""
     if v.get("pirate"):
         transit = v.get("turn", {}).get("pirate_in_transit")
-        pirate = f"   Pirate: {v['pirate']}" + (f" (under way by cards, now stopping at {transit})" if transit else "")
-    lines.append(f"Bonus cards left: {v['bonus_cards_left']}" + pirate)
+        pirate = f"   Pirate: {_name(names, v['pirate'])}" + (
+            f" (under way by cards, now stopping at {_name(names, transit)})" if transit else "")
+    bonus = ", ".join(f"{b} Florin" for b in v["bonus_cards_left"]) or "none"
+    lines.append(f"Bonus cards left: {bonus}" + pirate)
     lines.append("Legend: track sites R/Y/G/B/W = warehouse colour, . empty, # empty shut-down space; value = current payout.")
     return "\n".join(lines)
+
+
+def _ship_text(ship: str | None, names: Mapping[str, str]) -> str:
+    """Where a ship lies in words: a city's name, or "bank" / "off the board" as the view says."""
+    if ship is not None and ship in names:
+        return names[ship]
+    return {"bank": "bank", "off-board": "off the board"}.get(str(ship), str(ship))
 
 
 def _city_block(c: Mapping[str, Any], v: Mapping[str, Any], initials: Mapping[str, str]) -> list[str]:

@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from service.games.base import Event, IllegalAction, InvalidAction, Rng
+from service.games.words import count
 
 from . import data, flow, units
 from .common import Result, bad, flip, item_field, name, need_fields, running_turn, set_player, take_from_supply
@@ -23,12 +24,15 @@ from .state import Exec, State
 # --------------------------------------------------------------------------------------------
 # Choosing and bonuses
 
+_BONUS_NAMES = {"mast": "normal mast", "sail": "normal sail", "good": "good"}
+"""A space's tile bonus in words ("1 normal mast of your choice")."""
+
 
 def _choose(state: State, seat: int, action: Mapping[str, Any], rng: Rng) -> Result:
     need_fields(action, {"type", "action"})
     a = action["action"]
     if a not in data.ACTIONS:
-        raise bad(f"choose-action: unknown action {a!r}; actions are {list(data.ACTIONS)}")
+        raise bad(f"choose-action: unknown action {a!r}; actions are {', '.join(data.ACTIONS)}")
     if state.step != "choose":
         raise IllegalAction("not-choosing", "the action of this phase was already chosen (rule §4.2)")
     space = state.layout.index(a)
@@ -43,7 +47,8 @@ def _choose(state: State, seat: int, action: Mapping[str, Any], rng: Rng) -> Res
         vp=p.vp + bonus.get("vp", 0),
         thaler=p.thaler + bonus.get("thaler", 0),
     )
-    gained = ", ".join(f"{bonus[k]} {k}" for k in ("workers", "vp", "thaler") if k in bonus)
+    gained = ", ".join(count(bonus[k], noun) for k, noun in (("workers", "worker"), ("vp", "VP"), ("thaler", "thaler"))
+                       if k in bonus)
     events: list[Event] = [
         {
             "type": "action-chosen",
@@ -65,7 +70,7 @@ def _choose(state: State, seat: int, action: Mapping[str, Any], rng: Rng) -> Res
             {
                 "type": "bonus-forfeited",
                 "seat": seat,
-                "text": f"{name(seat)} cannot take the bonus {kind}: none in stock or no warehouse room (rule §10.5).",
+                "text": f"{name(seat)} cannot take the bonus {_BONUS_NAMES.get(kind, kind)}: none in stock or no warehouse room (rule §10.5).",
             }
         )
     return state._replace(step="turn", turn=flow.fresh_turn(state, seat)), events
@@ -80,7 +85,7 @@ def _take_bonus(state: State, seat: int, action: Mapping[str, Any], rng: Rng) ->
         if item not in bonus_choices(state, p, state.bonus):
             raise IllegalAction(
                 "bad-bonus",
-                f"the bonus is a normal {state.bonus} of your choice, in stock and fitting your warehouse (rule §4.2)",
+                f"the bonus is a {_BONUS_NAMES.get(state.bonus, state.bonus)} of your choice, in stock and fitting your warehouse (rule §4.2)",
             )
         p = p._replace(warehouse=store(p.warehouse, item))
         state = set_player(state, seat, p)._replace(supply=take_from_supply(state, item), bonus=None, step="turn")
@@ -90,7 +95,7 @@ def _take_bonus(state: State, seat: int, action: Mapping[str, Any], rng: Rng) ->
                 "type": "bonus-taken",
                 "seat": seat,
                 "item": item,
-                "text": f"{name(seat)} takes a bonus {item} to the warehouse.",
+                "text": f"{name(seat)} takes a bonus {data.item_name(item)} to the warehouse.",
             }
         ]
     t = state.turn
@@ -99,7 +104,8 @@ def _take_bonus(state: State, seat: int, action: Mapping[str, Any], rng: Rng) ->
     if item not in free_item_choices(state, p, t.free_item):
         raise IllegalAction(
             "bad-bonus",
-            f"the free item is one of {list(data.ACTION_ITEMS[t.free_item])}, in stock and fitting your warehouse"
+            f"the free item is one of {', '.join(data.item_name(i) for i in data.ACTION_ITEMS[t.free_item])}, in stock and"
+            " fitting your warehouse"
             " (rule §5.1, golden rule)",
         )
     p = p._replace(warehouse=store(p.warehouse, item))
@@ -109,7 +115,7 @@ def _take_bonus(state: State, seat: int, action: Mapping[str, Any], rng: Rng) ->
             "type": "bonus-taken",
             "seat": seat,
             "item": item,
-            "text": f"{name(seat)} takes a free {item} for buying all four kinds (to the warehouse).",
+            "text": f"{name(seat)} takes a free {data.item_name(item)} for buying all four kinds (to the warehouse).",
         }
     ]
 
@@ -164,7 +170,7 @@ def _extra_action(state: State, seat: int, action: Mapping[str, Any], rng: Rng) 
     need_fields(action, {"type", "action"}, {"pass_first"})
     a = action["action"]
     if a not in data.ACTIONS:
-        raise bad(f"extra-action: unknown action {a!r}; actions are {list(data.ACTIONS)}")
+        raise bad(f"extra-action: unknown action {a!r}; actions are {', '.join(data.ACTIONS)}")
     pass_first = action.get("pass_first", False)
     if not isinstance(pass_first, bool):
         raise bad("extra-action: 'pass_first' must be a boolean")
@@ -194,7 +200,7 @@ def _extra_action(state: State, seat: int, action: Mapping[str, Any], rng: Rng) 
             "type": "extra-action",
             "seat": seat,
             "action": a,
-            "text": f"{name(seat)} plays the extra-action tile: {data.EXTRA_WORKERS} workers, then"
+            "text": f"{name(seat)} plays the extra-action tile: {count(data.EXTRA_WORKERS, 'worker')}, then"
             f" {data.ACTION_NAMES[a]}.",
         }
     )
@@ -245,7 +251,7 @@ def apply(state: State, seat: int, action: Mapping[str, Any], rng: Rng) -> Resul
     kind = action.get("type")
     handler = HANDLERS.get(kind) if isinstance(kind, str) else None
     if handler is None:
-        raise InvalidAction("unknown-action", f"not a Nauticus action type: {kind!r}; types are {list(HANDLERS)}")
+        raise InvalidAction("unknown-action", f"not a Nauticus action type: {kind!r}; types are {', '.join(HANDLERS)}")
     if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < len(state.players):
         raise InvalidAction("bad-seat", f"no seat {seat!r} in this game")
     active = active_seat(state)

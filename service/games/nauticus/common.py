@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from service.games.base import Event, IllegalAction, InvalidAction
+from service.games.words import count
 
 from . import data
 from .flow import SEAT_NAMES
@@ -19,6 +20,12 @@ Result = tuple[State, list[Event]]
 # Shape checks (InvalidAction)
 
 
+def _fields(names: set[str] | frozenset[str]) -> str:
+    """Field names for a message: "field 'x'" or "fields 'x', 'y'"."""
+    quoted = ", ".join(repr(n) for n in sorted(names))
+    return f"field {quoted}" if len(names) == 1 else f"fields {quoted}"
+
+
 def bad(msg: str) -> InvalidAction:
     return InvalidAction("bad-action", msg)
 
@@ -29,10 +36,10 @@ def need_fields(
     keys = set(action)
     missing = required - keys
     if missing:
-        raise bad(f"{action.get('type')}: missing field(s) {sorted(missing)}")
+        raise bad(f"{action.get('type')}: missing {_fields(missing)}")
     extra = keys - required - optional
     if extra:
-        raise bad(f"{action.get('type')}: unknown field(s) {sorted(extra)}")
+        raise bad(f"{action.get('type')}: unknown {_fields(extra)}")
 
 
 def int_field(action: Mapping[str, Any], key: str, low: int = 0) -> int:
@@ -45,7 +52,7 @@ def int_field(action: Mapping[str, Any], key: str, low: int = 0) -> int:
 def item_field(action: Mapping[str, Any]) -> str:
     item = action["item"]
     if not isinstance(item, str) or item not in CATEGORY:
-        raise bad(f"{action.get('type')}: unknown tile {item!r}; tiles are {sorted(CATEGORY)}")
+        raise bad(f"{action.get('type')}: unknown tile {item!r}; tiles are {', '.join(sorted(CATEGORY))}")
     return item
 
 
@@ -127,7 +134,7 @@ def need_workers(e: Exec, p: Player, n: int) -> None:
     if e.blue + p.workers < n:
         raise IllegalAction(
             "no-workers",
-            f"that needs {n} worker(s) but only {e.blue} blue and {p.workers} own are available"
+            f"that needs {count(n, 'worker')} but only {e.blue} blue and {p.workers} own are available"
             " (rule §5.0: every unit costs one worker)",
         )
 

@@ -34,6 +34,24 @@ NORMAL_SAILS: Final[tuple[str, ...]] = tuple(f"sail-{c}" for c in CRESTS)
 CROWN_MAST: Final[str] = "mast-crown"
 CROWN_SAIL: Final[str] = "sail-crown"
 
+_HULL_NAMES: Final[dict[str, str]] = {"single": "single hull", "middle": "middle piece"}
+
+
+def item_name(item: str) -> str:
+    """A tile as players call it: "mast-b" is a "red whale mast", "sail-crown" a "crowned sail",
+    "single" a "single hull"; goods and the other hull pieces keep their names."""
+    kind, _, crest = item.partition("-")
+    if kind in ("mast", "sail") and crest:
+        return f"crowned {kind}" if crest == "crown" else f"{CRESTS.get(crest, crest)} {kind}"
+    return _HULL_NAMES.get(item, item)
+
+
+REWARD_NAMES: Final[dict[str, str]] = {"crown-mast": "a crowned mast", "crown-sail": "a crowned sail",
+                                       "thaler": "thaler", "workers": "workers", "vp": "victory points",
+                                       "goods": "two different goods"}
+"""The completed-ship rewards in words, for labels and events."""
+
+
 SUPPLY: Final[dict[str, int]] = {k: v for k, v in _RAW["supply"].items() if not k.startswith("_")}
 STACKS: Final[tuple[str, ...]] = tuple(SUPPLY)
 """The 18 open stacks (14 ship-tile stacks and 4 goods), in a fixed order."""

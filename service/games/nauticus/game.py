@@ -9,9 +9,11 @@ from marshmallow import Schema
 
 from service.games.base import Action, Applied, Outcome, Provisional, Rng
 from service.games.undo import TurnUndo, Undo
+from service.games.words import count
 
 from . import actions as moves
 from . import data, flow, rules, scoring, view
+from .render import bonus_text
 from .render import render as render_view
 from .schemas import ACTION_SCHEMAS, ACTIONS
 from .state import State, dump_state, load_state
@@ -92,6 +94,21 @@ class Nauticus(TurnUndo[State]):
     def describe_action(self, action: Mapping[str, Any]) -> str:
         return describe(action)
 
+    def label_action(self, state: State, seat: int, action: Mapping[str, Any]) -> str:
+        text = self.describe_action(action)  # the method: TurnUndo adds undo's words to it
+        item = action.get("item")
+        turn = state.turn
+        chosen = action.get("action")
+        if action.get("type") == "choose-action" and chosen in state.layout:
+            space = state.layout.index(chosen)
+            blue = flow.blue_workers(state.anchor, space)
+            return (f"{text} (space {space}: bonus {bonus_text(data.BONUSES[space])};"
+                    f" {count(blue, 'blue worker')} for each player's turn)")
+        if action.get("type") == "buy" and isinstance(item, str) and turn is not None and item in rules.ITEM_POS:
+            cost = rules.price(rules.current(turn), item)
+            return f"buy a {data.item_name(item)} for {cost} thaler and put it {_where(action)}"
+        return text
+
 
 def _where(action: Mapping[str, Any]) -> str:
     to = action.get("to")
@@ -104,27 +121,36 @@ def _where(action: Mapping[str, Any]) -> str:
     return f"on hull piece {action.get('hull')} of ship {action.get('ship')}"
 
 
+def _workers(action: Mapping[str, Any]) -> str:
+    n = action.get("workers")
+    return count(n, "worker") if isinstance(n, int) else f"{n} workers"
+
+
 def describe(action: Mapping[str, Any]) -> str:
     """The action in plain words ("buy a bow and put it at the front of ship 0")."""
     t = action.get("type")
     if t == "choose-action":
         return f"choose the action {data.ACTION_NAMES.get(str(action.get('action')), action.get('action'))}"
     if t == "take-bonus":
-        return f"take a free {action.get('item')} to the warehouse"
+        return f"take a free {data.item_name(str(action.get('item')))} to the warehouse"
     if t == "buy":
-        return f"buy a {action.get('item')} and put it {_where(action)}"
+        return f"buy a {data.item_name(str(action.get('item')))} and put it {_where(action)}"
     if t == "transfer":
-        return f"move a {action.get('item')} from the warehouse {_where(action)}"
+        return f"move a {data.item_name(str(action.get('item')))} from the warehouse {_where(action)}"
     if t == "deliver":
         return f"deliver the cargo of ship {action.get('ship')}"
     if t == "take-money":
-        return f"take money with {action.get('workers')} worker(s)"
+        return f"take money with {_workers(action)}"
     if t == "score-crowns":
-        return f"score crowns with {action.get('workers')} worker(s)"
+        return f"score crowns with {_workers(action)}"
     if t == "take-reward":
         if action.get("reward") == "goods":
             return f"take the ship reward: {' and '.join(str(g) for g in action.get('goods', []))}"
-        return f"take the ship reward: {action.get('reward')}"
+        reward = str(action.get("reward"))
+        amount = data.REWARD_AMOUNT.get(reward)
+        if reward in ("thaler", "workers", "vp") and amount is not None:
+            return f"take the ship reward: {count(amount, {'thaler': 'thaler', 'workers': 'worker', 'vp': 'VP'}[reward])}"
+        return f"take the ship reward: {data.REWARD_NAMES.get(reward, reward)}"
     if t == "pass":
         return "pass (flip a pass tile)"
     if t == "done":

@@ -7,14 +7,17 @@ from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
+from service.games.words import count
+
 from . import data
 
+_BONUS_TILES = {"mast": "normal mast", "sail": "normal sail", "good": "good"}
 
 def _tile_list(tiles: list[str]) -> str:
     if not tiles:
         return "empty"
     counts = Counter(tiles)
-    return ", ".join(f"{n}x {t}" if n > 1 else t for t, n in sorted(counts.items()))
+    return ", ".join(f"{n}x {data.item_name(t)}" if n > 1 else data.item_name(t) for t, n in sorted(counts.items()))
 
 
 def _ship_line(k: int, ship: list[Mapping[str, Any]], complete: bool) -> str:
@@ -22,9 +25,9 @@ def _ship_line(k: int, ship: list[Mapping[str, Any]], complete: bool) -> str:
     for h in ship:
         bits = [h["piece"]]
         if h["mast"]:
-            bits.append(h["mast"])
+            bits.append(data.item_name(h["mast"]))
         if h["sail"]:
-            bits.append(h["sail"])
+            bits.append(data.item_name(h["sail"]))
         if h["good"]:
             bits.append(f"[{h['good']}]")
         parts.append("/".join(bits))
@@ -32,10 +35,11 @@ def _ship_line(k: int, ship: list[Mapping[str, Any]], complete: bool) -> str:
     return f"    ship {k} ({len(ship)}, {state}): " + " + ".join(parts)
 
 
-def _bonus_text(b: Mapping[str, Any]) -> str:
-    bits = [f"{b[k]} {k}" for k in ("workers", "vp", "thaler") if k in b]
+def bonus_text(b: Mapping[str, Any]) -> str:
+    """A space's bonus in words: "2 workers", "1 worker + 1 VP", "1 normal mast of choice"."""
+    bits = [count(b[k], noun) for k, noun in (("workers", "worker"), ("vp", "VP"), ("thaler", "thaler")) if k in b]
     if "tile" in b:
-        bits.append(f"1 {b['tile']} of choice")
+        bits.append(f"1 {_BONUS_TILES.get(b['tile'], b['tile'])} of choice")
     return " + ".join(bits)
 
 
@@ -50,10 +54,10 @@ def render(view: Mapping[str, Any]) -> str:
         mark = "x" if s["face_down"] else ("*" if s["space"] == view["current_space"] else " ")
         prices = ""
         if "prices" in s:
-            prices = "  prices " + ", ".join(f"{i} {p}" for i, p in s["prices"].items())
+            prices = "  prices " + ", ".join(f"{data.item_name(i)} {p}" for i, p in s["prices"].items())
         lines.append(
             f"  [{mark}] {s['space']}: {data.ACTION_NAMES[s['action']]:<32} blue {s['blue_workers']}"
-            f"  bonus {_bonus_text(s['bonus'])}{prices}"
+            f"  bonus {bonus_text(s['bonus'])}{prices}"
         )
     t = view.get("turn")
     if t:
@@ -61,21 +65,22 @@ def render(view: Mapping[str, Any]) -> str:
         who = view["players"][t["seat"]]["name"]
         lines.append(
             f"Now: {who} executes {data.ACTION_NAMES[run['action']]}"
-            f"{' (extra action)' if t['extra'] else ''}: {run['blue_left']} blue worker(s) left, {run['units']} unit(s) done"
+            f"{' (extra action)' if t['extra'] else ''}: {count(run['blue_left'], 'blue worker')} left,"
+            f" {count(run['units'], 'unit')} done"
         )
         if t["rewards"]:
-            lines.append(f"  ship {t['rewards']['ship']} completed: {t['rewards']['left']} reward(s) to take")
+            lines.append(f"  ship {t['rewards']['ship']} completed: {count(t['rewards']['left'], 'reward')} to take")
         if t["free_item"]:
             lines.append("  free item for buying all four kinds to take")
     elif view["step"] in ("choose", "bonus"):
         who = view["players"][view["chooser"]]["name"]
         lines.append(f"Now: {who} {'chooses an action' if view['step'] == 'choose' else 'takes a bonus tile'}")
-    lines.append("Supply: " + ", ".join(f"{k} {n}" for k, n in view["supply"].items()))
-    lines.append("  crests: " + ", ".join(f"{c} = {crest}" for c, crest in data.CRESTS.items()) + ", crown = joker")
+    lines.append("Supply: " + ", ".join(f"{data.item_name(k)} {n}" for k, n in view["supply"].items()))
+    lines.append("  crests: " + ", ".join(data.CRESTS.values()) + "; crowned masts and sails fit any ship")
     for p in view["players"]:
         passes = " ".join("crown" if f else str(v) for v, f in zip(data.PASS_TILES, p["flipped"], strict=True))
         lines.append(
-            f"{p['name']}: {p['vp']} VP, {p['thaler']} thaler, {p['workers']} workers, {p['crowns']} crown(s),"
+            f"{p['name']}: {p['vp']} VP, {p['thaler']} thaler, {count(p['workers'], 'worker')}, {count(p['crowns'], 'crown')},"
             f" pass tiles [{passes}], extra action {'available' if p['extra'] else 'used'}"
         )
         lines.append(f"  warehouse ({p['warehouse_used']}/{view['warehouse_capacity']}): {_tile_list(p['warehouse'])}")

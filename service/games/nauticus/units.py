@@ -4,10 +4,12 @@ completed-ship rewards that interrupt them. Each handler checks the JSON shape f
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any
 
 from service.games.base import Event, IllegalAction, Rng
+from service.games.words import count
 
 from . import data
 from .common import (
@@ -54,7 +56,7 @@ def _placed(
                     "seat": seat,
                     "ship": k,
                     "size": len(ship),
-                    "text": f"{name(seat)} completes ship {k} (size {len(ship)}) and takes {len(ship)} reward(s).",
+                    "text": f"{name(seat)} completes ship {k} (size {len(ship)}) and takes {count(len(ship), 'reward')}.",
                 }
             )
     return set_player(state, seat, p)._replace(turn=with_exec(t, e)._replace(rewards=rewards))
@@ -76,7 +78,7 @@ def _check_where(p: Player, item: str, where: Placement | None) -> None:
         if not has_room(p.warehouse, item):
             raise IllegalAction(
                 "warehouse-full",
-                f"no room for a {item} in your warehouse (rule §5.6: {data.WAREHOUSE_CAPACITY} spaces, a mast takes 2)",
+                f"no room for a {data.item_name(item)} in your warehouse (rule §5.6: {data.WAREHOUSE_CAPACITY} spaces, a mast takes 2)",
             )
         return
     err = placement_error(p.ships, item, where)
@@ -97,18 +99,19 @@ def buy(state: State, seat: int, action: Mapping[str, Any], rng: Rng) -> Result:
     need_action(e, data.PAID_ACTIONS, "a purchase")
     if item not in data.ACTION_ITEMS[e.action]:
         raise IllegalAction(
-            "wrong-item", f"{data.ACTION_NAMES[e.action]} sells only {list(data.ACTION_ITEMS[e.action])} (rule §5.1)"
+            "wrong-item", f"{data.ACTION_NAMES[e.action]} sells only "
+            f"{', '.join(data.item_name(i) for i in data.ACTION_ITEMS[e.action])} (rule §5.1)"
         )
     if stock(state, item) <= 0:
-        raise IllegalAction("sold-out", f"no {item} left in the supply (rule §1: limited supply)")
+        raise IllegalAction("sold-out", f"no {data.item_name(item)} left in the supply (rule §1: limited supply)")
     cost = price(e, item)
     if cost > p.thaler:
-        raise IllegalAction("cannot-afford", f"a {item} costs {cost} thaler and you have {p.thaler} (rule §5.1)")
+        raise IllegalAction("cannot-afford", f"a {data.item_name(item)} costs {cost} thaler and you have {p.thaler} (rule §5.1)")
     need_workers(e, p, 1)
     if where is not None and cost == 0:
         raise IllegalAction(
             "golden-rule",
-            f"the {item} costs 0 thaler, so it is free and must go to the warehouse (rule §5.0: golden rule)",
+            f"the {data.item_name(item)} costs 0 thaler, so it is free and must go to the warehouse (rule §5.0: golden rule)",
         )
     _check_where(p, item, where)
     paid_action = e.action
@@ -123,7 +126,7 @@ def buy(state: State, seat: int, action: Mapping[str, Any], rng: Rng) -> Result:
             "seat": seat,
             "item": item,
             "thaler": cost,
-            "text": f"{name(seat)} buys a {item} for {cost} thaler and 1 worker, to {_where_text(where)}.",
+            "text": f"{name(seat)} buys a {data.item_name(item)} for {cost} thaler and 1 worker, to {_where_text(where)}.",
         }
     ]
     state = state._replace(supply=take_from_supply(state, item))
@@ -155,7 +158,7 @@ def transfer(state: State, seat: int, action: Mapping[str, Any], rng: Rng) -> Re
             "transfer-to-shipyard", "a transfer moves a tile from the warehouse to the shipyard (rule §5.6)"
         )
     if item not in p.warehouse:
-        raise IllegalAction("not-in-warehouse", f"there is no {item} in your warehouse (rule §5.6)")
+        raise IllegalAction("not-in-warehouse", f"there is no {data.item_name(item)} in your warehouse (rule §5.6)")
     need_workers(e, p, 1)
     _check_where(p, item, where)
     e, p = spend_workers(e, p, 1)
@@ -165,7 +168,7 @@ def transfer(state: State, seat: int, action: Mapping[str, Any], rng: Rng) -> Re
             "type": "transferred",
             "seat": seat,
             "item": item,
-            "text": f"{name(seat)} moves a {item} from the warehouse to {_where_text(where)}.",
+            "text": f"{name(seat)} moves a {data.item_name(item)} from the warehouse to {_where_text(where)}.",
         }
     ]
     return _placed(state, seat, p, e, t, item, where, events), events
@@ -226,7 +229,7 @@ def take_money(state: State, seat: int, action: Mapping[str, Any], rng: Rng) -> 
             "seat": seat,
             "workers": n,
             "thaler": gain,
-            "text": f"{name(seat)} takes {gain} thaler with {n} worker(s).",
+            "text": f"{name(seat)} takes {gain} thaler with {count(n, 'worker')}.",
         }
     ]
 
@@ -248,8 +251,8 @@ def score_crowns(state: State, seat: int, action: Mapping[str, Any], rng: Rng) -
     if remaining <= 0 or n > crown_workers_max(c, remaining):
         raise IllegalAction(
             "crown-cap",
-            f"Score crowns gives at most {data.CROWN_CAP} VP per use; with {c} crown(s) and {remaining} VP left under"
-            f" the cap, at most {crown_workers_max(c, remaining) if remaining > 0 else 0} worker(s) count (rule §5.9)",
+            f"Score crowns gives at most {data.CROWN_CAP} VP per use; with {count(c, 'crown')} and {remaining} VP left under"
+            f" the cap, at most {count(crown_workers_max(c, remaining) if remaining > 0 else 0, 'worker')} count (rule §5.9)",
         )
     need_workers(e, p, n)
     e, p = spend_workers(e, p, n)
@@ -264,7 +267,7 @@ def score_crowns(state: State, seat: int, action: Mapping[str, Any], rng: Rng) -
             "crowns": c,
             "workers": n,
             "vp": gain,
-            "text": f"{name(seat)} scores {c} crown(s) x {n} worker(s) = {gain} VP.",
+            "text": f"{name(seat)} scores {count(c, 'crown')} x {count(n, 'worker')} = {gain} VP.",
         }
     ]
 
@@ -277,13 +280,13 @@ def take_reward(state: State, seat: int, action: Mapping[str, Any], rng: Rng) ->
     """Take one reward for the ship just completed (spec §6): one per mast, each at most twice."""
     r = action.get("reward")
     if r not in data.REWARDS:
-        raise bad(f"take-reward: unknown reward {r!r}; rewards are {list(data.REWARDS)}")
+        raise bad(f"take-reward: 'reward' is one of {', '.join(repr(x) for x in data.REWARDS)}, not {json.dumps(r)}")
     goods: tuple[str, ...] = ()
     if r == "goods":
         need_fields(action, {"type", "reward", "goods"})
         raw = action["goods"]
         if not isinstance(raw, list) or not all(isinstance(g, str) and g in data.GOODS for g in raw):
-            raise bad(f"take-reward: 'goods' must be a list of goods from {list(data.GOODS)}")
+            raise bad(f"take-reward: 'goods' must be a list of goods from {', '.join(data.GOODS)}")
         goods = tuple(raw)
     else:
         need_fields(action, {"type", "reward"})
@@ -293,7 +296,7 @@ def take_reward(state: State, seat: int, action: Mapping[str, Any], rng: Rng) ->
     i = data.REWARDS.index(r)
     if t.rewards.taken[i] >= data.REWARD_MAX_SAME:
         raise IllegalAction(
-            "reward-limit", f"each reward may be taken at most {data.REWARD_MAX_SAME} times per ship (rule §6)"
+            "reward-limit", f"each reward may be taken at most {count(data.REWARD_MAX_SAME, 'time')} per ship (rule §6)"
         )
     amount = data.REWARD_AMOUNT[r]
     if r == "goods" and (len(goods) != amount or len(set(goods)) != amount):
@@ -308,7 +311,7 @@ def take_reward(state: State, seat: int, action: Mapping[str, Any], rng: Rng) ->
         tile = data.CROWN_MAST if r == "crown-mast" else data.CROWN_SAIL
         p = p._replace(warehouse=store(p.warehouse, tile))
         supply = take_from_supply(state, tile)
-        what = f"a {tile} to the warehouse"
+        what = f"a {data.item_name(tile)} to the warehouse"
     elif r == "goods":
         wh = p.warehouse
         for g in goods:
@@ -321,7 +324,7 @@ def take_reward(state: State, seat: int, action: Mapping[str, Any], rng: Rng) ->
         what = f"{amount} thaler"
     elif r == "workers":
         p = p._replace(workers=p.workers + amount)
-        what = f"{amount} workers"
+        what = count(amount, "worker")
     else:
         p = p._replace(vp=p.vp + amount)
         what = f"{amount} VP"

@@ -27,9 +27,15 @@ from .data import (
     SPECIALTY_PRICE,
     UPGRADE_COST,
     Card,
+    goods_count,
 )
 from .flow import END_TEMPLE, end_game, shift_market
 from .state import Player, State, Turn, add_cubes, replace, seat_name, with_seat
+
+
+def _amount(n: int, pay: str) -> str:
+    """A price in coins or favor in words: "1 coin", "3 coins", "5 favor"."""
+    return ("1 coin" if n == 1 else f"{n} coins") if pay == "coins" else f"{n} {pay}"
 
 
 def _discards(player: Player, room: int) -> list[list[str]]:
@@ -46,8 +52,8 @@ def _check_discard(player: Player, room: int, discard: list[str]) -> tuple[int, 
     """Validate a discard and return the hold after it."""
     need = max(0, room - player.free_space())
     if len(discard) != need:
-        raise IllegalAction("bad-discard", f"you need to throw back exactly {need} basic good(s) to make room "
-                            "(rule §10 item 11: goods are thrown back only to make room).", "§10.11")
+        raise IllegalAction("bad-discard", f"you need to throw back exactly {need} basic {'good' if need == 1 else 'goods'} to make room "
+                            "(rule §10.11: goods are thrown back only to make room).", "§10.11")
     hold = add_cubes(player.hold, {g: -discard.count(g) for g in set(discard)})
     if min(hold) < 0:
         raise IllegalAction("discard-not-held", "you can only throw back basic goods you carry (rule §5.3).", "§5.3")
@@ -140,14 +146,14 @@ def gather(state: State, seat: int, turn: Turn, good: str, discard: list[str], e
     if turn.gathered:
         raise IllegalAction("already-gathered", "only one basic good may be gathered per turn (rule §5.3).", "§5.3")
     if state.supply[CUBE_INDEX[good]] <= 0:
-        raise IllegalAction("supply-empty", f"the {good} supply is empty (rule §10 item 12).", "§10.12")
+        raise IllegalAction("supply-empty", f"the {good} supply is empty (rule §10.12).", "§10.12")
     hold = _check_discard(player, 1, discard)
     hold = add_cubes(hold, {good: 1})
     # Two steps, not one dict: the good thrown back may be of the gathered kind.
     supply = add_cubes(add_cubes(state.supply, {g: discard.count(g) for g in set(discard)}), {good: -1})
     tossed = f", throwing back {', '.join(discard)}" if discard else ""
     events.append({"type": "gathered", "seat": seat, "good": good, "discard": discard,
-                   "text": f"{seat_name(seat)} gathered 1 {good}{tossed}."})
+                   "text": f"{seat_name(seat)} gathered {goods_count(1, good)}{tossed}."})
     seats = with_seat(state.seats, seat, replace(player, hold=hold))
     return replace(state, seats=seats, supply=supply, turn=_after_action(state, seat, replace(turn, gathered=True)))
 
@@ -158,11 +164,11 @@ def buy_metal(state: State, seat: int, turn: Turn, metal: str, pay: str, discard
     player = _require_hex(state, seat, ("metals",), "buying metal")
     tier = state.current_tier()
     if tier is None or state.supply[CUBE_INDEX[metal]] <= 0:
-        raise IllegalAction("supply-empty", f"no {metal} is left in the supply (rule §10 item 12).", "§10.12")
+        raise IllegalAction("supply-empty", f"no {metal} is left in the supply (rule §10.12).", "§10.12")
     cost = (tier.gold_coins if metal == "gold" else tier.silver_coins) if pay == "coins" else FAVOR_PRICE[metal]
     have = player.coins if pay == "coins" else player.favor
     if have < cost:
-        raise IllegalAction("cannot-afford", f"{metal} costs {cost} {pay} and you have {have} (rule §5.3).", "§5.3")
+        raise IllegalAction("cannot-afford", f"{metal} costs {_amount(cost, pay)} and you have {have} (rule §5.3).", "§5.3")
     hold = _check_discard(player, METAL_SIZE, discard)
     hold = add_cubes(hold, {metal: 1})
     player = replace(player, hold=hold, coins=player.coins - cost if pay == "coins" else player.coins,
@@ -170,7 +176,7 @@ def buy_metal(state: State, seat: int, turn: Turn, metal: str, pay: str, discard
     supply = add_cubes(state.supply, {metal: -1, **{g: discard.count(g) for g in set(discard)}})
     tossed = f", throwing back {', '.join(discard)} to make room" if discard else ""
     events.append({"type": "metal-bought", "seat": seat, "metal": metal, "pay": pay, "cost": cost, "discard": discard,
-                   "text": f"{seat_name(seat)} bought 1 {metal} for {cost} {pay}{tossed}."})
+                   "text": f"{seat_name(seat)} bought 1 {metal} for {_amount(cost, pay)}{tossed}."})
     return replace(state, seats=with_seat(state.seats, seat, player), supply=supply,
                    turn=_after_action(state, seat, turn))
 
@@ -203,7 +209,7 @@ def trade(state: State, seat: int, turn: Turn, slot: int, favor_for: list[str], 
     subst = f", paying {len(favor_for)} favor for {', '.join(favor_for)}" if favor_for else ""
     events.append({"type": "traded", "seat": seat, "slot": slot, "card": cid, "coins": coins, "favor_for": favor_for,
                    "text": f"{seat_name(seat)} filled {cid} on stand {slot + 1} for {card.coins}"
-                           f"{state.modifiers[slot]:+d} = {coins} coins{subst}."})
+                           f"{state.modifiers[slot]:+d} = {_amount(coins, 'coins')}{subst}."})
     turn = replace(turn, traded=True, donated=turn.donated or kind == "temple")
     state = replace(state, seats=with_seat(state.seats, seat, player), supply=supply,
                     turn=_after_action(state, seat, turn))
@@ -225,7 +231,7 @@ def sell_specialty(state: State, seat: int, turn: Turn, good: str, events: list[
         raise IllegalAction("not-held", f"you carry no {good} (rule §5.3).", "§5.3")
     player = replace(player, hold=add_cubes(player.hold, {good: -1}), coins=player.coins + SPECIALTY_PRICE)
     events.append({"type": "specialty-sold", "seat": seat, "good": good, "coins": SPECIALTY_PRICE,
-                   "text": f"{seat_name(seat)} sold 1 {good} (specialty) for {SPECIALTY_PRICE} coin."})
+                   "text": f"{seat_name(seat)} sold {goods_count(1, good)} (specialty) for {_amount(SPECIALTY_PRICE, 'coins')}."})
     return replace(state, seats=with_seat(state.seats, seat, player), supply=add_cubes(state.supply, {good: 1}),
                    turn=_after_action(state, seat, turn))
 
@@ -294,12 +300,12 @@ def upgrade_cargo(state: State, seat: int, turn: Turn, events: list[Event]) -> S
     if player.upgrades >= MAX_UPGRADES:
         raise IllegalAction("no-more-upgrades", "a ship is upgraded at most twice (rule §5.3).", "§5.3")
     if player.coins < UPGRADE_COST:
-        raise IllegalAction("cannot-afford", f"an upgrade costs {UPGRADE_COST} coins (rule §5.3).", "§5.3")
+        raise IllegalAction("cannot-afford", f"an upgrade costs {_amount(UPGRADE_COST, 'coins')} (rule §5.3).", "§5.3")
     tiles = state.tiles - (1 if player.upgrades == 0 else 0)
     player = replace(player, coins=player.coins - UPGRADE_COST, capacity=HOLDS_AFTER_UPGRADE[player.upgrades],
                      upgrades=player.upgrades + 1)
     events.append({"type": "cargo-upgraded", "seat": seat, "holds": player.capacity, "cost": UPGRADE_COST,
-                   "text": f"{seat_name(seat)} paid {UPGRADE_COST} coins for a cargo upgrade: "
+                   "text": f"{seat_name(seat)} paid {_amount(UPGRADE_COST, 'coins')} for a cargo upgrade: "
                            f"{player.capacity} holds."})
     return replace(state, seats=with_seat(state.seats, seat, player), tiles=tiles,
                    turn=_after_action(state, seat, replace(turn, upgraded=True)))

@@ -12,7 +12,20 @@ from service.games.base import Action, Applied, Outcome, Provisional, Rng, Stric
 from service.games.undo import TurnUndo, Undo, trail_to_json
 
 from . import rules
-from .data import BASIC, EDGES, HEXES, METALS, PROVISIONAL, SEAT_COLOURS, SPECIALIST_BY_ID, SPECIALISTS
+from .data import (
+    BASIC,
+    CARDS,
+    EDGES,
+    FAVOR_PRICE,
+    HEX_NAMES,
+    HEXES,
+    METALS,
+    PROVISIONAL,
+    SEAT_COLOURS,
+    SPECIALIST_BY_ID,
+    SPECIALISTS,
+    one_good,
+)
 from .render import render as render_view
 from .scoring import outcome as final_outcome
 from .setup import new_match
@@ -24,21 +37,21 @@ class OphirOptions(Schema):
     """Match options: the spec's configurable rulings (§10)."""
 
     barriers = fields.String(load_default="chosen", validate=validate.OneOf(["chosen", "random"]), metadata={
-        "description": "chosen: the starting player places both barriers (setup step 6); random: the server "
-                       "draws one of the 48 legal placements (rule §10 item 14)."})
+        "description": "chosen: the starting player places both barriers (rule §2.1); random: the server "
+                       "draws one of the 48 legal placements (rule §10.14)."})
     end_on_empty_deck = fields.String(load_default="refill", validate=validate.OneOf(["refill", "reveal"]), metadata={
-        "description": "End condition B (rule §10 item 4). refill: the game ends on the first market shift that "
+        "description": "End condition B (rule §10.4). refill: the game ends on the first market shift that "
                        "finds no future card to slide in; reveal (ophir-2d): one shift earlier, when no new future "
                        "card can be turned up."})
     chancellor_missing_only = StrictBoolean(load_default=False, metadata={
         "description": "If true the Chancellor pays favor only for the card's goods they lack (the seed's "
-                       "headline); default false: any of the card's goods (rule §10 item 10)."})
+                       "headline); default false: any of the card's goods (rule §10.10)."})
     moneychanger_sells_at_temple = StrictBoolean(load_default=False, metadata={
         "description": "If true the Moneychanger may also sell specialty goods at the temple (ophir-2d); "
-                       "default false (rule §10 item 9)."})
+                       "default false (rule §10.9)."})
     priest_voluntary_only = StrictBoolean(load_default=False, metadata={
         "description": "If true the Priest gains favor only when ending the turn voluntarily (ophir-2d); default "
-                       "false: also after two failed influence tests (rule §10 item 8)."})
+                       "false: also after two failed influence tests (rule §10.8)."})
 
 
 def _obj(props: dict[str, Any] | None = None, required: list[str] | None = None) -> dict[str, Any]:
@@ -176,6 +189,43 @@ class Ophir(TurnUndo[State]):
     def describe_action(self, action: Mapping[str, Any]) -> str:
         return describe(action)
 
+    def label_action(self, state: State, seat: int, action: Mapping[str, Any]) -> str:
+        return label(state, action, self.describe_action(action))  # the method: TurnUndo words undo
+
+
+def label(state: State, a: Mapping[str, Any], plain: str) -> str:
+    """A legal action as a menu shows it: where a hex lies and what it holds, what a metal costs."""
+    kind = a.get("type")
+    hex_id = a.get("hex")
+    if kind in ("move", "move-rival") and hex_id in HEX_NAMES:
+        what = f"the {state.kind(hex_id)} hex" if state.revealed else "the hex"
+        ship = "the rival" if kind == "move-rival" else ""
+        return f"sail {ship + ' ' if ship else ''}to {what} ({HEX_NAMES[hex_id]}, {hex_id})"
+    slot = a.get("slot")
+    if kind in ("trade", "donate-goods") and isinstance(slot, int) and 0 <= slot < len(state.demand):
+        cid = state.demand[slot]
+        card = CARDS.get(cid) if cid else None
+        if card is not None:
+            goods = " + ".join(card.goods)
+            if kind == "donate-goods":
+                return f"donate {goods} (card {cid}, stand {slot + 1}) to the temple for {card.favor_vp} favor and VP"
+            coins = max(0, card.coins + state.modifiers[slot])
+            paid = ("1 coin" if coins == 1 else f"{coins} coins")
+            sub = a.get("favor_for") or []
+            return f"fill card {cid} on stand {slot + 1} ({goods}) for {paid}" + (
+                f", paying favor for {' and '.join(sub)}" if sub else "")
+    if kind == "place-barrier" and a.get("edge") in EDGES:
+        x, y = EDGES[a["edge"]]
+        return f"place a barrier between the {HEX_NAMES[x]} and the {HEX_NAMES[y]} hex (edge {a['edge']})"
+    tier = state.current_tier()
+    if kind == "buy-metal" and a.get("metal") in FAVOR_PRICE and tier is not None:
+        metal = str(a["metal"])
+        cost = (tier.gold_coins if metal == "gold" else tier.silver_coins) if a.get("pay") == "coins" else FAVOR_PRICE[metal]
+        price = ("1 coin" if cost == 1 else f"{cost} coins") if a.get("pay") == "coins" else f"{cost} favor"
+        tossed = f", throwing back {' and '.join(a['discard'])}" if a.get("discard") else ""
+        return f"buy one {metal} for {price}{tossed}"
+    return plain
+
 
 def describe(a: Mapping[str, Any]) -> str:
     """An action in plain words."""
@@ -187,19 +237,22 @@ def describe(a: Mapping[str, Any]) -> str:
         return f"place a barrier on edge {a.get('edge')} (between {e[0]} and {e[1]})"
     if kind == "draft-specialist":
         spec = SPECIALIST_BY_ID.get(str(a.get("specialist")))
-        return f"draft the {spec.name if spec else a.get('specialist')}"
+        if spec is None:
+            return f"draft the specialist {a.get('specialist')}"
+        specialty = f"specialty {spec.specialty}, " if spec.specialty else "no specialty, "
+        return f"draft the {spec.name} ({specialty}starting favor {spec.starting_favor})"
     if kind == "move":
         return f"sail to hex {a.get('hex')}"
     if kind == "move-rival":
         return f"sail the rival to hex {a.get('hex')}"
     if kind == "gather":
-        return f"gather one {a.get('good')}{tossed}"
+        return f"gather {one_good(str(a.get('good')))}{tossed}"
     if kind == "trade":
         sub = a.get("favor_for") or []
         return f"fill the demand card on stand {int(a.get('slot', 0)) + 1}" + (
             f", paying favor for {' and '.join(sub)}" if sub else "")
     if kind == "sell-specialty":
-        return f"sell one {a.get('good')} (specialty) for 1 coin"
+        return f"sell {one_good(str(a.get('good')))} (specialty) for 1 coin"
     if kind == "buy-metal":
         return f"buy one {a.get('metal')} with {a.get('pay')}{tossed}"
     if kind == "donate-metal":

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .data import EDGES, FAVOR_MAX, SPECIALIST_BY_ID
+from .data import EDGES, FAVOR_MAX, SPECIALIST_BY_ID, goods_count
 
 _ROWS: tuple[tuple[str, ...], ...] = (("TL", "TR"), ("L", "C", "R"), ("BL", "BR"))
 _CELL = 22
@@ -66,7 +66,7 @@ def _temple(view: Mapping[str, Any]) -> list[str]:
         return ["TEMPLE: complete"]
     filled = ", ".join(t["metals"]) or "empty"
     return [f"TEMPLE: tier {t['current']} ({t['completed']} of {len(t['tiers'])} complete; tiers {' '.join(t['tiers'])})",
-            f"  spaces: {filled} ({len(t['metals'])}/{t['spaces']}); {t['metals_to_finish']} metals to finish",
+            f"  spaces: {filled} ({len(t['metals'])}/{t['spaces']}); {t['metals_to_finish']} {'metal' if t['metals_to_finish'] == 1 else 'metals'} to finish",
             f"  prices: gold {_coins(t['prices']['gold']['coins'])} or {t['prices']['gold']['favor']} favor, "
             f"silver {_coins(t['prices']['silver']['coins'])} or {t['prices']['silver']['favor']} favor"]
 
@@ -75,7 +75,7 @@ def _players(view: Mapping[str, Any]) -> list[str]:
     lines = ["PLAYERS"]
     for p in view["players"]:
         spec = SPECIALIST_BY_ID[p["specialist"]].name if p["specialist"] else "no specialist yet"
-        hold = ", ".join(f"{n} {c}" for c, n in p["hold"].items()) or "empty"
+        hold = ", ".join(goods_count(n, c) for c, n in p["hold"].items()) or "empty"
         vp = f", {p['vp']} VP" if "vp" in p else ""
         mark = "*" if view["active"] == p["seat"] else " "
         lines.append(f" {mark}{p['name']:<7} {spec:<13} favor {p['favor']}/{FAVOR_MAX}, {_coins(p['coins'])}, die {p['die']}"
@@ -93,7 +93,7 @@ def render(view: Mapping[str, Any]) -> str:
     lines.append("")
     lines += _temple(view)
     s = view["supply"]
-    lines.append("SUPPLY: " + ", ".join(f"{n} {c}" for c, n in s.items()) + f"; cargo tiles on the pier: "
+    lines.append("SUPPLY: " + ", ".join(goods_count(n, c) for c, n in s.items()) + f"; cargo tiles on the pier: "
                  f"{view['cargo_tiles']}")
     lines.append("")
     lines += _players(view)
@@ -104,7 +104,7 @@ def render(view: Mapping[str, Any]) -> str:
         lines.append(f"DRAFT: {view['players'][draft['picker']]['name']} picks from: {offered}")
     turn = view.get("turn")
     if turn and view["phase"] == "play":
-        bits = [f"started at {turn['start_hex']}", f"{turn['moves']} move(s) used", f"{turn['fails']} failed"]
+        bits = [f"started at {turn['start_hex']}", f"{turn['moves']} {'move' if turn['moves'] == 1 else 'moves'} used", f"{turn['fails']} failed"]
         for flag in ("influence", "anchored", "gathered", "traded", "donated", "upgraded"):
             if turn[flag]:
                 bits.append(flag)

@@ -22,7 +22,7 @@ from . import navigation as nav
 from .data import BASIC, DEMAND_STANDS, EDGES, HEXES, METALS, SPECIALIST_BY_ID
 from .flow import end_turn
 from .setup import barrier_actions, draft, draft_actions, place_barrier
-from .state import BARRIERS, DRAFT, OVER, State, Turn
+from .state import BARRIERS, DRAFT, OVER, State, Turn, seat_name
 
 _HEXES = frozenset(HEXES)
 _BASIC = frozenset(BASIC)
@@ -81,7 +81,7 @@ def parse(action: Mapping[str, Any]) -> dict[str, Any]:
         raise InvalidAction("unknown-action", f"not an Ophir action type: {kind!r}.")
     extra = set(action) - {"type", *shape}
     if extra:
-        raise InvalidAction("unknown-field", f"{kind} has no field(s) {sorted(extra)}.")
+        raise InvalidAction("unknown-field", f"{kind} has no {'field' if len(extra) == 1 else 'fields'} {', '.join(repr(x) for x in sorted(extra))}.")
     out: dict[str, Any] = {"type": kind}
     for name, (required, fkind) in shape.items():
         if name not in action:
@@ -124,7 +124,7 @@ def apply(state: State, seat: int, action: Mapping[str, Any], rng: Rng) -> tuple
     if state.phase == OVER:
         raise IllegalAction("game-over", "the game is over (rule §8).", "§8")
     if seat != state.active:
-        raise IllegalAction("not-your-turn", f"it is seat {state.active}'s turn to act, not seat {seat}'s.")
+        raise IllegalAction("not-your-turn", f"it is {seat_name(state.active)}'s turn to act, not {seat_name(seat)}'s.")
     want = _PHASE_OF.get(kind, "play")
     if want != state.phase:
         raise IllegalAction("wrong-phase", f"{kind} is not possible during the {state.phase} phase.")

@@ -42,7 +42,7 @@ def new_match(players: int, options: Options, rng: Rng) -> tuple[State, list[Eve
     events: list[Event] = []
     start = rng.randbelow(players)
     events.append({"type": "start-player", "seat": start,
-                   "text": f"{seat_name(start)} is the starting player (server draw, rule §10 item 15)."})
+                   "text": f"{seat_name(start)} is the starting player (server draw, rule §10.15)."})
     tokens = tuple(rng.shuffled(MAP_TOKENS))
     events.append({"type": "map-tokens-shuffled", "tokens": dict(zip(HEXES, tokens, strict=True)),
                    "visible_to": [], "text": "The seven map tokens were shuffled face down onto the hexes."})
@@ -124,12 +124,18 @@ def draft_actions(state: State) -> list[dict[str, object]]:
     return [{"type": "draft-specialist", "specialist": s} for s in state.draft_pool]
 
 
+def _specialist_name(specialist: str) -> str:
+    """A specialist as the card names it ("Temple Guard"), the id itself if there is no such card."""
+    spec = SPECIALIST_BY_ID.get(specialist)
+    return spec.name if spec else repr(specialist)
+
+
 def draft(state: State, seat: int, specialist: str, events: list[Event]) -> State:
     """Pick one specialist and pass the rest to the right (setup step 10, R-26); the starting
     player picks last from two cards and the last card goes back to the box."""
     if specialist not in state.draft_pool:
-        raise IllegalAction("specialist-not-offered", f"{specialist} is not among the cards passed to you "
-                            "(setup step 10: pick from the specialists you were handed).", "§2.1")
+        raise IllegalAction("specialist-not-offered", f"the {_specialist_name(specialist)} is not among the cards passed to you "
+                            "(rule §2.1: pick from the specialists you were handed).", "§2.1")
     spec = SPECIALIST_BY_ID[specialist]
     player = replace(state.seats[seat], specialist=specialist, favor=spec.starting_favor)
     tiles = state.tiles

@@ -279,10 +279,10 @@ def test_view_is_public_and_render_shows_the_table() -> None:
         "round 1/5",
         "Buy hull",
         "shipyard",
-        "bow/mast-a/sail-a/[coffee]",
+        "bow/light-green anchor mast/light-green anchor sail/[coffee]",  # tiles by name, not by id
         "warehouse (1/12)",
         "Red",
-        "crests: a = light-green anchor, b = red whale",  # the tile ids' crest letters, in words
+        "crests: light-green anchor, red whale",  # the crests in words
     ):
         assert needle in text
     assert GAME.describe_action({"type": "buy", "item": "bow", "to": "ship", "ship": 0, "end": "front"}) == (

@@ -15,7 +15,7 @@ function matchLink(id, text) {
 
 function describe(summary) {
   const parts = [titles[summary.game] || summary.game, STATUS_WORDS[summary.status] || summary.status, `${summary.players} players`];
-  if (summary.status === "waiting" && summary.open_seats) parts.push(`${summary.open_seats.length} seat(s) open`);
+  if (summary.status === "waiting" && summary.open_seats) parts.push(`${summary.open_seats.length} ${summary.open_seats.length === 1 ? "seat" : "seats"} open`);
   if (summary.status !== "waiting") parts.push(`ply ${summary.ply}`);
   return parts.join(" · ");
 }
