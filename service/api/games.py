@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -62,8 +63,23 @@ def get_rules(game_id: str) -> Any:
     g = games.get(game_id)
     if g is None:
         raise NotFound("unknown-game", f"there is no game {game_id!r}; see GET /v1/games")
-    page = rules_page(g.id)
-    path = _REPOSITORY / page if page else None
-    if path is None or not path.is_file():
+    text = _rules_text(g)
+    if text is None:
         raise NotFound("no-rules-page", f"{g.title} has no rules reference page on this server")
-    return Response(path.read_text(encoding="utf-8"), mimetype="text/markdown")
+    return Response(text, mimetype="text/markdown")
+
+
+def _rules_text(g: Game[Any]) -> str | None:
+    """The page's Markdown: from the game's package (``rules.md``, a link to docs/rules that an
+    installed wheel carries as a file), else from the checkout's docs/rules."""
+    if rules_page(g.id) is None:
+        return None
+    package = type(g).__module__.rpartition(".")[0]
+    try:
+        packaged = resources.files(package).joinpath("rules.md")
+        if packaged.is_file():
+            return packaged.read_text(encoding="utf-8")
+    except (ModuleNotFoundError, OSError):
+        pass
+    path = _REPOSITORY / str(rules_page(g.id))
+    return path.read_text(encoding="utf-8") if path.is_file() else None
