@@ -80,8 +80,8 @@ def _stop(procs: list[subprocess.Popen[bytes]]) -> None:
         p.terminate()
     for p in procs:
         try:
-            p.wait(10)
-        except subprocess.TimeoutExpired:
+            p.wait(3)
+        except subprocess.TimeoutExpired:  # a worker's warm shutdown waits for its job: not this test's subject
             p.kill()
             p.wait()
 
