@@ -4,17 +4,11 @@ not take lines back twice."""
 
 from __future__ import annotations
 
-import os
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 pytestmark = pytest.mark.browser
-
-CHROMIUM = os.environ.get("PORTOLAN_CHROMIUM") or "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--headless=new", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
 
 SCRIPT = """async () => {
   const list = document.createElement("ol");
@@ -34,17 +28,6 @@ SCRIPT = """async () => {
   for (const [ply, events] of moves.slice(2)) addHappened(movesHappened(view, ply, 0, events));
   return [...list.children].map((li) => li.textContent);
 }"""
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    if not os.access(CHROMIUM, os.X_OK):
-        pytest.skip(f"no Chromium at {CHROMIUM} (apt-get install chromium)")
-    playwright_api = pytest.importorskip("playwright.sync_api")
-    with playwright_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield browser
-        browser.close()
 
 
 def test_undone_steps_leave_what_happened(browser: Any, served: str) -> None:
