@@ -19,13 +19,18 @@ ROUNDS = 8
 
 def _at_once(app: Any, calls: list[Callable[[Any], Any]]) -> list[Any]:
     """Run every call from its own thread and client, released together; the responses in order."""
+    clients = [app.test_client() for _ in calls]
+    return released_together([lambda call=call, c=c: call(c) for call, c in zip(calls, clients, strict=True)])
+
+
+def released_together(calls: list[Callable[[], Any]]) -> list[Any]:
+    """Run every call from its own thread, released together by a barrier; the answers in order."""
     answers: list[Any] = [None] * len(calls)
     barrier = threading.Barrier(len(calls))
 
     def run(i: int) -> None:
-        c = app.test_client()
         barrier.wait()
-        answers[i] = calls[i](c)
+        answers[i] = calls[i]()
 
     threads = [threading.Thread(target=run, args=(i,)) for i in range(len(calls))]
     for t in threads:

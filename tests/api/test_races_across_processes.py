@@ -14,7 +14,6 @@ import os
 import random
 import subprocess
 import sys
-import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -28,6 +27,7 @@ from service.config import Settings
 from service.proof.verify import verify_record
 from service.storage.embedded import free_port
 from tests.api.test_matches_flow import create
+from tests.api.test_races import released_together
 from tests.conftest import Player as Person
 from tests.conftest import SmtpSink, create_match
 
@@ -116,23 +116,6 @@ def deployment(settings: Settings, smtp_sink: SmtpSink, tmp_path: Path) -> Itera
         _stop(procs)
 
 
-def _at_once(calls: list[Callable[[], Answer]]) -> list[Answer]:
-    """Run every call from its own thread, released together; the answers in order."""
-    answers: list[Any] = [None] * len(calls)
-    barrier = threading.Barrier(len(calls))
-
-    def run(i: int) -> None:
-        barrier.wait()
-        answers[i] = calls[i]()
-
-    threads = [threading.Thread(target=run, args=(i,)) for i in range(len(calls))]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    return answers
-
-
 def _claim(api: Http, mid: str, seat: int, token: str, person: Person, email: str = "") -> Callable[[], Answer]:
     body = {"token": token, "public_key": person.public_key, "name": person.name}
     if email:
@@ -145,7 +128,7 @@ def test_two_keys_claim_one_seat_through_two_processes(deployment: list[Http], p
     for _ in range(ROUNDS):
         made = create(a, [{"invite": "a@example.org"}, {"invite": "b@example.org"}])
         mid, token = made["id"], made["invites"]["0"]
-        answers = _at_once([_claim(b, mid, 0, token, players[0]), _claim(c, mid, 0, token, players[1])])
+        answers = released_together([_claim(b, mid, 0, token, players[0]), _claim(c, mid, 0, token, players[1])])
         assert sorted(r.status_code for r in answers) == [200, 409], [r.get_json() for r in answers]
         assert next(r for r in answers if r.status_code == 409).get_json()["code"] == "seat-taken"
         winner = players[[r.status_code for r in answers].index(200)]
@@ -169,7 +152,7 @@ def test_one_move_sent_to_every_process_at_once_is_applied_once(deployment: list
         seat = deployment[0].get(f"/v1/matches/{mid}").get_json()["active_seats"][0]
         payload = players[seat].envelope(mid, seat, 0, [{"type": "roll"}])
         path = f"/v1/matches/{mid}/moves?view=none"
-        answers = _at_once([lambda api=api, p=path, e=payload: api.post(p, json=e) for api in deployment])
+        answers = released_together([lambda api=api, p=path, e=payload: api.post(p, json=e) for api in deployment])
         codes = sorted(r.status_code for r in answers)
         assert codes == [200, 200, 201], [r.get_json() for r in answers]
         first = next(r for r in answers if r.status_code == 201).get_json()
@@ -186,7 +169,7 @@ def test_two_different_moves_for_one_ply_through_two_processes(deployment: list[
         # two envelopes for ply 0 (their nonces differ, so neither is a resubmission of the other)
         one, other = (players[seat].envelope(mid, seat, 0, [{"type": "roll"}], nonce=n) for n in ("r1", "r2"))
         path = f"/v1/matches/{mid}/moves?view=none"
-        answers = _at_once([lambda p=path, e=one: deployment[1].post(p, json=e),
+        answers = released_together([lambda p=path, e=one: deployment[1].post(p, json=e),
                             lambda p=path, e=other: deployment[2].post(p, json=e)])
         codes = sorted(r.status_code for r in answers)
         assert codes == [201, 409], [r.get_json() for r in answers]
