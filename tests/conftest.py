@@ -59,8 +59,13 @@ def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 def namespace(redis_url: str) -> Iterator[str]:
     ns = f"ptest-{uuid.uuid4().hex[:10]}:"
     yield ns
-    queues = os.environ.get("QUEUE_REDIS_URL") or redis_url
-    for url, pattern in ((redis_url, f"{ns}*"), (queues, f"{ns}*"), (queues, f"rq:*{ns}*")):
+    drop_namespace(ns, redis_url, os.environ.get("QUEUE_REDIS_URL") or redis_url)
+
+
+def drop_namespace(ns: str, state_url: str, queue_url: str) -> None:
+    """Delete a test's keys: its namespace where the matches are and where the queues are, and its
+    RQ keys. Only those: the tests never flush a server."""
+    for url, pattern in ((state_url, f"{ns}*"), (queue_url, f"{ns}*"), (queue_url, f"rq:*{ns}*")):
         client = connect(url)  # on a cluster: SCAN over every node, DEL split by slot
         keys = list(client.scan_iter(match=pattern, count=1000))
         if keys:

@@ -25,10 +25,10 @@ import redis
 from service.api import create_app
 from service.config import Settings
 from service.proof.verify import verify_record
-from service.runtime import build, connect
+from service.runtime import build
 from service.storage.embedded import EmbeddedCluster, EmbeddedRedis
 from tests.api.test_matches_flow import create
-from tests.conftest import ON_CLUSTER, Player, SmtpSink
+from tests.conftest import ON_CLUSTER, Player, SmtpSink, drop_namespace
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -63,11 +63,7 @@ def on_cluster(cluster: tuple[str, str], settings: Settings, smtp_sink: SmtpSink
     yield s
     jobs.settings.cache_clear()
     jobs.service.cache_clear()
-    for url, pattern in ((state, f"{ns}*"), (queues, f"{ns}*"), (queues, f"rq:*{ns}*")):
-        client = connect(url)
-        keys = list(client.scan_iter(match=pattern, count=1000))
-        if keys:
-            client.delete(*keys)
+    drop_namespace(ns, state, queues)
 
 
 def test_the_connection_is_a_cluster_client_and_the_queues_are_not(on_cluster: Settings) -> None:
