@@ -32,6 +32,7 @@ from flask_limiter.util import get_remote_address
 from service.api.auth import verified_signer
 from service.api.errors import problem
 from service.config import Settings
+from service.storage.counters import limits_storage
 
 # routes that change something, by endpoint: everything else has the read limit
 _CREATE = ("matches.create",)
@@ -67,14 +68,7 @@ def client_address() -> str:
 def install(app: Flask, settings: Settings, client: redis.Redis) -> Limiter:
     """Put the limits of ``settings`` on every route of ``app`` (call after the blueprints are registered),
     counted in the store's Redis (``client``: its pool, or on a Redis Cluster limits' own cluster client)."""
-    prefix = f"{settings.namespace}ratelimit"
-    if isinstance(client, redis.RedisCluster):
-        node = client.get_default_node()
-        storage_uri = f"redis+cluster://{node.host}:{node.port}"
-        options: dict[str, Any] = {"key_prefix": prefix}
-    else:
-        # the URI only picks limits' Redis storage; the pool (the store's) is what it talks to
-        storage_uri, options = "redis://", {"connection_pool": client.connection_pool, "key_prefix": prefix}
+    storage_uri, options = limits_storage(client, f"{settings.namespace}ratelimit")
     limiter = Limiter(
         client_identity,
         app=app,

@@ -18,9 +18,10 @@ from typing import Literal
 
 import redis
 from limits import RateLimitItemPerSecond
-from limits.storage import RedisClusterStorage, RedisStorage
+from limits.storage import storage_from_string
 from limits.strategies import FixedWindowRateLimiter
 
+from service.storage.counters import limits_storage
 from service.storage.preferences import address_digest
 
 
@@ -30,15 +31,8 @@ class Mailbox:
     def __init__(self, client: redis.Redis, namespace: str = "portolan:") -> None:
         self.r = client
         self.ns = namespace
-        prefix = f"{namespace}mail:limits"
-        storage: RedisStorage
-        if isinstance(client, redis.RedisCluster):
-            node = client.get_default_node()
-            storage = RedisClusterStorage(f"redis+cluster://{node.host}:{node.port}", key_prefix=prefix)
-        else:
-            # the URI only picks limits' Redis storage; the pool (the store's) is what it talks to
-            storage = RedisStorage("redis://", connection_pool=client.connection_pool, key_prefix=prefix)
-        self._limiter = FixedWindowRateLimiter(storage)
+        uri, options = limits_storage(client, f"{namespace}mail:limits")
+        self._limiter = FixedWindowRateLimiter(storage_from_string(uri, **options))
 
     def _key(self, part: str) -> str:
         return f"{self.ns}mail:{part}"
