@@ -449,13 +449,12 @@ class Gunicorn:
         self.log.close()
 
 
-def cleanup_namespace(redis_url: str, ns: str) -> int:
+def cleanup_namespace(redis_url: str, ns: str, queue_url: str) -> int:
     """Delete this run's keys on a Redis this bench did not start: the namespace (on a cluster
     too), its RQ queues and the jobs those queues (and their registries) name, on the queues'
-    Redis (``QUEUE_REDIS_URL`` when set). Returns how many keys went."""
+    Redis (``queue_url``). Returns how many keys went."""
     from service.runtime import connect
 
-    queue_url = os.environ.get("QUEUE_REDIS_URL") or redis_url
     gone = 0
     if queue_url != redis_url:
         state = connect(redis_url)  # on a cluster: SCAN over every node, DEL split by slot
@@ -613,6 +612,7 @@ def main(argv: list[str] | None = None) -> int:
     tmp = Path(tempfile.mkdtemp(prefix="portolan-bench-"))
     ns = f"bench-{secrets.token_hex(4)}:"
     redis_url = os.environ.get("REDIS_URL", "")
+    queue_url = os.environ.get("QUEUE_REDIS_URL", "")  # "": the queues are in REDIS_URL
     embedded = None
     cluster = None
     queues = None
@@ -624,7 +624,7 @@ def main(argv: list[str] | None = None) -> int:
             cluster = EmbeddedCluster(tmp / "cluster")
             redis_url = cluster.start()
             queues = EmbeddedRedis(tmp / "queues", durable=False)
-            os.environ["QUEUE_REDIS_URL"] = queues.start()
+            queue_url = queues.start()
         elif not redis_url:
             from service.storage.embedded import EmbeddedRedis
 
@@ -633,6 +633,8 @@ def main(argv: list[str] | None = None) -> int:
         env = dict(os.environ, REDIS_URL=redis_url, PORTOLAN_NS=ns, OUTBOX_DIR=str(tmp / "outbox"),
                    PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
         env.pop("PORTOLAN_SERVER_KEY", None)
+        if queue_url:
+            env["QUEUE_REDIS_URL"] = queue_url
         # every client is 127.0.0.1 and invites the same two addresses, many times a minute: the
         # abuse limits would measure themselves; --rate-limits keeps the request limits on
         env.update(PORTOLAN_INVITES_PER_CREATOR_HOUR="0", PORTOLAN_INVITES_PER_RECIPIENT_DAY="0")
@@ -674,7 +676,7 @@ def main(argv: list[str] | None = None) -> int:
 
         import redis
 
-        client = redis.Redis.from_url(os.environ.get("QUEUE_REDIS_URL") or redis_url)
+        client = redis.Redis.from_url(queue_url or redis_url)
         queued = {kind: int(client.llen(f"rq:queue:{ns}{kind}")) for kind in ("notices", "bots")}  # type: ignore[arg-type]
         report(args, cfg, moves, bare, queued)
         return 1 if moves.errors or bare.errors else 0
@@ -691,7 +693,7 @@ def main(argv: list[str] | None = None) -> int:
             embedded.stop()
         elif redis_url:
             try:
-                gone = cleanup_namespace(redis_url, ns)
+                gone = cleanup_namespace(redis_url, ns, queue_url or redis_url)
                 print(f"deleted {gone} keys of namespace {ns} from the given Redis")
             except Exception as exc:  # report, never mask the run's own outcome
                 print(f"cleanup of {ns} failed: {exc!r}", file=sys.stderr)
