@@ -1,7 +1,9 @@
 """``portolan bot-run``: a program outside the server holds a seat with its own key, over HTTP.
 
 Two external bots play a whole match against the API served over real HTTP: one is the CLI
-command with a policy imported from a module, the other the loop itself with the random policy.
+command with a policy imported from a module, the other the loop itself with a policy that only
+ever rolls, so the match can end only by the imported policy banking (with a random second
+policy, seat 1 could win before seat 0 ever banked, and the test would check nothing).
 """
 
 from __future__ import annotations
@@ -12,7 +14,6 @@ from typing import Any
 
 import pytest
 
-from service.bots.policy import uniform_random
 from service.games.base import Rng
 from service.proof import signing
 from service.tools import bot_commands, cli
@@ -35,6 +36,11 @@ def _claimed_match(served: str, home: Path, monkeypatch: pytest.MonkeyPatch) -> 
     return mid, other
 
 
+def _never_banks(game: Any, view: Any, seat: int, legal: Any, rng: Rng) -> dict[str, Any]:
+    """Seat 1's policy: roll, always; a roll of 1 loses the haul, so seat 1 never reaches the target."""
+    return {"type": "roll"}
+
+
 def test_two_external_bots_play_a_match_to_its_end(served: str, tmp_path: Path,
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     mid, other = _claimed_match(served, tmp_path, monkeypatch)
@@ -44,7 +50,7 @@ def test_two_external_bots_play_a_match_to_its_end(served: str, tmp_path: Path,
         ["--server", served, "bot-run", mid, "--policy", "tests.bot_policy_example:decide", "--wait", "2"])))
     runner.start()
     said: list[str] = []
-    last = bot_commands.run(Client(served), mid, 1, other, uniform_random, Rng.from_seed("one"), said.append, wait=2)
+    last = bot_commands.run(Client(served), mid, 1, other, _never_banks, Rng.from_seed("one"), said.append, wait=2)
     runner.join(60)
     assert not runner.is_alive() and codes == [0]
     assert last["status"] == "finished" and said[-1] == f"match {mid} is finished"
