@@ -23,22 +23,59 @@ the view cannot settle them the sample takes the nearest consistent value:
 (cash less what its loans cost to repay) plus what the board pays it: this phase's payday income
 as the board stands now (proliferation, majorities, fortresses: ``payday.income``), counted once
 for each payday still to come, the later ones discounted because the board will change.
+
+**Whose numbers.** A match may play an edition's data (docs/editions.md), whose game is a copy of
+the rules package with the edition's constants. The card ids, colours, phases and payday sums
+the bot uses are taken from the package the game itself came from (:class:`Numbers`), never
+from the shipped modules imported here for their types and stage constants.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import cache
+from types import ModuleType
 from typing import Any
 
 from service.bots.knowledge import Greedy
 from service.games.base import Action, Game, Rng
-from service.games.el_capitan.data import CARDS, COLOURS, PHASES
-from service.games.el_capitan.payday import income, net_worth
-from service.games.el_capitan.state import BANK, FREE, OFF, PIRATE, State
+from service.games.editions import rules_module
+from service.games.el_capitan.state import BANK, FREE, OFF, PIRATE, Player, State
 from service.games.undo import without_undo
 
-_DESTINATIONS = tuple(sorted(c for c, d in CARDS.items() if d.kind == "destination"))
-_CONNECTIONS = tuple(sorted(c for c, d in CARDS.items() if d.kind == "connection"))
+
+@dataclass(frozen=True)
+class Numbers:
+    """What the bot reads of one edition of El Capitán: the shipped data or an edition's."""
+
+    destinations: tuple[str, ...]
+    """The destination cards' ids, sorted (the deck a sample deals the unseen ones into)."""
+    connections: tuple[str, ...]
+    """The connection cards' ids, sorted."""
+    colours: tuple[str, ...]
+    """The colours in the order the state numbers them."""
+    phases: int
+    """Phases in a game, each ending in a payday."""
+    income: Callable[[State], list[dict[str, Any]]]
+    """The payday income of the board as it stands (``payday.income``: tracks, chart, fortresses)."""
+    net_worth: Callable[[Player], int]
+    """Cash less what the loans cost to repay (``payday.net_worth``: the loan cards' values)."""
+
+
+def numbers(game: Game[State]) -> Numbers:
+    """The :class:`Numbers` ``game`` plays with (built once per package: the shipped one, or an
+    edition's bound copy)."""
+    return _numbers(rules_module(game, "data"), rules_module(game, "payday"))
+
+
+@cache
+def _numbers(data: ModuleType, payday: ModuleType) -> Numbers:
+    cards = data.CARDS
+    return Numbers(destinations=tuple(sorted(c for c, d in cards.items() if d.kind == "destination")),
+                   connections=tuple(sorted(c for c, d in cards.items() if d.kind == "connection")),
+                   colours=tuple(data.COLOURS), phases=data.PHASES,
+                   income=payday.income, net_worth=payday.net_worth)
 
 
 def _place(where: str, city_ids: Sequence[str]) -> int:
@@ -57,8 +94,10 @@ def _unseen(kind: tuple[str, ...], view: Mapping[str, Any], key: str) -> list[st
 
 def state_of_view(game: Game[State], view: Mapping[str, Any], rng: Rng, legal: Sequence[Action] = ()) -> State:
     """A whole El Capitán state consistent with ``view`` (see the module); the decks drawn with ``rng``."""
+    known = numbers(game)
     city_ids = [c["id"] for c in view["cities"]]
-    colour = {c: i for i, c in enumerate(COLOURS)}
+    colours = known.colours
+    colour = {c: i for i, c in enumerate(colours)}
     players = []
     for p in view["players"]:
         players.append({
@@ -71,7 +110,7 @@ def state_of_view(game: Game[State], view: Mapping[str, Any], rng: Rng, legal: S
     removed = view["removed_in_porto"]
     cities = []
     for c in view["cities"]:
-        closed = [c["closed"].get(col, 0) for col in COLOURS]
+        closed = [c["closed"].get(col, 0) for col in colours]
         gone = sum(removed.values()) if c["id"] == "porto" else 0
         # each forward placement on a shut-down space shut one warehouse (track.place); the track
         # only ever reaches its highest site forwards
@@ -85,8 +124,8 @@ def state_of_view(game: Game[State], view: Mapping[str, Any], rng: Rng, legal: S
             "forts": [colour[f["colour"]] if f["colour"] is not None else FREE for f in c["fortresses"]],
             "shutdowns": max(sum(closed) + gone, passed),
         })
-    dest = rng.shuffled(_unseen(_DESTINATIONS, view, "destination"))
-    conn = rng.shuffled(_unseen(_CONNECTIONS, view, "connection"))
+    dest = rng.shuffled(_unseen(known.destinations, view, "destination"))
+    conn = rng.shuffled(_unseen(known.connections, view, "connection"))
     t = view["turn"]
     seat = view["active_seat"] if view["active_seat"] is not None else view["start_player"]
     me = players[seat]
@@ -107,9 +146,9 @@ def state_of_view(game: Game[State], view: Mapping[str, Any], rng: Rng, legal: S
         "dest_discard": list(view["discards"]["destination"]),
         "conn_deck": conn, "conn_display": list(view["displays"]["connection"]),
         "conn_discard": list(view["discards"]["connection"]),
-        "pool_warehouses": [view["pool"]["warehouses"][col] for col in COLOURS],
-        "pool_fortresses": [view["pool"]["fortresses"][col] for col in COLOURS],
-        "removed": [removed.get(col, 0) for col in COLOURS],
+        "pool_warehouses": [view["pool"]["warehouses"][col] for col in colours],
+        "pool_fortresses": [view["pool"]["fortresses"][col] for col in colours],
+        "removed": [removed.get(col, 0) for col in colours],
         "bonus_left": list(view["bonus_cards_left"]),
         "phase": view["phase"], "round": view["round"], "seat": seat, "start": view["start_player"],
         "ending": view["phase_ending"], "stage": view["stage"], "turn": turn,
@@ -147,11 +186,12 @@ class ElCapitanKnowledge(Greedy[State]):
         return state_of_view(game, view, rng, legal)
 
     def estimate(self, game: Game[State], state: State) -> list[float]:
-        paydays = max(0, PHASES - state.phase + (0 if state.stage in ("settle", "over") else 1))
+        known = numbers(game)
+        paydays = max(0, known.phases - state.phase + (0 if state.stage in ("settle", "over") else 1))
         # this phase's payday pays the board nearly as it stands; later ones less surely
         weight = 0.0 if paydays == 0 else 1.0 + 0.6 * (paydays - 1)
-        pay = income(state)
-        return [net_worth(p) + weight * pay[s]["total"] for s, p in enumerate(state.players)]
+        pay = known.income(state)
+        return [known.net_worth(p) + weight * pay[s]["total"] for s, p in enumerate(state.players)]
 
 
 KNOWLEDGE = ElCapitanKnowledge()

@@ -10,21 +10,64 @@ The estimate counts what a seat will score at the end (spec §8): its VP track, 
 by size, delivered goods by group, and every thaler (left-overs included) at three to the VP;
 and, since a ship is worth nothing until it is complete, the part of a finished ship's VP that an
 unfinished one has already earned, weighed by the phases left to finish it.
+
+**Whose numbers.** The VP tables, the thaler rate and the game length come from the package the
+game itself came from (:class:`Numbers`): an edition's bound copy plays its own (docs/editions.md).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import cache
+from types import ModuleType
 from typing import Any
 
 from service.bots.knowledge import Greedy
 from service.games.base import Action, Game, Rng
-from service.games.nauticus import data
+from service.games.editions import rules_module
+
+# the shape of a hull (which pieces close it, where the sails sit), no number an edition changes
 from service.games.nauticus.ships import is_closed, is_complete
 from service.games.nauticus.state import Player, State
 
 _VIEW_ONLY_PLAYER_FIELDS = ("seat", "name", "crowns", "warehouse_used", "complete_ships")
-_BIGGEST = max(data.SHIP_VP)
+
+
+@dataclass(frozen=True)
+class Numbers:
+    """What the bot reads of one edition of Nauticus: the shipped data or an edition's."""
+
+    ship_vp: Mapping[int, int]
+    """A complete ship's VP by its size."""
+    biggest: int
+    """The largest ship size the VP table knows."""
+    goods_group_vp: Callable[[int], int]
+    """VP for a number of delivered goods of one type."""
+    leftover_thaler: int
+    """Thaler each left-over worker, tile and unused piece is worth at the end."""
+    thaler_per_vp: int
+    rounds: Mapping[int, int]
+    """Rounds by player count."""
+    phases_per_round: int
+    rewards: tuple[str, ...]
+    """The completed-ship reward options, in the order the state keeps them."""
+    stacks: tuple[str, ...]
+    """The open supply stacks, in the order the state keeps them."""
+
+
+def numbers(game: Game[State]) -> Numbers:
+    """The :class:`Numbers` ``game`` plays with (built once per package: the shipped one, or an
+    edition's bound copy)."""
+    return _numbers(rules_module(game, "data"))
+
+
+@cache
+def _numbers(data: ModuleType) -> Numbers:
+    return Numbers(ship_vp=data.SHIP_VP, biggest=max(data.SHIP_VP), goods_group_vp=data.goods_group_vp,
+                   leftover_thaler=data.LEFTOVER_THALER, thaler_per_vp=data.THALER_PER_VP,
+                   rounds=data.ROUNDS, phases_per_round=data.PHASES_PER_ROUND,
+                   rewards=tuple(data.REWARDS), stacks=tuple(data.STACKS))
 
 
 def _exec(view_exec: Mapping[str, Any] | None) -> dict[str, Any] | None:
@@ -37,6 +80,7 @@ def _exec(view_exec: Mapping[str, Any] | None) -> dict[str, Any] | None:
 
 def state_of_view(game: Game[State], view: Mapping[str, Any]) -> State:
     """The whole state a Nauticus view shows (everything is public)."""
+    known = numbers(game)
     n = len(view["players"])
     turn = view["turn"]
     state_turn: dict[str, Any] | None = None
@@ -46,14 +90,14 @@ def state_of_view(game: Game[State], view: Mapping[str, Any]) -> State:
             "seat": turn["seat"], "normal": _exec(turn["normal"]), "extra": _exec(turn["extra"]),
             "extra_used": turn["extra_used"], "closing": turn["closing"],
             "rewards": None if rewards is None else {
-                "ship": rewards["ship"], "left": rewards["left"], "taken": [rewards["taken"][r] for r in data.REWARDS]},
+                "ship": rewards["ship"], "left": rewards["left"], "taken": [rewards["taken"][r] for r in known.rewards]},
             "free_item": turn["free_item"],
         }
     # the turns of this phase run clockwise from the chooser (flow.fresh_turn / end_turn)
     taken = (turn["seat"] - view["chooser"]) % n if view["step"] == "turn" and turn is not None else 0
     return game.load({
         "players": [{k: v for k, v in p.items() if k not in _VIEW_ONLY_PLAYER_FIELDS} for p in view["players"]],
-        "supply": [view["supply"][s] for s in data.STACKS],
+        "supply": [view["supply"][s] for s in known.stacks],
         "round": view["round"],
         "phase": view["phase"],
         "game_phase": (view["round"] - 1) * view["phases_per_round"] + view["phase"],
@@ -70,33 +114,33 @@ def state_of_view(game: Game[State], view: Mapping[str, Any]) -> State:
     })
 
 
-def _ship_promise(ship: Any, phases_left: int) -> float:
+def _ship_promise(known: Numbers, ship: Any, phases_left: int) -> float:
     """VP an unfinished ship has earned towards its completion: the finished ship's VP times the
     share of its tiles in place (hull pieces, masts, sails), less as the phases to finish it run
     out. A closed hull knows its size; an open one is counted one piece longer."""
-    size = len(ship) if is_closed(ship) else min(len(ship) + 1, _BIGGEST)
+    size = len(ship) if is_closed(ship) else min(len(ship) + 1, known.biggest)
     placed = sum(1 + (h.mast is not None) + (h.sail is not None) for h in ship)
     share = placed / (3 * size)
     hurry = min(1.0, phases_left / 6)
-    return data.SHIP_VP.get(size, data.SHIP_VP[_BIGGEST]) * share * share * hurry
+    return known.ship_vp.get(size, known.ship_vp[known.biggest]) * share * share * hurry
 
 
-def player_estimate(p: Player, phases_left: int) -> float:
-    """One player's likely final VP (see the module)."""
+def player_estimate(known: Numbers, p: Player, phases_left: int) -> float:
+    """One player's likely final VP (see the module), by the game's ``known`` numbers."""
     vp = float(p.vp)
-    thaler = p.thaler + p.workers * data.LEFTOVER_THALER + len(p.warehouse) * data.LEFTOVER_THALER
+    thaler = p.thaler + p.workers * known.leftover_thaler + len(p.warehouse) * known.leftover_thaler
     for ship in p.ships:
         if is_complete(ship):
-            vp += data.SHIP_VP[len(ship)]
-            thaler += sum(1 for h in ship if h.good is not None) * data.LEFTOVER_THALER
+            vp += known.ship_vp[len(ship)]
+            thaler += sum(1 for h in ship if h.good is not None) * known.leftover_thaler
         else:
             thaler += sum(1 + (h.mast is not None) + (h.sail is not None) + (h.good is not None)
-                          for h in ship) * data.LEFTOVER_THALER
-            vp += _ship_promise(ship, phases_left)
-    vp += sum(data.goods_group_vp(n) for n in p.delivered)
+                          for h in ship) * known.leftover_thaler
+            vp += _ship_promise(known, ship, phases_left)
+    vp += sum(known.goods_group_vp(n) for n in p.delivered)
     # workers and tiles are worth more than a thaler while there is time to use them
     vp += (p.workers * 0.5 + len(p.warehouse) * 0.3) * min(1.0, phases_left / 6)
-    return vp + thaler / data.THALER_PER_VP
+    return vp + thaler / known.thaler_per_vp
 
 
 class NauticusKnowledge(Greedy[State]):
@@ -110,9 +154,10 @@ class NauticusKnowledge(Greedy[State]):
         return state_of_view(game, view)
 
     def estimate(self, game: Game[State], state: State) -> list[float]:
-        total = data.ROUNDS[len(state.players)] * data.PHASES_PER_ROUND
+        known = numbers(game)
+        total = known.rounds[len(state.players)] * known.phases_per_round
         left = max(0, total - state.game_phase)
-        return [player_estimate(p, left) for p in state.players]
+        return [player_estimate(known, p, left) for p in state.players]
 
     def prior(self, game: Game[State], state: State, seat: int, action: Action) -> float:
         return 0.0

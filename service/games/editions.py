@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import copy
 import hashlib
+import importlib
 import importlib.util
 import json
 import sys
@@ -117,7 +118,7 @@ def make(document: Mapping[str, Any]) -> Edition:
 
 def data_file(game: Game[Any]) -> Path:
     """The shipped ``data.json`` of a game of this package."""
-    return Path(sys.modules[_package_of(game)].__file__ or "").with_name("data.json")
+    return Path(sys.modules[package_of(game)].__file__ or "").with_name("data.json")
 
 
 def shipped(game: Game[Any]) -> Edition:
@@ -158,9 +159,36 @@ def module_of(module: ModuleType, digest: str | None) -> ModuleType:
     return module
 
 
-def _package_of(game: Game[Any]) -> str:
-    # the game class lives in <package>.game; the package's __init__ holds GAME
+def package_of(game: Game[Any]) -> str:
+    """The name of the package ``game`` was imported from: the shipped one
+    (``service.games.el_capitan``) or the copy :func:`bind` imported for an edition
+    (``service.games.el_capitan.edition_<digest16>``)."""
+    # the game class lives in <package>.game (a bound copy keeps the copy's name in __module__);
+    # the package's __init__ holds GAME
     return type(game).__module__.rpartition(".")[0]
+
+
+def rules_module(game: Game[Any], name: str) -> ModuleType:
+    """The module ``name`` (``"data"``, ``"payday"``, ...) of the package ``game`` was imported
+    from: the shipped package for a shipped game, the edition's bound copy for a game
+    :func:`bind` gave.
+
+    Code outside a game's package that needs its numbers (the bots' knowledge, say) asks this
+    rather than importing ``service.games.<game>.data`` at module level: such an import is always
+    the shipped data, and a bound game's constants live in its copy's modules
+    (``service.games.ophir.edition_<digest16>.data``). A module of the copy that nothing has
+    imported yet is imported now, under the copy's name, so it too reads the edition's data.
+    Raises :class:`ModuleNotFoundError` for a name the package does not have.
+
+    ``rules_module(bind(ophir, edition), "data").DONATION_VP`` is the edition's donation VP;
+    ``rules_module(ophir, "data")`` is :mod:`service.games.ophir.data` itself.
+    """
+    qualified = f"{package_of(game)}.{name}"
+    # the bots ask this on every estimate: the common case is one dict lookup
+    module = sys.modules.get(qualified)
+    if module is None:
+        module = importlib.import_module(qualified)
+    return module
 
 
 def bind(game: Game[Any], edition: Edition) -> Game[Any]:
@@ -184,7 +212,7 @@ def bind(game: Game[Any], edition: Edition) -> Game[Any]:
 
 def _bound_copy(game: Game[Any], edition: Edition) -> Game[Any]:
     """Import ``game``'s package again under its own name, reading ``edition``'s data."""
-    package = _package_of(game)
+    package = package_of(game)
     name = f"{package}.edition_{edition.digest[:16]}"
     parent = sys.modules[package]
     spec = importlib.util.spec_from_file_location(name, parent.__file__,
