@@ -8,17 +8,21 @@ policy, seat 1 could win before seat 0 ever banked, and the test would check not
 
 from __future__ import annotations
 
+import json
 import threading
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from service.games.base import Rng
+from service import games
+from service.games.base import Game, Rng
+from service.games.editions import rules_module
 from service.proof import signing
 from service.tools import bot_commands, cli
 from service.tools.client import Client
 from tests.conftest import CREATOR
+from tests.games.test_editions import changed_document
 
 
 def _claimed_match(served: str, home: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[str, str]:
@@ -89,3 +93,47 @@ def test_a_policy_that_answers_an_illegal_action_is_stopped(served: str, tmp_pat
         bot_commands.run(Client(served), mid, seat, key, cheat, Rng.from_seed(0), lambda _: None, wait=1)
     assert f"not one of seat {seat}'s legal actions" in str(exc.value.code)
     assert Client(served).show(mid)["ply"] == 0
+
+
+def test_bot_run_judges_an_edition_match_by_the_editions_numbers(served: str, tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    # an El Capitán match of the edition "box" (other track values), both seats held by keys here
+    folder = tmp_path / "editions"
+    folder.mkdir()
+    (folder / "el-capitan.json").write_text(json.dumps(changed_document("el-capitan")))
+    monkeypatch.setenv("PORTOLAN_EDITIONS", str(folder))
+    api = Client(served)
+    created = api.create("el-capitan", [{"invite": "a@example.org"}, {"invite": "b@example.org"}],
+                         private_key=CREATOR, edition="box")
+    mid = created["id"]
+    keys = [signing.generate_private_key() for _ in range(2)]
+    for seat, key in enumerate(keys):
+        api.claim(mid, seat, created["invites"][str(seat)], key, f"Owner {seat}")
+    seat = api.show(mid)["active_seats"][0]
+    given: list[Game[Any]] = []
+
+    def first_legal(game: Any, view: Any, seat: int, legal: Any, rng: Rng) -> dict[str, Any]:
+        given.append(game)
+        return dict(legal[0])
+
+    bot_commands.run(Client(served), mid, seat, keys[seat], first_legal, Rng.from_seed("box"), lambda _: None,
+                     wait=2, max_moves=1)
+    shipped = games.get("el-capitan")
+    assert shipped is not None and len(given) == 1
+    # the policy got the edition's game: its package is the bound copy, whose tracks are the box's
+    assert given[0] is not shipped and type(given[0]) is not type(shipped)
+    tracks = [c["track"] for c in changed_document("el-capitan")["data"]["cities"]]
+    assert [c.track for c in rules_module(given[0], "data").BASE_CITIES] == [tuple(t) for t in tracks]
+    assert [c.track for c in rules_module(shipped, "data").BASE_CITIES] != [tuple(t) for t in tracks]
+    assert Client(served).show(mid)["ply"] == 1
+
+    # an edition document that does not hash to the pinned digest is refused, not played
+    class Altered(Client):
+        def record(self, match: str) -> dict[str, Any]:
+            record = super().record(match)
+            record["edition"]["data"]["cities"][0]["track"][3] += 1
+            return record
+
+    with pytest.raises(SystemExit) as exc:
+        bot_commands.game_of(Altered(served), mid, Client(served).show(mid))
+    assert "cannot use" in str(exc.value.code) and "digest" in str(exc.value.code)

@@ -24,12 +24,14 @@ import importlib
 import os
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from service import bots, games
 from service.bots.policy import Policy
-from service.games.base import Rng
+from service.games import editions
+from service.games.base import Game, Rng
+from service.proof.replay import ReplayMismatch, game_for
 
 OVER = ("finished", "aborted")
 
@@ -52,6 +54,25 @@ def load_policy(spec: str) -> Policy:
     return chosen
 
 
+def game_of(client: Any, match: str, view: Mapping[str, Any]) -> Game[Any]:
+    """The rules ``match`` plays with, as a policy must judge it: the game with the shipped data,
+    or with the data edition the match pinned (docs/editions.md). A non-shipped edition's document
+    comes from the match's record, which carries it, and must hash to the digest the record's
+    header pins (the verifier's own check), so the policy reads exactly the server's numbers."""
+    game = games.get(view["game"])
+    if game is None:
+        raise SystemExit(f"this Portolan has no rules for {view['game']!r}: update it to play this match")
+    pin = view.get("edition") or {}
+    if pin.get("digest") in (None, editions.shipped(game).digest):
+        return game
+    record = client.record(match)
+    try:
+        return game_for(record["header"], [record.get("edition")])
+    except ReplayMismatch as exc:
+        raise SystemExit(f"match {match} plays the data edition {pin.get('id')!r}, which this machine "
+                         f"cannot use: {exc}") from exc
+
+
 def run(client: Any, match: str, seat: int, private_key: str, decide: Policy, rng: Rng,
         say: Callable[[str], None], wait: int = 25, max_moves: int | None = None) -> dict[str, Any]:
     """Play ``seat`` of ``match`` with ``decide`` until the match is over (or ``max_moves`` moves
@@ -61,6 +82,7 @@ def run(client: Any, match: str, seat: int, private_key: str, decide: Policy, rn
 
     etag: str | None = None
     view: dict[str, Any] | None = None
+    game: Game[Any] | None = None
     moves = 0
     while True:
         fresh, etag = client.poll_view(match, seat, etag, private_key, wait=wait)
@@ -73,9 +95,8 @@ def run(client: Any, match: str, seat: int, private_key: str, decide: Policy, rn
         legal = [entry["action"] for entry in view.get("legal_actions", [])]
         if view["status"] != "active" or seat not in view.get("active_seats", []) or not legal:
             continue
-        game = games.get(view["game"])
-        if game is None:
-            raise SystemExit(f"this Portolan has no rules for {view['game']!r}: update it to play this match")
+        if game is None:  # once: a match never changes its game or its edition
+            game = game_of(client, match, view)
         action = decide(game, view["board"], seat, legal, rng)
         if action not in legal:
             raise SystemExit(f"the policy chose {action!r}, which is not one of seat {seat}'s legal actions")
