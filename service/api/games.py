@@ -10,6 +10,7 @@ from flask import Blueprint, Response
 
 from service import bots, games
 from service.games.base import Game
+from service.games.editions import package_of
 from service.games.words import rules_page
 from service.play import editions
 from service.play.errors import NotFound
@@ -74,7 +75,7 @@ def _rules_text(g: Game[Any]) -> str | None:
     installed wheel carries as a file), else from the checkout's docs/rules."""
     if rules_page(g.id) is None:
         return None
-    package = type(g).__module__.rpartition(".")[0]
+    package = package_of(g)
     try:
         packaged = resources.files(package).joinpath("rules.md")
         if packaged.is_file():

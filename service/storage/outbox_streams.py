@@ -132,7 +132,7 @@ class OutboxStreams:
                 nxt, claimed, *_ = self.r.xautoclaim(key, self._group(group), consumer, min_idle_ms,
                                                       start_id=start, count=count)
                 out.extend(records_of([[key.encode(), claimed]]))
-                start = nxt.decode() if isinstance(nxt, bytes) else str(nxt)
+                start = _text(nxt)
                 if start == "0-0" or len(out) >= count:
                     break
             if len(out) >= count:
@@ -182,7 +182,7 @@ class OutboxStreams:
 def records_of(answer: Any) -> list[OutboxRecord]:
     out: list[OutboxRecord] = []
     for stream, entries in answer or []:
-        name = stream.decode() if isinstance(stream, bytes) else str(stream)
+        name = _text(stream)
         for stream_id, fields in entries:
             if not fields:  # an entry trimmed away while pending: nothing left to handle
                 continue
