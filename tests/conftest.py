@@ -244,6 +244,22 @@ def players() -> list[Player]:
     return [Player("Ana"), Player("Bea"), Player("Cid"), Player("Dov")]
 
 
+def as_in_a_worker(monkeypatch: pytest.MonkeyPatch, env: dict[str, Any]) -> None:
+    """Give the jobs ``env``: they build their settings and service from the environment, as in
+    a worker process, so what they built from an earlier test's environment is dropped too."""
+    for name, value in env.items():
+        monkeypatch.setenv(name, str(value))
+    forget_worker_service()
+
+
+def forget_worker_service() -> None:
+    """Drop the settings and service the jobs built (they are cached per process)."""
+    from workers import jobs
+
+    jobs.settings.cache_clear()
+    jobs.service.cache_clear()
+
+
 def worker_burst(settings: Settings) -> None:
     """Run a real RQ worker until the queues are empty."""
     from workers.worker import run
@@ -251,4 +267,4 @@ def worker_burst(settings: Settings) -> None:
     run(settings, burst=True)
 
 
-__all__ = ["CREATOR", "CREATOR_KEY", "Player", "SmtpSink", "connect", "create_match", "signed_headers", "signed_post", "worker_burst"]
+__all__ = ["CREATOR", "CREATOR_KEY", "Player", "SmtpSink", "as_in_a_worker", "connect", "create_match", "forget_worker_service", "signed_headers", "signed_post", "worker_burst"]

@@ -19,8 +19,7 @@ from service.play.matches import Matches
 from service.play.reply_address import Kind, reply_address
 from service.proof import signing
 from service.runtime import build, build_desk
-from tests.conftest import CREATOR_KEY, SmtpSink, worker_burst
-from workers import jobs
+from tests.conftest import CREATOR_KEY, SmtpSink, as_in_a_worker, forget_worker_service, worker_burst
 
 ANA, BEA = "ana@example.org", "Bea.Lima@example.org"
 BASE = "turns@portolan.test"
@@ -30,15 +29,11 @@ BASE = "turns@portolan.test"
 def mail_settings(settings: Settings, smtp_sink: SmtpSink, monkeypatch: pytest.MonkeyPatch) -> Iterator[Settings]:
     """Mail to the SMTP sink; the jobs build their service from the environment, as in a worker."""
     s = dataclasses.replace(settings, smtp_url=smtp_sink.url, mail_reply_to=BASE)
-    for name, value in {"REDIS_URL": s.redis_url, "PORTOLAN_NS": s.namespace, "PUBLIC_URL": s.public_url,
-                        "OUTBOX_DIR": s.outbox_dir, "SMTP_URL": smtp_sink.url, "MAIL_FROM": s.mail_from,
-                        "PORTOLAN_MAIL_REPLY_TO": BASE}.items():
-        monkeypatch.setenv(name, value)
-    jobs.settings.cache_clear()
-    jobs.service.cache_clear()
+    as_in_a_worker(monkeypatch, {"REDIS_URL": s.redis_url, "PORTOLAN_NS": s.namespace, "PUBLIC_URL": s.public_url,
+                                 "OUTBOX_DIR": s.outbox_dir, "SMTP_URL": smtp_sink.url, "MAIL_FROM": s.mail_from,
+                                 "PORTOLAN_MAIL_REPLY_TO": BASE})
     yield s
-    jobs.settings.cache_clear()
-    jobs.service.cache_clear()
+    forget_worker_service()
 
 
 @dataclass

@@ -28,7 +28,7 @@ from service.proof.verify import verify_record
 from service.runtime import build
 from service.storage.embedded import EmbeddedCluster, EmbeddedRedis
 from tests.api.test_matches_flow import create
-from tests.conftest import ON_CLUSTER, Player, SmtpSink, drop_namespace
+from tests.conftest import ON_CLUSTER, Player, SmtpSink, as_in_a_worker, drop_namespace, forget_worker_service
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -53,16 +53,10 @@ def on_cluster(cluster: tuple[str, str], settings: Settings, smtp_sink: SmtpSink
     ns = f"pcluster-{uuid.uuid4().hex[:8]}:"
     s = dataclasses.replace(settings, redis_url=state, queue_redis_url=queues, namespace=ns, smtp_url=smtp_sink.url,
                             outbox_dir=str(tmp_path / "outbox"))
-    for name, value in {"REDIS_URL": state, "QUEUE_REDIS_URL": queues, "PORTOLAN_NS": ns, "SMTP_URL": smtp_sink.url,
-                        "OUTBOX_DIR": s.outbox_dir, "PUBLIC_URL": s.public_url}.items():
-        monkeypatch.setenv(name, value)
-    from workers import jobs
-
-    jobs.settings.cache_clear()
-    jobs.service.cache_clear()
+    as_in_a_worker(monkeypatch, {"REDIS_URL": state, "QUEUE_REDIS_URL": queues, "PORTOLAN_NS": ns,
+                                 "SMTP_URL": smtp_sink.url, "OUTBOX_DIR": s.outbox_dir, "PUBLIC_URL": s.public_url})
     yield s
-    jobs.settings.cache_clear()
-    jobs.service.cache_clear()
+    forget_worker_service()
     drop_namespace(ns, state, queues)
 
 

@@ -12,19 +12,15 @@ from service.config import Settings
 from service.games.base import Rng
 from service.play.matches import Matches
 from service.runtime import build, connect
-from tests.conftest import CREATOR_KEY, Player, SmtpSink, worker_burst
+from tests.conftest import CREATOR_KEY, Player, SmtpSink, as_in_a_worker, worker_burst
 from workers import jobs
 
 
 @pytest.fixture
 def smtp_settings(settings: Settings, smtp_sink: SmtpSink, monkeypatch: pytest.MonkeyPatch) -> Settings:
     s = dataclasses.replace(settings, smtp_url=smtp_sink.url)
-    # the jobs build their service from the environment, as in a worker process
-    for name, value in {"REDIS_URL": s.redis_url, "SMTP_URL": s.smtp_url, "PORTOLAN_NS": s.namespace,
-                        "PUBLIC_URL": s.public_url, "OUTBOX_DIR": s.outbox_dir}.items():
-        monkeypatch.setenv(name, str(value))
-    jobs.settings.cache_clear()
-    jobs.service.cache_clear()
+    as_in_a_worker(monkeypatch, {"REDIS_URL": s.redis_url, "SMTP_URL": s.smtp_url, "PORTOLAN_NS": s.namespace,
+                                 "PUBLIC_URL": s.public_url, "OUTBOX_DIR": s.outbox_dir})
     return s
 
 

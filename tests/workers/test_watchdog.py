@@ -17,7 +17,7 @@ from service.delivery.dispatch import RQDispatcher, job_id
 from service.delivery.mail import message_id
 from service.delivery.watchdog import Watchdog
 from service.runtime import build, connect
-from tests.conftest import CREATOR_KEY, Player, SmtpSink, worker_burst
+from tests.conftest import CREATOR_KEY, Player, SmtpSink, as_in_a_worker, worker_burst
 from tests.workers.test_jobs import notices, start_human_match
 from workers import jobs
 
@@ -25,12 +25,9 @@ from workers import jobs
 @pytest.fixture
 def smtp_settings(settings: Settings, smtp_sink: SmtpSink, monkeypatch: pytest.MonkeyPatch) -> Settings:
     s = dataclasses.replace(settings, smtp_url=smtp_sink.url, job_timeout_s=2, job_deadline_s=1.0)
-    for name, value in {"REDIS_URL": s.redis_url, "SMTP_URL": s.smtp_url, "PORTOLAN_NS": s.namespace,
-                        "PUBLIC_URL": s.public_url, "OUTBOX_DIR": s.outbox_dir, "MAIL_FROM": s.mail_from,
-                        "PORTOLAN_JOB_TIMEOUT_S": "2", "PORTOLAN_JOB_DEADLINE_S": "1"}.items():
-        monkeypatch.setenv(name, str(value))
-    jobs.settings.cache_clear()
-    jobs.service.cache_clear()
+    as_in_a_worker(monkeypatch, {"REDIS_URL": s.redis_url, "SMTP_URL": s.smtp_url, "PORTOLAN_NS": s.namespace,
+                                 "PUBLIC_URL": s.public_url, "OUTBOX_DIR": s.outbox_dir, "MAIL_FROM": s.mail_from,
+                                 "PORTOLAN_JOB_TIMEOUT_S": "2", "PORTOLAN_JOB_DEADLINE_S": "1"})
     return s
 
 
