@@ -213,7 +213,6 @@ def run(settings: Settings, burst: bool = False, fork: bool = False, name: str |
         raise ValueError(f"queues are some of {', '.join(QUEUES)}, not {', '.join(sorted(unknown)) or 'none'}")
     kinds = with_clock(kinds)
     queues = [settings.queue_name(kind) for kind in kinds]
-    cls = worker_class(fork, burst=False)
     outbox = dispatcher(settings, name=f"{name}-outbox" if name else None)
     watchdog = Watchdog(outbox.service.store, RQDispatcher(client, settings, outbox.service.store), settings)
     if burst:
@@ -231,7 +230,8 @@ def run(settings: Settings, burst: bool = False, fork: bool = False, name: str |
              "(job deadline %.1f s, job timeout %d s), sweep %s, clock tick %s, RQ %s on %s", os.getpid(), outbox.name,
              ", ".join(sorted(outbox.groups)), outbox.claim_after_ms / 1000, settings.watchdog_s,
              settings.job_deadline_s, settings.job_timeout_s, f"every {sweep_s:g} s" if sweep_s > 0 else "off",
-             f"every {tick_every_s(settings):g} s" if "clock" in kinds else "off", "Worker" if fork else "SimpleWorker", ", ".join(queues))
+             f"every {tick_every_s(settings):g} s" if "clock" in kinds else "off", "Worker" if fork else "SimpleWorker",
+             ", ".join(queues))
     stop = threading.Event()
     threading.Thread(target=outbox.run, args=(stop,), daemon=True, name="outbox").start()
     threading.Thread(target=watchdog.run, args=(stop,), daemon=True, name="watchdog").start()
@@ -241,7 +241,7 @@ def run(settings: Settings, burst: bool = False, fork: bool = False, name: str |
     tick_s = tick_every_s(settings)
     if tick_s > 0 and "clock" in kinds:
         threading.Thread(target=tick_forever, args=(settings, tick_s, stop), daemon=True, name="clock-tick").start()
-    worker = cls(queues, connection=client, name=name)
+    worker = worker_class(fork, burst=False)(queues, connection=client, name=name)
     try:
         return bool(worker.work(burst=False, with_scheduler=True, logging_level="WARNING"))
     finally:
