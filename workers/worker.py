@@ -25,11 +25,15 @@ start); it finds nothing in a healthy installation, and the kill tests hold it t
 
 from __future__ import annotations
 
+import inspect
+import json
 import logging
 import os
 import threading
 
+from redis import Redis
 from rq import Queue, SimpleWorker, Worker
+from rq.worker import BaseWorker
 
 from service.config import Settings
 from service.delivery.clock import scheduler_of, tick_every_s
@@ -115,6 +119,81 @@ def with_clock(kinds: tuple[str, ...]) -> tuple[str, ...]:
     return kinds
 
 
+class StopsListeningInOrder(BaseWorker):
+    """An RQ worker whose command listener stops at once when the worker stops.
+
+    RQ's worker listens for commands (kill-horse, stop-job, shutdown) in a redis-py pubsub thread
+    that polls for 60 s at a time. RQ's teardown sends UNSUBSCRIBE and only then stops that
+    thread: when the thread reads the server's reply first, it finds itself subscribed to nothing
+    but still told to run, and waits in ``get_message`` for a subscription that never comes, for
+    the rest of its 60 s. Since redis-py 8.2 ``PubSubWorkerThread.stop()`` waits for the thread,
+    so the teardown waited that long too (issue 26: one burst in five on a loaded machine; before
+    8.2, RQ's ``join(timeout=1)`` gave up after a second and left the thread behind)."""
+
+    def unsubscribe(self) -> None:
+        """Stop the listener, then wake it with a message on its own channel: it returns from its
+        poll, finds itself stopped and closes its connection, which ends the subscription. The
+        message goes over the worker's own connection, so no two threads ever use the listener's
+        (sending UNSUBSCRIBE on it after the stop could race the listener closing it)."""
+        thread, pubsub = self.pubsub_thread, self.pubsub
+        if thread is None or pubsub is None:
+            return
+        if "timeout" in inspect.signature(thread.stop).parameters:
+            thread.stop(timeout=0)  # redis-py 8.2+: stop() also waits for the thread unless told not to
+        else:
+            thread.stop()
+        try:
+            # a command RQ does not know, which its handle_command passes over: it only wakes the listener
+            self.connection.publish(self.pubsub_channel_name, json.dumps({"command": "listener-stopping"}))
+        finally:
+            # at most a message's round trip; the bound is for a Redis that went away meanwhile (the
+            # listener then backs off 2 s on its connection error before it sees the stop)
+            thread.join(timeout=5)
+            pubsub.close()
+            self.pubsub_thread = None
+
+
+class ListensForNoCommands(StopsListeningInOrder):
+    """An RQ worker without a command listener: for bursts. A burst worker lives for one call of
+    ``work_burst``, and nothing sends it commands (they are addressed to a worker by name, for a
+    long-running one); a listener would cost it a thread and a connection of its own, and was
+    where its teardown waited."""
+
+    def subscribe(self) -> None:
+        """Listen to nothing: ``pubsub_thread`` stays None, so RQ's teardown has nothing to stop."""
+
+
+class SimpleServingWorker(StopsListeningInOrder, SimpleWorker):
+    """RQ's SimpleWorker (jobs in this process), with its listener stopped in order."""
+
+
+class ForkingServingWorker(StopsListeningInOrder, Worker):
+    """RQ's Worker (a process per job), with its listener stopped in order."""
+
+
+class SimpleBurstWorker(ListensForNoCommands, SimpleWorker):
+    """RQ's SimpleWorker for a burst: no command listener."""
+
+
+class ForkingBurstWorker(ListensForNoCommands, Worker):
+    """RQ's Worker for a burst: no command listener."""
+
+
+def worker_class(fork: bool, burst: bool) -> type[BaseWorker]:
+    """The RQ worker class to run: a process per job with ``fork``; without a command listener
+    for a ``burst``."""
+    if burst:
+        return ForkingBurstWorker if fork else SimpleBurstWorker
+    return ForkingServingWorker if fork else SimpleServingWorker
+
+
+def work_burst(queues: list[str], client: Redis, fork: bool = False, name: str | None = None) -> bool:
+    """Run ``queues`` empty with one RQ burst worker (its scheduler enqueues what is due first);
+    True if it ran any job."""
+    return bool(worker_class(fork, burst=True)(queues, connection=client, name=name).work(
+        burst=True, with_scheduler=True, logging_level="WARNING"))
+
+
 def run(settings: Settings, burst: bool = False, fork: bool = False, name: str | None = None,
         sweep_every_s: float | None = None, kinds: tuple[str, ...] = QUEUES) -> bool:
     """Dispatch and process jobs until stopped. With ``burst``, alternate draining the outbox (and
@@ -134,7 +213,6 @@ def run(settings: Settings, burst: bool = False, fork: bool = False, name: str |
         raise ValueError(f"queues are some of {', '.join(QUEUES)}, not {', '.join(sorted(unknown)) or 'none'}")
     kinds = with_clock(kinds)
     queues = [settings.queue_name(kind) for kind in kinds]
-    cls = Worker if fork else SimpleWorker
     outbox = dispatcher(settings, name=f"{name}-outbox" if name else None)
     watchdog = Watchdog(outbox.service.store, RQDispatcher(client, settings, outbox.service.store), settings)
     if burst:
@@ -146,14 +224,14 @@ def run(settings: Settings, burst: bool = False, fork: bool = False, name: str |
             watchdog.check()
             if all(Queue(q, connection=client).count == 0 for q in queues):
                 return ok
-            ok = bool(cls(queues, connection=client, name=name).work(burst=True, with_scheduler=True,
-                                                                      logging_level="WARNING")) and ok
+            ok = work_burst(queues, client, fork=fork, name=name) and ok
     sweep_s = settings.sweep_s if sweep_every_s is None else sweep_every_s
     log.info("worker %s: dispatcher (consumer %s in groups %s, claims after %.1f s), watchdog every %.1f s "
              "(job deadline %.1f s, job timeout %d s), sweep %s, clock tick %s, RQ %s on %s", os.getpid(), outbox.name,
              ", ".join(sorted(outbox.groups)), outbox.claim_after_ms / 1000, settings.watchdog_s,
              settings.job_deadline_s, settings.job_timeout_s, f"every {sweep_s:g} s" if sweep_s > 0 else "off",
-             f"every {tick_every_s(settings):g} s" if "clock" in kinds else "off", cls.__name__, ", ".join(queues))
+             f"every {tick_every_s(settings):g} s" if "clock" in kinds else "off", "Worker" if fork else "SimpleWorker",
+             ", ".join(queues))
     stop = threading.Event()
     threading.Thread(target=outbox.run, args=(stop,), daemon=True, name="outbox").start()
     threading.Thread(target=watchdog.run, args=(stop,), daemon=True, name="watchdog").start()
@@ -163,7 +241,7 @@ def run(settings: Settings, burst: bool = False, fork: bool = False, name: str |
     tick_s = tick_every_s(settings)
     if tick_s > 0 and "clock" in kinds:
         threading.Thread(target=tick_forever, args=(settings, tick_s, stop), daemon=True, name="clock-tick").start()
-    worker = cls(queues, connection=client, name=name)
+    worker = worker_class(fork, burst=False)(queues, connection=client, name=name)
     try:
         return bool(worker.work(burst=False, with_scheduler=True, logging_level="WARNING"))
     finally:
