@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from service.config import Settings
-from service.runtime import connect
+from service.storage.connection import connect
 from service.storage.preferences import NoticePreferences
 from service.tools import cli
 
