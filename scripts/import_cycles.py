@@ -1,26 +1,34 @@
-"""Fail on any import cycle in service/ and workers/ (CI: .ci/run, after ``lint-imports``).
+"""Fail on any import cycle in service/ and workers/, and on any upward import, TYPE_CHECKING
+imports included (CI: .ci/run, right after ``lint-imports``).
 
-Two views of the same import graph, TYPE_CHECKING imports included (a cycle of types is a cycle
-of knowledge; the import-linter contracts in pyproject.toml leave them out):
+A cycle of types is a cycle of knowledge, but import-linter's contracts in pyproject.toml leave
+TYPE_CHECKING imports out (``exclude_type_checking_imports``: the use cases may name the store's
+types). So this script checks the whole graph three ways:
 
 * **modules**: every strongly connected set of modules that import each other, directly or in a
   ring (``a -> b -> c -> a``);
 * **packages**: for every package, its children (sub-packages taken whole, with everything under
   them) that import each other, so two folders that reach into each other are a cycle even when
   no single module ring shows it, as ``service.runtime`` <-> ``service.delivery`` was. Rings of
-  plain modules are the first view's and are not printed twice.
+  plain modules are the first view's and are not printed twice;
+* **layers**: the ``layers`` contracts of pyproject.toml once more, on this graph: no import (or
+  chain of imports) from a layer up to a layer above it, nor between independent (``|``) siblings.
 
-Each cycle is printed with the imports inside it (file and line), then a count; the exit code is
-1 when there is any cycle not in :data:`ALLOWED`, or an entry of ALLOWED that no longer matches a
-cycle exactly. The direction between the layers is import-linter's (the ``layers`` contracts).
+Each finding is printed with the imports that make it (file and line), then a count; the exit code
+is 1 when there is any finding not in :data:`ALLOWED`, or an entry of ALLOWED that no longer
+matches a cycle exactly.
 
-Usage: python scripts/import_cycles.py [PACKAGE...]   (default: service workers)
+Usage: python scripts/import_cycles.py [PACKAGE...]   (default: service workers; the layers are
+read from ./pyproject.toml, so run it from the repository's root)
 """
 
 from __future__ import annotations
 
 import sys
+import tomllib
 from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
 
 import grimp
 
@@ -139,6 +147,40 @@ def imports_within(graph: grimp.ImportGraph, modules: Graph, members: list[str],
     return lines
 
 
+def layer_contracts(pyproject: Path) -> list[dict[str, Any]]:
+    """The ``layers`` contracts of import-linter's configuration (none when there is no such file)."""
+    if not pyproject.is_file():
+        return []
+    config = tomllib.loads(pyproject.read_text(encoding="utf-8")).get("tool", {}).get("importlinter", {})
+    return [c for c in config.get("contracts", []) if c.get("type") == "layers"]
+
+
+def upward_imports(graph: grimp.ImportGraph, contract: Mapping[str, Any]) -> list[str]:
+    """What breaks one ``layers`` contract on ``graph``: a chain from a layer to one above it, or between
+    independent siblings, as ``lower -> higher: importer -> imported (line N)`` for the chain's first step."""
+    found: list[str] = []
+    for container in contract.get("containers") or [""]:
+        layers: list[tuple[list[str], bool]] = []
+        for raw in contract["layers"]:
+            independent = ":" not in raw
+            names = [n.strip().strip("()") for n in raw.replace(":", "|").split("|")]
+            modules = [f"{container}.{n}" if container else n for n in names]
+            layers.append(([m for m in modules if m in graph.modules], independent))
+        for high_index, (highs, independent) in enumerate(layers):
+            pairs = [(low, high) for lower, _ in layers[high_index + 1:] for low in lower for high in highs]
+            if independent:
+                pairs += [(a, b) for a in highs for b in highs if a != b]
+            for low, high in pairs:
+                chain = graph.find_shortest_chain(importer=low, imported=high, as_packages=True)
+                if chain is None:
+                    continue
+                first, second = chain[0], chain[1]
+                line = graph.get_import_details(importer=first, imported=second)
+                where = f" (line {line[0]['line_number']}: {line[0]['line_contents']})" if line else ""
+                found.append(f"{low} -> {high}: {' -> '.join(chain)}{where}")
+    return found
+
+
 def main(argv: list[str]) -> int:
     """Print every cycle among the packages' modules and folders; 1 when the check fails."""
     roots = argv or ["service", "workers"]
@@ -160,10 +202,14 @@ def main(argv: list[str]) -> int:
         print(f"cycle of {len(ring)} in {parent}: " + ", ".join(ring))
         for line in imports_within(graph, modules, ring, parent):
             print(line)
+    for contract in layer_contracts(Path("pyproject.toml")):
+        for broken in upward_imports(graph, contract):
+            failing += 1
+            print(f"upward import (contract {contract.get('name', '?')!r}, TYPE_CHECKING included): {broken}")
     for stale in sorted(sorted(entry) for entry in ALLOWED - matched):
         failing += 1
         print("ALLOWED names a cycle that is not found as it stands (gone or changed): remove it: " + ", ".join(stale))
-    print(f"import cycles failing the check: {failing} (allowed for now: {len(matched)})")
+    print(f"import cycles and upward imports failing the check: {failing} (cycles allowed for now: {len(matched)})")
     return 1 if failing else 0
 
 
