@@ -453,7 +453,7 @@ def cleanup_namespace(redis_url: str, ns: str, queue_url: str) -> int:
     """Delete this run's keys on a Redis this bench did not start: the namespace (on a cluster
     too), its RQ queues and the jobs those queues (and their registries) name, on the queues'
     Redis (``queue_url``). Returns how many keys went."""
-    from service.runtime import connect
+    from service.storage.connection import connect
 
     gone = 0
     if queue_url != redis_url:

@@ -2,7 +2,7 @@
 
 ==================  ==========================================================================
 ``REDIS_URL``       where match state lives (one Redis, or any node of a Redis Cluster: found out at
-                    connection, service.runtime.connect); unset: ``portolan dev`` starts its own
+                    connection, service.storage.connection.connect); unset: ``portolan dev`` starts its own
 ``QUEUE_REDIS_URL`` where the RQ queues and jobs live (default: ``REDIS_URL``). RQ needs one plain
                     Redis, so with the state on a cluster the queues go to a Redis of their own
 ``SMTP_URL``        ``smtp://host:port`` for turn notices; unset: mail goes to ``OUTBOX_DIR``

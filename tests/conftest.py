@@ -26,7 +26,8 @@ from service import games
 from service.config import Settings
 from service.play.matches import Matches
 from service.proof import signing
-from service.runtime import build, connect
+from service.runtime import build
+from service.storage.connection import connect
 from service.storage.embedded import EmbeddedCluster, EmbeddedRedis, free_port
 from tests.fixture_game import GAME as FIXTURE
 

@@ -19,7 +19,9 @@ from service import games
 from service.games.base import Game, Rng
 from service.games.editions import rules_module
 from service.proof import signing
-from service.tools import bot_commands, cli
+from service.tools.cli import bots
+from service.tools.cli.common import load_key
+from service.tools.cli.main import main
 from service.tools.client import Client
 from tests.conftest import CREATOR
 from tests.games.test_editions import changed_document
@@ -33,7 +35,7 @@ def _claimed_match(served: str, home: Path, monkeypatch: pytest.MonkeyPatch) -> 
     created = api.create("harbour-race", [{"invite": "a@example.org"}, {"invite": "b@example.org"}], {"target": 20},
                          private_key=CREATOR)
     mid = created["id"]
-    assert cli.main(["--server", served, "claim", mid, "0", created["invites"]["0"], "--name", "Bot Zero",
+    assert main(["--server", served, "claim", mid, "0", created["invites"]["0"], "--name", "Bot Zero",
                      "--key", "bot0", "--no-mail"]) == 0
     other = signing.generate_private_key()
     api.claim(mid, 1, created["invites"]["1"], other, "Bot One")
@@ -50,11 +52,11 @@ def test_two_external_bots_play_a_match_to_its_end(served: str, tmp_path: Path,
     mid, other = _claimed_match(served, tmp_path, monkeypatch)
     monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[1]))
     codes: list[int] = []
-    runner = threading.Thread(target=lambda: codes.append(cli.main(
+    runner = threading.Thread(target=lambda: codes.append(main(
         ["--server", served, "bot-run", mid, "--policy", "tests.bot_policy_example:decide", "--wait", "2"])))
     runner.start()
     said: list[str] = []
-    last = bot_commands.run(Client(served), mid, 1, other, _never_banks, Rng.from_seed("one"), said.append, wait=2)
+    last = bots.run(Client(served), mid, 1, other, _never_banks, Rng.from_seed("one"), said.append, wait=2)
     runner.join(60)
     assert not runner.is_alive() and codes == [0]
     assert last["status"] == "finished" and said[-1] == f"match {mid} is finished"
@@ -75,7 +77,7 @@ def test_bot_run_refuses_a_bad_policy_or_bot_before_it_moves(served: str, tmp_pa
                        (["--policy", "tests.bot_policy_example:nothing"], "no function"),
                        (["--bot", "search:ultra"], "has no bot")):
         with pytest.raises(SystemExit) as exc:
-            cli.main(["--server", served, "bot-run", mid, *argv])
+            main(["--server", served, "bot-run", mid, *argv])
         assert says in str(exc.value.code)
     assert Client(served).show(mid)["ply"] == 0
 
@@ -88,9 +90,9 @@ def test_a_policy_that_answers_an_illegal_action_is_stopped(served: str, tmp_pat
         return {"type": "bank"}  # nothing to bank yet: not legal at a turn's start
 
     seat = Client(served).show(mid)["active_seats"][0]  # the race's first seat is drawn
-    key = other if seat == 1 else cli.load_key("bot0")
+    key = other if seat == 1 else load_key("bot0")
     with pytest.raises(SystemExit) as exc:
-        bot_commands.run(Client(served), mid, seat, key, cheat, Rng.from_seed(0), lambda _: None, wait=1)
+        bots.run(Client(served), mid, seat, key, cheat, Rng.from_seed(0), lambda _: None, wait=1)
     assert f"not one of seat {seat}'s legal actions" in str(exc.value.code)
     assert Client(served).show(mid)["ply"] == 0
 
@@ -116,7 +118,7 @@ def test_bot_run_judges_an_edition_match_by_the_editions_numbers(served: str, tm
         given.append(game)
         return dict(legal[0])
 
-    bot_commands.run(Client(served), mid, seat, keys[seat], first_legal, Rng.from_seed("box"), lambda _: None,
+    bots.run(Client(served), mid, seat, keys[seat], first_legal, Rng.from_seed("box"), lambda _: None,
                      wait=2, max_moves=1)
     shipped = games.get("el-capitan")
     assert shipped is not None and len(given) == 1
@@ -135,5 +137,5 @@ def test_bot_run_judges_an_edition_match_by_the_editions_numbers(served: str, tm
             return record
 
     with pytest.raises(SystemExit) as exc:
-        bot_commands.game_of(Altered(served), mid, Client(served).show(mid))
+        bots.game_of(Altered(served), mid, Client(served).show(mid))
     assert "cannot use" in str(exc.value.code) and "digest" in str(exc.value.code)

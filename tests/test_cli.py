@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from service.tools import cli
+from service.tools.cli import common, matches
+from service.tools.cli.main import main
 
 
 def test_move_takes_actions_before_and_after_options(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -18,33 +19,33 @@ def test_move_takes_actions_before_and_after_options(monkeypatch: pytest.MonkeyP
         seen["ply"] = args.ply  # type: ignore[attr-defined]
         return 0
 
-    monkeypatch.setattr(cli, "cmd_move", fake_move)
-    assert cli.main(["move", "m1", "--ply", "3", '{"type":"end-turn"}']) == 0
+    monkeypatch.setattr(matches, "cmd_move", fake_move)
+    assert main(["move", "m1", "--ply", "3", '{"type":"end-turn"}']) == 0
     assert seen == {"actions": ['{"type":"end-turn"}'], "ply": 3}
-    assert cli.main(["move", "m1", '{"type":"a"}', "--ply", "4", '{"type":"b"}']) == 0
+    assert main(["move", "m1", '{"type":"a"}', "--ply", "4", '{"type":"b"}']) == 0
     assert seen == {"actions": ['{"type":"a"}', '{"type":"b"}'], "ply": 4}
     with pytest.raises(SystemExit):
-        cli.main(["show", "m1", "--bogus"])
+        main(["show", "m1", "--bogus"])
 
 
 def test_keygen_writes_a_private_key_readable_only_by_its_owner(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                                capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.setenv("PORTOLAN_HOME", str(tmp_path))
-    assert cli.main(["keygen", "--key", "me"]) == 0
+    assert main(["keygen", "--key", "me"]) == 0
     path = tmp_path / "keys" / "me.key"
     assert oct(path.stat().st_mode & 0o777) == "0o600"
     first = path.read_text()
-    assert cli.main(["keygen", "--key", "me"]) == 0  # never overwrites without --force
+    assert main(["keygen", "--key", "me"]) == 0  # never overwrites without --force
     assert path.read_text() == first and "exists" in capsys.readouterr().out
-    cli.remember_seat("m1", 2, "me")
+    common.remember_seat("m1", 2, "me")
     assert oct(os.stat(tmp_path / "seats.json").st_mode & 0o777) == "0o600"
-    assert cli.remembered_seats() == {"m1": {"seat": 2, "key": "me"}}
+    assert common.remembered_seats() == {"m1": {"seat": 2, "key": "me"}}
 
 
 def test_an_unreachable_server_is_a_clear_error(capsys: pytest.CaptureFixture[str]) -> None:
     from service.storage.embedded import free_port
 
-    assert cli.main(["--server", f"http://127.0.0.1:{free_port()}", "show", "m1"]) == 3
+    assert main(["--server", f"http://127.0.0.1:{free_port()}", "show", "m1"]) == 3
     assert "cannot reach the Portolan server" in capsys.readouterr().err
 
 
@@ -62,9 +63,9 @@ def test_move_refuses_a_hostile_action_argument_with_a_message(tmp_path: Path, m
     wrong (the server's own bounds), before anything is signed or sent."""
     monkeypatch.setenv("PORTOLAN_HOME", str(tmp_path))
     monkeypatch.setenv("PORTOLAN_URL", "http://127.0.0.1:9")  # nothing listens: nothing may be sent
-    assert cli.main(["keygen"]) == 0
+    assert main(["keygen"]) == 0
     with pytest.raises(SystemExit) as exc:
-        cli.main(["move", "m1", "--seat", "0", argument])
+        main(["move", "m1", "--seat", "0", argument])
     assert isinstance(exc.value.code, str) and says in exc.value.code and "Traceback" not in exc.value.code
 
 
@@ -73,7 +74,7 @@ def test_create_refuses_an_option_nested_too_deep_and_keeps_plain_words(monkeypa
     monkeypatch.setenv("PORTOLAN_HOME", str(tmp_path))
     monkeypatch.setenv("PORTOLAN_URL", "http://127.0.0.1:9")
     with pytest.raises(SystemExit) as exc:
-        cli.main(["create", "ophir", "--bot", "random", "--bot", "random", "--option", "x=" + "[" * 5000 + "]" * 5000])
+        main(["create", "ophir", "--bot", "random", "--bot", "random", "--option", "x=" + "[" * 5000 + "]" * 5000])
     assert isinstance(exc.value.code, str) and "deeper than" in exc.value.code
-    assert cli._option_value("barriers", "random") == "random"
-    assert cli._option_value("expansions", '["porto"]') == ["porto"]
+    assert matches._option_value("barriers", "random") == "random"
+    assert matches._option_value("expansions", '["porto"]') == ["porto"]

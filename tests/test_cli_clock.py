@@ -18,7 +18,7 @@ import pytest
 
 from service.clock import Clock, parse_iso
 from service.play.matches import Matches
-from service.tools import match_commands as mc
+from service.tools.cli import time_control as tc
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -37,7 +37,7 @@ ROOT = Path(__file__).resolve().parents[1]
 ])
 def test_time_control_flags_become_the_json_forms(spec: str, weekends: bool, reminders: str | None,
                                                   want: dict[str, Any]) -> None:
-    assert mc.parse_time_control(spec, weekends=weekends, reminders=reminders) == want
+    assert tc.parse_time_control(spec, weekends=weekends, reminders=reminders) == want
 
 
 @pytest.mark.parametrize(("spec", "says"), [
@@ -50,34 +50,34 @@ def test_time_control_flags_become_the_json_forms(spec: str, weekends: bool, rem
 ])
 def test_a_bad_time_control_flag_says_what_is_wrong(spec: str, says: str) -> None:
     with pytest.raises(SystemExit) as exc:
-        mc.parse_time_control(spec)
+        tc.parse_time_control(spec)
     assert isinstance(exc.value.code, str) and says in exc.value.code, exc.value.code
 
 
 def test_timeout_flags_become_the_json_forms() -> None:
-    assert mc.parse_timeout(None, None) is None
-    assert mc.parse_timeout("skip", None) == "skip"
-    assert mc.parse_timeout("forfeit-end", None) == {"policy": "forfeit", "after_forfeit": "end"}
-    assert mc.parse_timeout(None, "2d") == {"policy": "stand-in", "grace_hours": 48}
-    assert mc.parse_timeout("abort", "0h") == {"policy": "abort", "grace_hours": 0}
+    assert tc.parse_timeout(None, None) is None
+    assert tc.parse_timeout("skip", None) == "skip"
+    assert tc.parse_timeout("forfeit-end", None) == {"policy": "forfeit", "after_forfeit": "end"}
+    assert tc.parse_timeout(None, "2d") == {"policy": "stand-in", "grace_hours": 48}
+    assert tc.parse_timeout("abort", "0h") == {"policy": "abort", "grace_hours": 0}
     for grace, says in (("90m", "whole number of hours"), ("15d", "grace_hours is a whole number of hours from 0 to 336"),
                         ("soon", "not a duration")):
         with pytest.raises(SystemExit) as exc:
-            mc.parse_timeout("skip", grace)
+            tc.parse_timeout("skip", grace)
         assert says in str(exc.value.code), exc.value.code
     with pytest.raises(SystemExit) as exc:
-        mc.parse_reminders("half,later")
+        tc.parse_reminders("half,later")
     assert "--reminders" in str(exc.value.code)
 
 
 def test_words_of_the_clock() -> None:
-    assert mc.duration_text(2 * 86400 + 3 * 3600 + 59) == "2d 3h"
-    assert mc.duration_text(5 * 3600 + 600) == "5h 10m" and mc.duration_text(59) == "0m"
-    assert mc.time_control_text({"kind": "per-move", "days": 1, "weekends": False}) == \
+    assert tc.duration_text(2 * 86400 + 3 * 3600 + 59) == "2d 3h"
+    assert tc.duration_text(5 * 3600 + 600) == "5h 10m" and tc.duration_text(59) == "0m"
+    assert tc.time_control_text({"kind": "per-move", "days": 1, "weekends": False}) == \
         "1 day per move (weekends do not count)"
-    assert mc.time_control_text({"kind": "bank", "initial_days": 7, "increment_days": 1, "cap_days": 14}) == \
+    assert tc.time_control_text({"kind": "bank", "initial_days": 7, "increment_days": 1, "cap_days": 14}) == \
         "a bank of 7 days, +1 per move, at most 14"
-    assert mc.policy_text({"policy": "forfeit", "after_forfeit": "end", "grace_hours": 48}) == \
+    assert tc.policy_text({"policy": "forfeit", "after_forfeit": "end", "grace_hours": 48}) == \
         "a late seat forfeits (the match ends when fewer than 2 remain), 48 h after its deadline"
 
 
@@ -131,13 +131,13 @@ def test_create_with_a_clock_and_show_it(table: tuple[Portolan, Portolan, Clock]
     assert ("Clock: 3 days per move (weekends do not count); a late seat forfeits (the match ends when fewer than "
             "2 remain), 48 h after its deadline") in shown
     name = ("Ana", "Bea")[mover]
-    deadline = mc.when_text(seat_clock["deadline"])
+    deadline = tc.when_text(seat_clock["deadline"])
     assert re.search(rf"  seat {mover} \({name}\): to act, \d+d( \d+h)? left, deadline {deadline}\n", shown), shown
     assert f"  seat {1 - mover} ({('Ana', 'Bea')[1 - mover]})\n" in shown
     assert "Or: portolan resign " in shown and f"portolan abort {mid}" in shown
     clock.advance((parse_iso(seat_clock["deadline"]) - clock.now()).total_seconds() + 3600)
     assert (f"  seat {mover} ({name}): LATE: the deadline was {deadline}; the timeout acts at "
-            f"{mc.when_text(seat_clock['acts_at'])}") in ana("show", mid)
+            f"{tc.when_text(seat_clock['acts_at'])}") in ana("show", mid)
 
 
 def test_bad_clock_flags_send_nothing(table: tuple[Portolan, Portolan, Clock], service: Matches) -> None:

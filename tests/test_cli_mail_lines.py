@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 
 from service.config import Settings
-from service.runtime import connect
+from service.storage.connection import connect
 from service.storage.preferences import NoticePreferences
-from service.tools import cli
+from service.tools.cli.main import main
 
 
 @pytest.fixture
@@ -30,7 +30,7 @@ def lines_with(printed: str, start: str) -> list[list[str]]:
 def test_create_claim_and_notices_print_lines_that_work_elsewhere(served: str, home: Path, service: Any,
                                                                   settings: Settings,
                                                                   capsys: pytest.CaptureFixture[str]) -> None:
-    assert cli.main(["--server", served, "create", "harbour-race", "--invite", "zoe@example.org",
+    assert main(["--server", served, "create", "harbour-race", "--invite", "zoe@example.org",
                      "--invite", "bea@example.org", "--name", "Zoë"]) == 0
     printed = capsys.readouterr().out
     claims = lines_with(printed, "portolan claim")
@@ -45,7 +45,7 @@ def test_create_claim_and_notices_print_lines_that_work_elsewhere(served: str, h
 
     # the friend pastes the forwarded line (with their name), on their machine: no PORTOLAN_URL there
     friend = [w if w != "Their name" else "Zoë" for w in first[1:]]
-    assert cli.main(friend) == 0
+    assert main(friend) == 0
     printed = capsys.readouterr().out
     assert f"seat 0 of match {mid} is yours" in printed
     assert "Turn notices go to zoe@example.org" in printed and "replying" in printed
@@ -53,23 +53,23 @@ def test_create_claim_and_notices_print_lines_that_work_elsewhere(served: str, h
     assert line[:3] == ["portolan", "notices", "digest"] and line[line.index("--server") + 1] == served
 
     # that very line sets the preference the jobs read
-    assert cli.main(line[1:]) == 0
+    assert main(line[1:]) == 0
     assert "notices for zoe@example.org: digest" in capsys.readouterr().out
     assert NoticePreferences(connect(settings.redis_url), settings.namespace).get("zoe@example.org") == "digest"
-    assert cli.main(["notices", "--email", "zoe@example.org", "--server", served]) == 0
+    assert main(["notices", "--email", "zoe@example.org", "--server", served]) == 0
     assert "digest (one mail a day" in capsys.readouterr().out
     # another key may not
-    assert cli.main(["keygen", "--key", "other"]) == 0
-    assert cli.main(["notices", "off", "--email", "zoe@example.org", "--key", "other", "--server", served]) == 2
+    assert main(["keygen", "--key", "other"]) == 0
+    assert main(["notices", "off", "--email", "zoe@example.org", "--key", "other", "--server", served]) == 2
     assert "not-your-address" in capsys.readouterr().err
 
 
 def test_claim_without_an_email_says_there_will_be_no_notices(served: str, home: Path,
                                                               capsys: pytest.CaptureFixture[str]) -> None:
-    assert cli.main(["--server", served, "create", "harbour-race", "--invite", "zoe@example.org", "--bot", "random"]) == 0
+    assert main(["--server", served, "create", "harbour-race", "--invite", "zoe@example.org", "--bot", "random"]) == 0
     [claim] = lines_with(capsys.readouterr().out, "portolan claim")
     words = [*claim[1:claim.index("--email")], "--server", served]
     words[words.index("Their name")] = "Zoë"
-    assert cli.main(words) == 0
+    assert main(words) == 0
     printed = capsys.readouterr().out
     assert "no turn notices" in printed and "portolan my-turns --server" in printed

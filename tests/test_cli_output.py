@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from service.tools import cli
+from service.tools.cli.main import main
 from service.tools.terminal import terminal_safe
 from tests.api.test_matches_flow import started
 from tests.conftest import Player
@@ -31,7 +31,7 @@ def test_show_escapes_a_stored_hostile_name(served: str, client: Any, service: A
     mid, _ = started(client, players)
     _plant_name(service, mid, 1, HOSTILE)
     argv = ["--server", served, *(["--json"] if as_json else []), "show", mid]
-    assert cli.main(argv) == 0
+    assert main(argv) == 0
     printed = capsys.readouterr().out
     for raw in ("\x1b", "\x07", "\u009b", "\u202e", "\x00"):
         assert raw not in printed

@@ -25,8 +25,8 @@ from service.config import ClockRefused, Settings, open_clock
 from service.play import listings
 from service.runtime import build
 from service.storage.embedded import free_port
-from service.tools import cli
-from service.tools.clock_commands import describe_offset
+from service.tools.cli.clock import describe_offset
+from service.tools.cli.main import main
 from service.tools.devserver import clock_line, dev_clock
 from tests.conftest import CREATOR_KEY, Player
 
@@ -291,7 +291,7 @@ def test_portolan_clock_advance_asks_the_workers_for_a_tick(tmp_path: Path, monk
     fake.tick_now = ticks.append  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, "service.delivery.clock", fake)
     monkeypatch.setenv("PORTOLAN_CLOCK", f"file:{tmp_path / 'clock'}")
-    assert cli.main(["clock", "advance", "3d"]) == 0
+    assert main(["clock", "advance", "3d"]) == 0
     assert "the workers were asked to check deadlines now" in capsys.readouterr().out
     assert len(ticks) == 1 and ticks[0].clock == f"file:{tmp_path / 'clock'}" and ticks[0].clock_allow_file
 
@@ -301,7 +301,7 @@ def test_portolan_clock_advance_asks_the_workers_for_a_tick(tmp_path: Path, monk
         raise redis.ConnectionError("connection refused")
 
     fake.tick_now = unreachable  # type: ignore[attr-defined]
-    assert cli.main(["clock", "advance", "1h"]) == 0
+    assert main(["clock", "advance", "1h"]) == 0
     assert "deadlines are checked at the next sweep (no Redis reachable" in capsys.readouterr().out
 
 

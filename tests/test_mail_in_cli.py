@@ -22,7 +22,7 @@ from tests.delivery.recording import RecordingDesk
 desk = RecordingDesk()
 runtime.build = lambda settings: None
 runtime.build_desk = lambda settings, matches: desk
-from service.tools.cli import main
+from service.tools.cli.main import main
 code = main(sys.argv[1:])
 print(json.dumps([{"text": m.text, "recipients": m.recipients, "sender": m.sender, "automatic": m.automatic}
                   for m in desk.mails]), file=sys.stderr)

@@ -12,7 +12,8 @@ import pytest
 from service.play.matches import Matches
 from service.proof import signing
 from service.proof.verify import verify_record
-from service.tools import cli
+from service.tools.cli.common import load_key
+from service.tools.cli.main import main
 from tests.conftest import CREATOR_KEY
 
 
@@ -31,21 +32,21 @@ def invited(service: Matches) -> tuple[str, str]:
 def test_claim_delegates_by_default_and_the_delegation_can_be_withdrawn_and_granted(
         served: str, service: Matches, home: Path, capsys: pytest.CaptureFixture[str]) -> None:
     mid, token = invited(service)
-    assert cli.main(["--server", served, "claim", mid, "0", token, "--name", "Ana"]) == 0
+    assert main(["--server", served, "claim", mid, "0", token, "--name", "Ana"]) == 0
     said = capsys.readouterr().out
     assert "your key signed a mail delegation" in said and f"portolan mail-delegation {mid} --seat 0 withdraw" in said
     row = service.meta(mid)["seats"][0]
-    key = cli.load_key("default")
+    key = load_key("default")
     assert row["public_key"] == signing.public_key_of(key)
     assert row["mail_key"] == service.mail_public_key(mid, 0, 0)
     assert signing.verify(row["public_key"], service.delegation_body(mid, 0, row["mail_key"]), row["mail_delegation"])
 
-    assert cli.main(["--server", served, "mail-delegation", mid, "withdraw"]) == 0  # the seat remembered by claim
+    assert main(["--server", served, "mail-delegation", mid, "withdraw"]) == 0  # the seat remembered by claim
     assert "mail delegation withdrawn" in capsys.readouterr().out
     assert service.mail_ready(service.meta(mid), 0) is not None
-    assert cli.main(["--server", served, "mail-delegation", mid, "withdraw"]) == 2
+    assert main(["--server", served, "mail-delegation", mid, "withdraw"]) == 2
     assert "no-mail-delegation" in capsys.readouterr().err
-    assert cli.main(["--server", served, "mail-delegation", mid, "grant"]) == 0
+    assert main(["--server", served, "mail-delegation", mid, "grant"]) == 0
     assert "mail delegation granted" in capsys.readouterr().out
     row = service.meta(mid)["seats"][0]
     assert row["mail_generation"] == 1 and row["mail_key"] == service.mail_public_key(mid, 0, 1)
@@ -55,7 +56,7 @@ def test_claim_delegates_by_default_and_the_delegation_can_be_withdrawn_and_gran
 def test_claim_with_no_mail_does_not_delegate(served: str, service: Matches, home: Path,
                                               capsys: pytest.CaptureFixture[str]) -> None:
     mid, token = invited(service)
-    assert cli.main(["--server", served, "claim", mid, "0", token, "--name", "Ana", "--no-mail"]) == 0
+    assert main(["--server", served, "claim", mid, "0", token, "--name", "Ana", "--no-mail"]) == 0
     assert "moves by mail: off (--no-mail)" in capsys.readouterr().out
     assert service.meta(mid)["seats"][0]["mail_delegation"] == ""
 
@@ -67,12 +68,12 @@ def test_attach_key_hands_a_custodial_seat_to_the_users_key(served: str, service
     token = service.attach_token(mid, 0)
     # hex, so it never starts with a dash (argparse took a token_urlsafe one for an option)
     assert re.fullmatch(r"[0-9a-f]{32}", token)
-    assert cli.main(["--server", served, "attach-key", mid, "--seat", "0", "--token", "not-it"]) == 2
+    assert main(["--server", served, "attach-key", mid, "--seat", "0", "--token", "not-it"]) == 2
     assert "bad-attach-token" in capsys.readouterr().err
     assert service.meta(mid)["seats"][0]["custody"] == "server"
-    assert cli.main(["--server", served, "attach-key", mid, "--seat", "0", "--token", token]) == 0
+    assert main(["--server", served, "attach-key", mid, "--seat", "0", "--token", token]) == 0
     assert "now signs with your key 'default'" in capsys.readouterr().out
     row = service.meta(mid)["seats"][0]
-    assert row["custody"] == "player" and row["public_key"] == signing.public_key_of(cli.load_key("default"))
+    assert row["custody"] == "player" and row["public_key"] == signing.public_key_of(load_key("default"))
     report = verify_record(service.record(mid))
     assert report.ok, report.text()

@@ -229,7 +229,7 @@ def test_verify_on_a_hostile_file_prints_fail_never_a_traceback(finished: dict[s
                                                                  capsys: pytest.CaptureFixture[str], case: str) -> None:
     """Found by the second outside test: a file of nested brackets made ``portolan verify`` die
     with a RecursionError traceback (exit 1, but no FAIL line and no reason)."""
-    from service.tools.cli import main
+    from service.tools.cli.main import main
 
     path = tmp_path / f"{case}.json"
     path.write_text(_hostile_records(finished)[case])

@@ -28,7 +28,8 @@ from service.delivery.outbox import server_played
 from service.observe import logs
 from service.play.errors import Conflict
 from service.play.matches import Matches
-from service.runtime import build, connect
+from service.runtime import build
+from service.storage.connection import connect
 from service.storage.preferences import DigestBook, NoticePreferences
 
 log = logging.getLogger("portolan.jobs")

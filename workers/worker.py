@@ -42,7 +42,8 @@ from service.delivery.outbox import Dispatcher, install_default_groups
 from service.delivery.watchdog import Watchdog
 from service.observe import logs
 from service.observe.metrics import serve_worker_metrics
-from service.runtime import build, connect
+from service.runtime import build
+from service.storage.connection import connect
 from workers.clock import tick_with
 
 log = logging.getLogger("portolan.worker")

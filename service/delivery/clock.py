@@ -36,6 +36,7 @@ from service.config import Settings
 from service.delivery.dispatch import RQDispatcher
 from service.play.matches import Matches
 from service.storage.clock import Deadlines
+from service.storage.connection import connect
 from service.storage.outbox_streams import OutboxRecord
 from service.storage.store import Store
 
@@ -206,8 +207,6 @@ def tick_now(settings: Settings) -> str:
     """Enqueue a clock tick at once (``portolan clock advance`` calls this after moving a file
     clock): the workers act on every deadline the move passed now, not at their next tick.
     Returns the job id. Raises redis' ConnectionError when Redis cannot be reached."""
-    from service.runtime import connect  # at call time: runtime imports the delivery modules
-
     rq = RQDispatcher(connect(settings.queue_url), settings)
     return rq.tick()
 

@@ -122,7 +122,7 @@ Ctrl-C stops everything.""".replace("harbour-race", _first_game()), flush=True)
 
 
 DEV_FACTS = "dev.json"
-"""Beside the clock file while ``portolan dev`` runs: its Redis URL and namespace (service.tools.clock_commands)."""
+"""Beside the clock file while ``portolan dev`` runs: its Redis URL and namespace (service.tools.cli.clock)."""
 
 
 def dev_clock(env: dict[str, str], data: Path) -> Clock:

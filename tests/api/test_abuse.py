@@ -14,7 +14,7 @@ from service.config import Settings
 from service.play.matches import Matches
 from service.play.throttle import InviteLimits
 from service.proof import signing
-from service.runtime import connect
+from service.storage.connection import connect
 from service.storage.embedded import free_port
 from service.storage.store import Store
 from tests.api.test_refusals import assert_problem
@@ -206,7 +206,7 @@ def test_a_move_over_its_limit_is_429_and_changes_nothing(settings: Settings, se
 
 
 def test_a_dead_redis_is_503_from_the_routes_not_500_from_the_limiter(settings: Settings) -> None:
-    from service.runtime import connect
+    from service.storage.connection import connect
 
     dead = dataclasses.replace(settings, redis_url=f"redis://127.0.0.1:{free_port()}/0", rate_read="1/minute",
                                rate_create="1/minute")

@@ -22,8 +22,8 @@ from service.config import Settings
 from service.play.archiving import archive_due, archive_one
 from service.play.matches import Matches
 from service.proof.verify import verify_record
-from service.runtime import connect
 from service.storage.archive import FolderArchive, pack, unpack
+from service.storage.connection import connect
 from tests.api.test_matches_flow import started
 from tests.conftest import Player
 

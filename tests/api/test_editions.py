@@ -18,7 +18,7 @@ from service.play.errors import ServiceError
 from service.play.matches import Matches
 from service.proof.replay import ReplayMismatch, replay
 from service.proof.verify import verify_record
-from service.tools.cli import main as cli
+from service.tools.cli.main import main as cli
 from tests.conftest import CREATOR_KEY, create_match
 from tests.games.test_editions import GAMES, changed_document
 from tests.test_verify import play_bots

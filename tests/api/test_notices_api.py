@@ -8,7 +8,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 from service.config import Settings
-from service.runtime import connect
+from service.storage.connection import connect
 from service.storage.preferences import NoticePreferences
 from tests.conftest import Player, create_match, signed_headers
 

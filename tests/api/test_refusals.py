@@ -241,7 +241,7 @@ def test_redis_down_is_503_not_500(settings: Any) -> None:
 
     from service.api import create_app
     from service.play.matches import Matches
-    from service.runtime import connect
+    from service.storage.connection import connect
     from service.storage.embedded import free_port
     from service.storage.store import Store
 

@@ -16,7 +16,7 @@ from openapi_core import OpenAPI
 from service.clock import iso
 from service.play.matches import Matches
 from service.play.vacations import book_of
-from service.tools import cli
+from service.tools.cli.main import main
 from tests.api.test_contract import Api, openapi  # noqa: F401 - openapi is a fixture
 from tests.conftest import Player
 
@@ -90,23 +90,23 @@ def test_vacations_over_the_api(client: Any, openapi: OpenAPI, fixed: Matches,  
 def test_portolan_vacation_add_list_cancel(served: str, fixed: Matches, tmp_path: Path,
                                           monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.setenv("PORTOLAN_HOME", str(tmp_path))
-    assert cli.main(["keygen"]) == 0
+    assert main(["keygen"]) == 0
     capsys.readouterr()
-    assert cli.main(["--server", served, "vacation", "add", "--from", "2026-12-24", "--days", "3"]) == 0
+    assert main(["--server", served, "vacation", "add", "--from", "2026-12-24", "--days", "3"]) == 0
     said = capsys.readouterr().out
     assert "2026-12-24 to 2026-12-26 (3 days)" in said and "18 days of vacation left in 2026" in said
-    listed = cli.main(["--server", served, "--json", "vacation", "list"])
+    listed = main(["--server", served, "--json", "vacation", "list"])
     book = json.loads(capsys.readouterr().out)
     assert listed == 0 and len(book["vacations"]) == 1
     vid = book["vacations"][0]["id"]
-    assert cli.main(["--server", served, "vacation", "list"]) == 0
+    assert main(["--server", served, "vacation", "list"]) == 0
     assert f"{vid}  2026-12-24 to 2026-12-26 (3 days, upcoming)" in capsys.readouterr().out
     # a refusal: the server's sentence, exit 2, nothing changed
-    assert cli.main(["--server", served, "vacation", "add", "--from", "2026-12-25", "--days", "30"]) == 2
+    assert main(["--server", served, "vacation", "add", "--from", "2026-12-25", "--days", "30"]) == 2
     assert "vacation-allowance" in capsys.readouterr().err
-    assert cli.main(["--server", served, "vacation", "cancel", vid]) == 0
+    assert main(["--server", served, "vacation", "cancel", vid]) == 0
     assert f"vacation {vid} cancelled; 21 days of vacation left in 2026" in capsys.readouterr().out
     with pytest.raises(SystemExit, match="which vacation"):
-        cli.main(["--server", served, "vacation", "cancel", "../x"])
+        main(["--server", served, "vacation", "cancel", "../x"])
     with pytest.raises(SystemExit, match="--from YYYY-MM-DD --days N"):
-        cli.main(["--server", served, "vacation", "add", "--days", "2"])
+        main(["--server", served, "vacation", "add", "--days", "2"])

@@ -14,7 +14,8 @@ from service.delivery.dispatch import RQDispatcher
 from service.play.listings import unsent_notices
 from service.play.matches import Matches
 from service.play.reply_address import authentic, parse_reply_address
-from service.runtime import build, connect
+from service.runtime import build
+from service.storage.connection import connect
 from service.storage.preferences import DigestBook, NoticePreferences, address_digest
 from tests.conftest import CREATOR_KEY, Player, worker_burst
 from tests.delivery.test_notices import assert_clean_8bit, body, parsed

@@ -95,7 +95,7 @@ def test_the_cli_adds_lists_pings_reads_and_removes_a_webhook(hs: Settings, hs_a
                                                              capsys: pytest.CaptureFixture[str]) -> None:
     from werkzeug.serving import make_server
 
-    from service.tools import cli
+    from service.tools.cli.main import main
 
     monkeypatch.setenv("PORTOLAN_HOME", str(tmp_path / "home"))
     server = make_server("127.0.0.1", 0, hs_app, threaded=True)
@@ -103,22 +103,22 @@ def test_the_cli_adds_lists_pings_reads_and_removes_a_webhook(hs: Settings, hs_a
     thread.start()
     try:
         base = ["--server", f"http://127.0.0.1:{server.port}"]
-        assert cli.main([*base, "keygen"]) == 0
-        assert cli.main([*base, "--json", "webhook", "add", receiver.url, "--description", "mine"]) == 0
+        assert main([*base, "keygen"]) == 0
+        assert main([*base, "--json", "webhook", "add", receiver.url, "--description", "mine"]) == 0
         out = capsys.readouterr().out
         hook = json.loads(out[out.index("{"):])
-        assert cli.main([*base, "webhook", "list"]) == 0
+        assert main([*base, "webhook", "list"]) == 0
         assert hook["id"] in capsys.readouterr().out
-        assert cli.main([*base, "webhook", "ping", hook["id"]]) == 0
+        assert main([*base, "webhook", "ping", hook["id"]]) == 0
         assert "queued" in capsys.readouterr().out
         worker_burst(hs)
         assert [r.event["type"] for r in receiver.ok()] == ["ping"]
-        assert cli.main([*base, "webhook", "deliveries", hook["id"]]) == 0
+        assert main([*base, "webhook", "deliveries", hook["id"]]) == 0
         assert " 200 " in capsys.readouterr().out
-        assert cli.main([*base, "webhook", "add", "ftp://example.org/x"]) == 2
+        assert main([*base, "webhook", "add", "ftp://example.org/x"]) == 2
         assert "bad-webhook-url" in capsys.readouterr().err
-        assert cli.main([*base, "webhook", "remove", hook["id"]]) == 0
-        assert cli.main([*base, "webhook", "remove", hook["id"]]) == 2
+        assert main([*base, "webhook", "remove", hook["id"]]) == 0
+        assert main([*base, "webhook", "remove", hook["id"]]) == 2
         assert "unknown-webhook" in capsys.readouterr().err
     finally:
         server.shutdown()

@@ -25,7 +25,7 @@ from service.proof import signing
 from service.proof.replay import replay
 from service.proof.verify import verify_record
 from service.storage.embedded import free_port
-from service.tools import cli
+from service.tools.cli.main import main
 from tests.conftest import SmtpSink
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -81,7 +81,7 @@ class CliPlayer:
         os.environ["PORTOLAN_HOME"] = str(self.home)
         try:
             capsys.readouterr()
-            code = cli.main(["--server", self.url, *args])
+            code = main(["--server", self.url, *args])
             out = capsys.readouterr().out
         finally:
             if old is None:
@@ -185,6 +185,6 @@ def test_the_cli_creates_signed_and_only_the_creator_aborts(stack: str, tmp_path
     bea.run("keygen", capsys=capsys)
     with monkeypatch.context() as env:
         env.setenv("PORTOLAN_HOME", str(bea.home))
-        assert cli.main(["--server", stack, "abort", mid]) == 2
+        assert main(["--server", stack, "abort", mid]) == 2
     assert "403 not-the-creator" in capsys.readouterr().err
     assert ana.run("abort", mid, capsys=capsys).strip() == f"match {mid} is aborted"

@@ -106,7 +106,7 @@ def test_metrics_answer_when_redis_does_not(settings: Settings) -> None:
     from service.api import create_app
     from service.play.matches import Matches
     from service.proof import signing
-    from service.runtime import connect
+    from service.storage.connection import connect
     from service.storage.embedded import free_port
     from service.storage.store import Store
 

@@ -8,7 +8,8 @@ import dataclasses
 
 from service.config import Settings
 from service.play.by_mail import message_identity
-from service.runtime import build_desk, connect
+from service.runtime import build_desk
+from service.storage.connection import connect
 from service.storage.preferences import NoticePreferences
 from tests.conftest import SmtpSink
 from tests.play.mail_desk import ANA, BASE, BEA, Table, body, mail_settings, open_table, reply, words

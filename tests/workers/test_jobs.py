@@ -11,7 +11,8 @@ from rq import Queue
 from service.config import Settings
 from service.games.base import Rng
 from service.play.matches import Matches
-from service.runtime import build, connect
+from service.runtime import build
+from service.storage.connection import connect
 from tests.conftest import CREATOR_KEY, Player, SmtpSink, as_in_a_worker, worker_burst
 from workers import jobs
 

@@ -2,9 +2,10 @@
 
 Modules: ``data`` (board, cards, tables from data.json with provenance), ``state`` (frozen state
 and canonical JSON), ``track`` (building track: sites, run limit, shut-down, payout value),
-``rules`` (legal-action generators), ``validate`` (shape and rule checks of incoming actions),
-``moves`` (applying turn steps), ``payday`` (income, loans, next start player, game end),
-``progress`` (the rulings that make every game end),
+``rules`` (legal-action generators by the printed rules), ``validate`` (shape and rule checks of incoming
+actions), ``moves`` (applying turn steps), ``payday`` (income, loans, next start player, game end),
+``progress`` (the rulings that make every game end), ``legal`` (the legal actions: the generators with the
+progress rulings applied; imports flow rules -> moves -> progress -> legal, never back),
 ``view`` (views and the text rendering), ``game`` (the ``Game`` class).
 
 Spec rulings (shared/rules/el-capitan.md §10) and where they live:
@@ -16,9 +17,10 @@ Spec rulings (shared/rules/el-capitan.md §10) and where they live:
   needs one of the printed 18 x 10 / 12 x 16 loan cards, forced loans stay unlimited (R-17). Together they
   make every game end: without them a player could be undone, or take loan turns, for ever.
 * R-2, R-3 loan turn holds exactly one loan and nothing else (``moves.do_take_loan``).
-* R-4 first-round pass, R-5 empty supply still acts (``rules.gen_pass``, ``rules.gen_take_loan``). A "pass"
-  from a dead end reached by tentative steps only undoes them while a direct voyage and build was possible
-  from the turn start (``moves.direct_turn_possible``); otherwise it ends the turn.
+* R-4 first-round pass, R-5 empty supply still acts (``rules.gen_pass``, ``rules.gen_take_loan``, with the
+  progress rulings applied in ``legal``). A "pass" from a dead end reached by tentative steps only undoes them
+  while a direct voyage and build was possible from the turn start (``moves.direct_turn_possible``); otherwise
+  it ends the turn.
 * R-6 first leg from off the board is a destination use; R-7 no voyage back to its start city;
   R-10 Manhattan seal steps through open sea; R-11 first free harbour space (``rules``, ``moves.do_sail``).
 * R-8 re-open on a shut-down space shuts down; R-9 backwards never shuts down (``track.place``).

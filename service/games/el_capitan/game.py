@@ -22,8 +22,8 @@ from service.games.undo import TurnUndo, Undo
 
 from . import data as D
 from .labels import label
+from .legal import legal_actions
 from .moves import apply_checked, describe_card
-from .rules import legal_actions
 from .state import (
     FREE,
     OFF,

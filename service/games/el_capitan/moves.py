@@ -24,7 +24,7 @@ from .data import (
     PIRATE_STEP_COST,
 )
 from .payday import begin_payday, choose_start, name, new_turn, set_player, settle_choice, settle_forced_loan
-from .rules import city_index, distance
+from .rules import city_index, distance, gen_build_fortress, gen_build_warehouse, gen_reopen
 from .state import BANK, FREE, PIRATE, City, State, Turn, city_data, colour_owner, is_main, main_colour, replace
 from .track import payout_value, place, ranking
 
@@ -337,8 +337,6 @@ def direct_turn_possible(state: State, seat: int) -> bool:
 
     A sufficient test (longer voyages are not searched): it decides whether a first-round "pass" from a
     dead end merely undoes the tentative steps (R-1) or really passes (§5.9, R-4)."""
-    from .rules import gen_build_fortress, gen_build_warehouse, gen_reopen
-
     builds = (gen_build_warehouse, gen_build_fortress, gen_reopen)
     if any(g(state, seat) for g in builds):
         return True

@@ -18,12 +18,18 @@ every real player and take away only the endless repetition (issue 9, finding 7)
 The bound these give (``tests/games/el_capitan/test_progress.py``): every turn either places a piece
 (bounded over the game by the building sites and shut-down spaces of the cities in play), or takes a
 voluntary loan (at most 30 per phase, since cards come back only at payday), or is a forced loan turn.
+
+The rulings try steps ahead with :mod:`.moves`, so they sit above it; :mod:`.legal` applies them to the
+printed rules' generators (:mod:`.rules`) where the game lists its legal actions.
 """
 
 from __future__ import annotations
 
-from .data import LOAN_COPIES
-from .state import State
+from service.games.base import Rng
+
+from .data import LOAN_AMOUNTS, LOAN_COPIES
+from .moves import apply_checked, direct_turn_possible
+from .state import TURN, State
 
 Action = dict[str, object]
 
@@ -42,10 +48,20 @@ def must_go_to_bank(state: State, seat: int) -> bool:
     Then a loan may be taken even when the printed loan cards are all held (R-17); otherwise a
     voluntary loan needs a card left (:func:`loan_cards_left`). Players hold a handful of loans in a
     real game, so nobody meets the limit but a player who stalls on purpose."""
-    from .moves import direct_turn_possible
-
     start = state.turn.snapshot if state.turn.snapshot is not None else state
     return not direct_turn_possible(start, seat)
+
+
+def voluntary_loans(state: State, seat: int, printed: list[Action]) -> list[Action]:
+    """The loans of ``printed`` (``rules.gen_take_loan``) that may be taken under the loan-card ruling (R-17
+    with the 18 + 12 printed loan cards, see the module docstring): in a turn, a loan of an amount whose cards
+    are all held only when the bank trip is forced (:func:`must_go_to_bank`); settlement's forced loans stay."""
+    if state.stage != TURN or not printed:
+        return printed
+    free = [a for a in LOAN_AMOUNTS if loan_cards_left(state, a) > 0]
+    if len(free) < len(LOAN_AMOUNTS) and not must_go_to_bank(state, seat):
+        return [{"type": "take-loan", "amount": a} for a in free]
+    return printed
 
 
 def keep_direct(state: State, seat: int, legal: list[Action]) -> list[Action]:
@@ -55,10 +71,6 @@ def keep_direct(state: State, seat: int, legal: list[Action]) -> list[Action]:
     Every kept step keeps ``moves.direct_turn_possible`` true, and each consumes a card, Florins or a
     leg, so the turn reaches its action. Should that sufficient test ever find no step (it does not
     search long voyages), the full list stands rather than leave the seat without an action."""
-    from service.games.base import Rng
-
-    from .moves import apply_checked, direct_turn_possible
-
     kept: list[Action] = []
     for a in legal:
         if a["type"] not in _TENTATIVE:

@@ -1,8 +1,12 @@
-"""Legal-action generation: every atomic step the acting seat may take now.
+"""Legal-action generation by the printed rules: every atomic step the acting seat may take now.
 
-One generator per action type, so :mod:`.moves` can validate an incoming action against the
+One generator per action type, so :mod:`.validate` can check an incoming action against the
 generator of its own type only (an action listed here always applies; anything else is refused
 with a message naming the rule). The action vocabulary is described in ``__init__``.
+
+The progress rulings (:mod:`.progress`) narrow two of these lists; they need to try steps ahead
+(:mod:`.moves`), which apply what is generated here, so they are applied one floor up, where the
+game lists its legal actions (:mod:`.legal`), and nothing here imports them.
 """
 
 from __future__ import annotations
@@ -214,29 +218,26 @@ def gen_build_fortress(state: State, seat: int) -> list[Action]:
 
 
 def gen_take_loan(state: State, seat: int) -> list[Action]:
+    """The loans the printed rules offer now: a forced loan at settlement (R-15), else a loan turn before the
+    turn's action from the second round on (§5.9, R-2, R-17). The progress ruling on voluntary loans (the
+    printed loan cards, ``progress.voluntary_loans``) is applied where the legal actions are listed (``legal``)."""
     if state.stage == SETTLE:
         if needs_forced_loan(state):
             return [{"type": "take-loan", "amount": a} for a in LOAN_AMOUNTS]
         return []
     if state.stage != TURN or state.turn.acted or first_round(state):
         return []
-    from .progress import loan_cards_left, must_go_to_bank
-
-    # Progress ruling (R-17 with the 18 + 12 printed loan cards): see ``progress.must_go_to_bank``.
-    free = [a for a in LOAN_AMOUNTS if loan_cards_left(state, a) > 0]
-    if len(free) < len(LOAN_AMOUNTS) and not must_go_to_bank(state, seat):
-        return [{"type": "take-loan", "amount": a} for a in free]
     return [{"type": "take-loan", "amount": a} for a in LOAN_AMOUNTS]
 
 
-
-def gen_pass(state: State, seat: int) -> list[Action]:
+def gen_pass(state: State, seat: int, take_loan: Callable[[State, int], list[Action]]) -> list[Action]:
     """R-4: in the first round of the game a player with nothing left to do passes. In a later round a player
-    whose tentative steps (R-1) led to a dead end while no loan card may be taken (``progress``) gets the same
-    "pass", which only undoes those steps."""
+    whose tentative steps (R-1) led to a dead end while no loan may be taken gets the same "pass", which only
+    undoes those steps. ``take_loan`` lists the loans that may be taken (``legal`` passes the progress-ruled
+    list, ``progress``); it is asked only when needed, as it may try a turn ahead."""
     if state.stage != TURN or state.turn.acted:
         return []
-    if not first_round(state) and (state.turn.snapshot is None or gen_take_loan(state, seat)):
+    if not first_round(state) and (state.turn.snapshot is None or take_loan(state, seat)):
         return []
     for gen in (gen_buy, gen_sail, gen_build_warehouse, gen_reopen, gen_build_fortress, gen_move_pirate):
         if gen(state, seat):
@@ -365,51 +366,3 @@ def gen_choose_start(state: State, seat: int) -> list[Action]:
     if state.stage != CHOOSE_START:
         return []
     return [{"type": "choose-start-player", "seat": s} for s in range(state.n)]
-
-
-GENERATORS: dict[str, Callable[[State, int], list[Action]]] = {
-    "buy-card": gen_buy,
-    "sail": gen_sail,
-    "build-warehouse": gen_build_warehouse,
-    "reopen": gen_reopen,
-    "build-fortress": gen_build_fortress,
-    "move-pirate": gen_move_pirate,
-    "take-loan": gen_take_loan,
-    "pass": gen_pass,
-    "end-turn": gen_end_turn,
-    "settle-loan": gen_settle_loan,
-    "choose-start-player": gen_choose_start,
-}
-
-
-_AFTER_ACTION = (gen_buy, gen_move_pirate, gen_end_turn)
-_BEFORE_ACTION = (gen_buy, gen_sail, gen_build_warehouse, gen_reopen, gen_build_fortress, gen_move_pirate,
-                  gen_take_loan, gen_pass)
-_SETTLING = (gen_take_loan, gen_settle_loan)
-
-
-def legal_actions(state: State, seat: int) -> list[Action]:
-    """Every legal atomic action of ``seat`` now ([] unless it is that seat's move)."""
-    if seat != state.seat:
-        return []
-    stage = state.stage
-    gens: tuple[Callable[[State, int], list[Action]], ...]
-    if stage == TURN:
-        if state.turn.pirate_transit >= 0:
-            # The pirate is under way: its voyage goes on or ends before any other step (§8.4).
-            return gen_move_pirate(state, seat)
-        gens = _AFTER_ACTION if state.turn.acted else _BEFORE_ACTION
-    elif stage == SETTLE:
-        gens = _SETTLING
-    elif stage == CHOOSE_START:
-        return gen_choose_start(state, seat)
-    else:
-        return []
-    out: list[Action] = []
-    for gen in gens:
-        out.extend(gen(state, seat))
-    if stage == TURN and state.turn.undone and not state.turn.acted:
-        from .progress import keep_direct
-
-        out = keep_direct(state, seat, out)
-    return out

@@ -10,9 +10,9 @@ from service.games.base import IllegalAction, InvalidAction
 from service.games.words import count
 
 from .data import ALL_CITIES, CARDS, COLOURS, LOAN_AMOUNTS, LOAN_COPIES, LOANS, PIRATE_STEP_COST
+from .legal import GENERATORS
 from .progress import loan_cards_left
 from .rules import (
-    GENERATORS,
     at_building_city,
     canarias_index,
     card_targets,

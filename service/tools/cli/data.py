@@ -13,7 +13,6 @@ import argparse
 import json
 import os
 import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +21,7 @@ from service.games import edition_check
 from service.games import editions as editions_of_games
 from service.games.editions import bind
 from service.play import editions
+from service.tools.cli.common import CommandMaker
 from service.tools.terminal import say
 
 
@@ -78,7 +78,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_commands(cmd: Callable[[str, Any, str], argparse.ArgumentParser]) -> None:
+def add_commands(cmd: CommandMaker) -> None:
     """Register ``portolan data``."""
     sp = cmd("data", lambda a: a.data_fn(a), "data editions: the printed numbers of your box (docs/editions.md)")
     sub = sp.add_subparsers(dest="data_command", required=True)

@@ -14,13 +14,13 @@ archive document), so archiving changes nothing a player sees.
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
-from typing import Any
 
+from service.tools.cli.common import CommandMaker
 from service.tools.terminal import say
 
 
 def cmd_archive(args: argparse.Namespace) -> int:
+    """Archive the named matches, or those due (``--due``); exit 1 when one could not be archived."""
     from service.config import Settings
     from service.play.archiving import archive_due, archive_one
     from service.runtime import build
@@ -48,7 +48,7 @@ def cmd_archive(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
-def add_archive_commands(cmd: Callable[[str, Any, str], argparse.ArgumentParser]) -> None:
+def add_commands(cmd: CommandMaker) -> None:
     """Add ``archive`` to the CLI's parser (``cmd`` makes a sub-command)."""
     sp = cmd("archive", cmd_archive, "move ended matches out of Redis into the archive (PORTOLAN_ARCHIVE); "
              "every read route still serves them")

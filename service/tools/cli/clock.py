@@ -22,6 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from service.clock import SYSTEM, Clock, ClockError, parse_duration
+from service.tools.cli.common import CommandMaker, out
+from service.tools.terminal import say
 
 DEV_CLOCK = Path("var") / "clock"
 """Where ``portolan dev`` keeps its clock with its default ``--data var`` (service.tools.devserver)."""
@@ -61,9 +63,6 @@ def _facts(clock: Clock, spec: str, source: str) -> dict[str, Any]:
 
 def cmd_clock(args: argparse.Namespace) -> int:
     """``show`` the clock, or ``advance`` a file clock by a duration (forward only)."""
-    from service.tools.cli import out
-    from service.tools.terminal import say
-
     spec, source = clock_spec(args.clock)
     try:
         clock = Clock.named(spec)
@@ -139,7 +138,7 @@ def _beside_dev(settings: Any, clock: Clock) -> Any:
     return replace(settings, redis_url=facts["redis_url"], namespace=str(facts.get("namespace") or settings.namespace))
 
 
-def add_commands(cmd: Any) -> None:
+def add_commands(cmd: CommandMaker) -> None:
     """Register ``clock`` with the CLI's ``cmd(name, fn, help)`` sub-parser maker."""
     sp = cmd("clock", cmd_clock, "show the service's clock, or move a test clock forward (`portolan clock advance 25h`)")
     sp.add_argument("action", choices=["show", "advance"])

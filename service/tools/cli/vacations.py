@@ -9,6 +9,7 @@ import argparse
 import re
 from typing import Any
 
+from service.tools.cli.common import CommandMaker, api_client, load_key, out
 from service.tools.terminal import say
 
 _ID = re.compile(r"[A-Za-z0-9_-]{1,40}")
@@ -30,9 +31,7 @@ def _left(book: dict[str, Any]) -> str:
 
 def cmd_vacation(args: argparse.Namespace) -> int:
     """``add``, ``list`` or ``cancel`` the vacations of the key (``--key``, default ``default``)."""
-    from service.tools.cli import _client, load_key, out
-
-    client = _client(args)
+    client = api_client(args)
     key = load_key(args.key)
     if args.action == "add":
         if args.start is None or args.days is None:
@@ -61,7 +60,7 @@ def cmd_vacation(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_commands(cmd: Any) -> None:
+def add_commands(cmd: CommandMaker) -> None:
     """Register ``vacation`` with the CLI's ``cmd(name, fn, help)`` sub-parser maker."""
     sp = cmd("vacation", cmd_vacation, "declare, list or cancel vacations: they pause your clocks in every match")
     sp.add_argument("action", choices=["add", "list", "cancel"])

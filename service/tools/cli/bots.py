@@ -13,8 +13,6 @@ the path); ``--bot heuristic`` or ``--bot search:hard`` runs one of Portolan's o
 machine instead. The loop long-polls the seat's view, plays when the seat must act, retries a
 move the server refused as stale (someone else moved first), and stops when the match is over.
 docs/bots.md says more.
-
-Kept out of cli.py, which is long already (cli imports this module to build its parser).
 """
 
 from __future__ import annotations
@@ -32,6 +30,8 @@ from service.bots.policy import Policy
 from service.games import editions
 from service.games.base import Game, Rng
 from service.proof.replay import ReplayMismatch, game_for
+from service.tools.cli.common import CommandMaker, api_client, load_key, seat_and_key
+from service.tools.terminal import say
 
 OVER = ("finished", "aborted")
 
@@ -117,14 +117,11 @@ def run(client: Any, match: str, seat: int, private_key: str, decide: Policy, rn
 
 def cmd_bot_run(args: argparse.Namespace) -> int:
     """Run a bot for a seat this machine holds (see the module)."""
-    from service.tools.cli import _client, load_key, seat_and_key
-    from service.tools.terminal import say
-
     if (args.policy is None) == (args.bot is None):
         raise SystemExit("give exactly one of --policy MODULE:FUNCTION or --bot KIND")
     seat, key = seat_and_key(args)
     private = load_key(key)
-    client = _client(args)
+    client = api_client(args)
     if args.policy is not None:
         decide = load_policy(args.policy)
     else:
@@ -139,7 +136,7 @@ def cmd_bot_run(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_bot_commands(cmd: Callable[[str, Any, str], argparse.ArgumentParser]) -> None:
+def add_commands(cmd: CommandMaker) -> None:
     """Add ``bot-run`` to the CLI's parser (``cmd`` makes one subcommand)."""
     sp = cmd("bot-run", cmd_bot_run, "play a seat you hold with a program: your own policy or one of Portolan's bots")
     sp.add_argument("match")

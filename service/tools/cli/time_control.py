@@ -1,23 +1,16 @@
-"""The CLI commands of the match clock (docs/clock.md): ``create``'s clock flags, ``portolan
-resign``, ``abort`` (the creator's before the start, a vote after it), ``back``, and the clock
-lines of ``portolan show``.
-
-Kept out of cli.py, which is long already; the helpers for keys and remembered seats are cli's,
-imported when a command runs (cli imports this module to build its parser).
-"""
+"""The match clock at the terminal (docs/clock.md): ``create``'s clock flags read into the time
+control and timeout policy the server checks, and the clock in words (the lines of ``portolan
+show``, what ``create`` says of the clock it asked for)."""
 
 from __future__ import annotations
 
 import argparse
 import os
-import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from datetime import datetime
-from shlex import join as shell_line
 from typing import Any
 
 from service.clock import Clock, ClockError, parse_duration, parse_iso
-from service.play.match_words import abort_votes_waiting, event_text, votes_needed_text
 from service.proof.standing import check_timeout_policy
 from service.proof.time_control import TimeControlError, check_time_control
 
@@ -221,102 +214,3 @@ def clock_lines(view: Mapping[str, Any], now: datetime | None = None) -> list[st
     if view.get("status") in ("active", "finished", "aborted"):
         lines += [seat_clock_text(c, names.get(c["seat"], "?"), now) for c in clock.get("seats", [])]
     return lines
-
-
-# -- resign, abort, back -----------------------------------------------------------------------
-
-
-def _events_text(events: Sequence[Mapping[str, Any]]) -> list[str]:
-    return [f"- {event_text(e)}" for e in events]
-
-
-def _send(args: argparse.Namespace, kind: str) -> tuple[int, dict[str, Any]]:
-    """Send the match action for the caller's seat (flags, else the seat ``claim`` remembered)."""
-    from service.tools.cli import _client, load_key, seat_and_key
-
-    seat, key = seat_and_key(args)
-    return seat, _client(args).match_action(args.match, seat, load_key(key), kind)
-
-
-def confirmed(question: str) -> bool:
-    """Ask on the terminal; only ``yes`` is yes (an empty answer or end of input is no)."""
-    print(question, end=" ", flush=True)
-    try:
-        answer = sys.stdin.readline()
-    except KeyboardInterrupt:
-        return False
-    return answer.strip().lower() == "yes"
-
-
-def cmd_resign(args: argparse.Namespace) -> int:
-    """Give up a seat: ranked last; the match's timeout policy says what follows."""
-    from service.tools.cli import out, seat_and_key
-    from service.tools.terminal import say
-
-    seat, _ = seat_and_key(args)
-    if not args.yes and not confirmed(f"Resign seat {seat} of match {args.match}? You are ranked last and cannot take "
-                                      "the seat back. Type yes to resign:"):
-        say("not resigned (nothing was sent)")
-        return 1
-    seat, result = _send(args, "match:resign")
-    if args.json:
-        out(result, True)
-        return 0
-    say(f"seat {seat} of match {args.match} resigned; the match is now {result['status']}")
-    for line in _events_text(result["events"]):
-        say(line)
-    return 0
-
-
-def cmd_abort(args: argparse.Namespace) -> int:
-    """While the match waits: the creator cancels it. Once it runs: a vote for the caller's seat."""
-    from service.tools.cli import _client, load_key, out
-    from service.tools.terminal import say
-
-    client = _client(args)
-    if client.show(args.match)["status"] == "waiting":
-        result = client.abort(args.match, private_key=load_key(args.key or "default"))
-        out(result if args.json else f"match {args.match} is {result['status']}", args.json)
-        return 0
-    seat, result = _send(args, "match:abort")
-    if args.json:
-        out(result, True)
-        return 0
-    waiting = abort_votes_waiting(result["events"])
-    if result["status"] == "aborted" or not waiting:
-        say(f"your vote was the last one needed: match {args.match} is {result['status']}, with no result")
-    else:
-        say(f"seat {seat} voted to abort match {args.match}; still needed: {votes_needed_text(waiting)} "
-            f"(each remaining player runs {shell_line(['portolan', 'abort', args.match])})")
-    return 0
-
-
-def cmd_back(args: argparse.Namespace) -> int:
-    """Take a seat back from its stand-in (any move signed for the seat does so too)."""
-    from service.tools.cli import out
-    from service.tools.terminal import say
-
-    seat, result = _send(args, "match:return")
-    out(result if args.json else f"seat {seat} of match {args.match} is yours again: no stand-in plays it", args.json)
-    if not args.json and result["view"].get("legal_actions"):
-        say(f"it is your turn: {shell_line(['portolan', 'actions', args.match])}")
-    return 0
-
-
-def add_commands(cmd: Any) -> None:
-    """Register the commands with the CLI's ``cmd(name, fn, help)`` sub-parser maker."""
-    sp = cmd("abort", cmd_abort, "cancel a match: yours while it waits for players; once it runs, your vote to "
-             "abort it (it is aborted, with no result, when every remaining player voted)")
-    sp.add_argument("match")
-    sp.add_argument("--seat", type=int, help="your seat (a vote; default: the seat claim remembered)")
-    sp.add_argument("--key", help="the key that created the match (waiting) or holds your seat (default: "
-                                  "'default', or the remembered seat's)")
-    sp = cmd("resign", cmd_resign, "give up your seat in a running match (you are ranked last)")
-    sp.add_argument("match")
-    sp.add_argument("--seat", type=int)
-    sp.add_argument("--key")
-    sp.add_argument("--yes", action="store_true", help="do not ask for confirmation")
-    sp = cmd("back", cmd_back, "take your seat back from the stand-in bot that played it while you were late")
-    sp.add_argument("match")
-    sp.add_argument("--seat", type=int)
-    sp.add_argument("--key")

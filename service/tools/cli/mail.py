@@ -1,15 +1,12 @@
-"""The CLI commands of moves by mail: ``portolan mail-delegation`` and ``portolan attach-key``
-(``portolan claim`` delegates by default; see docs/fairness.md).
-
-Kept out of cli.py, which is long already; the helpers for keys and remembered seats are cli's,
-imported when a command runs (cli imports this module to build its parser).
-"""
+"""Moves by mail from the player's side: ``portolan mail-delegation`` and ``portolan attach-key``
+(``portolan claim`` delegates by default; see docs/fairness.md)."""
 
 from __future__ import annotations
 
 import argparse
 from shlex import join as shell_line
-from typing import Any
+
+from service.tools.cli.common import CommandMaker, api_client, ensure_key, load_key, out, remember_seat, seat_and_key
 
 
 def delegation_line(match: str, seat: int, delegated: bool) -> str:
@@ -23,10 +20,8 @@ def delegation_line(match: str, seat: int, delegated: bool) -> str:
 
 def cmd_mail_delegation(args: argparse.Namespace) -> int:
     """Grant or withdraw the seat's mail delegation, signed with the seat's key."""
-    from service.tools.cli import _client, load_key, out, seat_and_key
-
     seat, key = seat_and_key(args)
-    client = _client(args)
+    client = api_client(args)
     if args.action == "grant":
         result = client.grant_mail_delegation(args.match, seat, load_key(key))
         text = (f"mail delegation granted: a reply to a turn notice of match {args.match} now moves for seat {seat} "
@@ -41,11 +36,8 @@ def cmd_mail_delegation(args: argparse.Namespace) -> int:
 
 def cmd_attach_key(args: argparse.Namespace) -> int:
     """Hand a custodial seat (joined by mail) to the user's own key with the mailed token."""
-    from service.tools.cli import _client, cmd_keygen, key_path, load_key, out, remember_seat
-
-    if not key_path(args.key).exists():
-        cmd_keygen(argparse.Namespace(key=args.key, force=False))
-    result = _client(args).attach_key(args.match, args.seat, args.token, load_key(args.key))
+    ensure_key(args.key)
+    result = api_client(args).attach_key(args.match, args.seat, args.token, load_key(args.key))
     remember_seat(args.match, args.seat, args.key)
     text = (f"seat {args.seat} of match {args.match} now signs with your key {args.key!r} from ply {result['from_ply']} "
             "on; to move by replying to mail again, delegate: "
@@ -54,8 +46,8 @@ def cmd_attach_key(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_commands(cmd: Any) -> None:
-    """Register the commands with the CLI's ``cmd(name, fn, help)`` sub-parser maker."""
+def add_commands(cmd: CommandMaker) -> None:
+    """Register ``mail-delegation`` and ``attach-key``."""
     sp = cmd("mail-delegation", cmd_mail_delegation, "let replies to your turn notices move for your seat, or stop that")
     sp.add_argument("match")
     sp.add_argument("action", choices=["grant", "withdraw"])

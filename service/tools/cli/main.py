@@ -1,0 +1,91 @@
+"""The ``portolan`` command's entry point: the parser, made of every command module's
+sub-commands, and :func:`main` (the console script ``portolan``, and ``python -m service.tools.cli``).
+
+Nothing imports this module but the console script, ``__main__`` and tests: the command modules
+share :mod:`.common` instead, so the imports run one way, from here down.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from service.tools.cli import (
+    archive,
+    bots,
+    clock,
+    data,
+    keys,
+    mail,
+    matches,
+    notices,
+    records,
+    server,
+    vacations,
+    webhooks,
+)
+from service.tools.cli.common import Command
+from service.tools.terminal import say
+
+DEFAULT_URL = "http://127.0.0.1:8000"
+
+
+def parser() -> argparse.ArgumentParser:
+    """The whole ``portolan`` parser (the sub-commands in the order ``--help`` lists them)."""
+    p = argparse.ArgumentParser(prog="portolan", description="Portolan: play-by-email El Capitán, Nauticus and Ophir.")
+    p.add_argument("--server", default=os.environ.get("PORTOLAN_URL", DEFAULT_URL), help="API base URL (env PORTOLAN_URL)")
+    p.add_argument("--json", action="store_true", help="print JSON instead of text")
+    sub = p.add_subparsers(dest="command", required=True)
+
+    def cmd(name: str, fn: Command, help_: str) -> argparse.ArgumentParser:
+        sp = sub.add_parser(name, help=help_, description=help_)
+        sp.set_defaults(fn=fn)
+        # also after the command, as the lines in mails put it (SUPPRESS: absent, the global one stands)
+        sp.add_argument("--server", default=argparse.SUPPRESS, help="API base URL (env PORTOLAN_URL)")
+        return sp
+
+    # The operator's commands first, then the player's, as --help has always listed them.
+    server.add_commands(cmd)
+    archive.add_commands(cmd)
+    keys.add_commands(cmd)
+    matches.add_create(cmd)
+    matches.add_match_actions(cmd)
+    matches.add_claim(cmd)
+    mail.add_commands(cmd)
+    clock.add_commands(cmd)
+    vacations.add_commands(cmd)
+    bots.add_commands(cmd)
+    matches.add_seat_commands(cmd)
+    notices.add_commands(cmd)
+    webhooks.add_commands(cmd)
+    records.add_commands(cmd)
+    data.add_commands(cmd)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command ``argv`` names (default: the process's arguments); its exit code."""
+    p = parser()
+    args, extra = p.parse_known_args(argv)
+    # `move M --ply 3 '{...}'`: argparse gives the JSON after an option back as "unknown"
+    if args.command == "move" and extra and not any(e.startswith("-") for e in extra):
+        args.actions = [*args.actions, *extra]
+    elif extra:
+        p.error(f"unrecognized arguments: {' '.join(extra)}")
+    import requests
+
+    from service.tools.client import ApiError
+
+    try:
+        return int(args.fn(args))
+    except ApiError as exc:
+        say(f"error {exc.status} {exc.code}: {exc.detail}", file=sys.stderr)
+        return 2
+    except requests.ConnectionError:
+        say(f"error: cannot reach the Portolan server at {args.server} (is `portolan dev` running? "
+              "set --server or PORTOLAN_URL)", file=sys.stderr)
+        return 3
+    except KeyboardInterrupt:
+        return 130
+

@@ -1,0 +1,30 @@
+"""``portolan notices``: how often an address of the player's hears of its turns (every turn, a daily
+digest, or off), over the API, signed with the key holding a seat claimed with that address."""
+
+from __future__ import annotations
+
+import argparse
+
+from service.tools.cli.common import CommandMaker, api_client, load_key, out
+
+
+def cmd_notices(args: argparse.Namespace) -> int:
+    """``portolan notices [every|digest|off] --email ADDR``: show or set how often that address
+    hears of its turns (the key must hold a seat claimed with that address)."""
+    c = api_client(args)
+    key = load_key(args.key)
+    result = c.set_notices(args.email, args.choice, private_key=key) if args.choice else c.notices(args.email, private_key=key)
+    meaning = {"every": "a mail every turn", "digest": "one mail a day listing every match waiting for you",
+               "off": "no turn notices (invitations still come)"}
+    out(result if args.json else f"notices for {result['email']}: {result['notices']} ({meaning[result['notices']]})",
+        args.json)
+    return 0
+
+
+def add_commands(cmd: CommandMaker) -> None:
+    """Register ``notices``."""
+    sp = cmd("notices", cmd_notices, "show or set how often an address of yours hears of its turns")
+    sp.add_argument("choice", nargs="?", choices=["every", "digest", "off"],
+                    help="every turn (default), a daily digest, or off; none: show the current one")
+    sp.add_argument("--email", required=True, help="the address, as you claimed a seat with it")
+    sp.add_argument("--key", default="default", help="the key holding that seat")
