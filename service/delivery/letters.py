@@ -27,10 +27,10 @@ from service.delivery.rasterise import to_png
 from service.games.base import Game
 from service.games.undo import fold_undone
 from service.games.words import rules_url
-from service.play import boards
 from service.play.matches import Matches
 from service.play.menu import SHOWN, menu
 from service.play.reply_address import Kind, reply_address
+from service.play.views import boards
 from service.proof.chain import visible_events
 
 log = logging.getLogger("portolan.letters")

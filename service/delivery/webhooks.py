@@ -133,7 +133,7 @@ class Delivery:
         WEBHOOKS.labels("delivered" if ok else ("failed" if attempt == 1 else "failed-again")).inc()
         if status is not None and not ok:
             error = f"answered {status}" + (" (a redirect: webhooks follow none)" if 300 <= status < 400 else "")
-        now = self.hooks.matches.now()
+        now = self.hooks.ctx.now()
         record = {"event": event.get("id"), "webhook_id": msg_id, "type": event.get("type"), "at": now,
                   "attempt": attempt, "status": status, "latency_ms": latency_ms, "ok": ok, "error": error}
         result = store.record(owner, hook_id, record, ok, self.settings.webhook_disable_after, now,
@@ -195,7 +195,7 @@ class RQWebhookQueue:
 
 def webhooks_of(m: Matches, settings: Settings, resolve: Resolver = system_resolver) -> Webhooks:
     """The webhook use cases beside ``m`` (same Redis, same namespace), queuing to RQ."""
-    return Webhooks(matches=m, store=WebhookStore(m.store.r, m.store.ns), queue=RQWebhookQueue(m.store.q, settings),
+    return Webhooks(ctx=m, store=WebhookStore(m.store.r, m.store.ns), queue=RQWebhookQueue(m.store.q, settings),
                     allow_private=settings.webhooks_allow_private, per_owner=settings.webhooks_per_owner,
                     resolve=resolve)
 

@@ -16,7 +16,7 @@ B1's transport (service.delivery.inbound) parses each received message into an
    ``PORTOLAN_MAIL_REQUIRE_DKIM``, DKIM-signed by its domain). A refusal to someone who did not
    prove the seat says nothing about the match.
 4. **What the reply says** (service.play.by_mail_commands): menu numbers and words as one move
-   through :meth:`Matches.submit_by_mail`, or a command.
+   through :func:`service.play.seats.keys.submit_by_mail`, or a command.
 
 Every refusal changes nothing and is answered once, saying what was wrong and which rule forbids
 it, unless the sender has had :attr:`Desk.refusals_per_hour` refusals this hour: past that the
@@ -48,10 +48,12 @@ from service.play.errors import Conflict, NotFound, ServiceError, TooManyRequest
 from service.play.mail_in import InboundMail, MailDesk
 from service.play.menu import menu
 from service.play.reply_address import ReplyTo, authentic, parse_reply_address
+from service.play.seats import key_attach, keys
+from service.play.views import match as views
 
 if TYPE_CHECKING:
     from service.config import Settings
-    from service.play.matches import Matches
+    from service.play.context import MatchContext
 
 log = logging.getLogger("portolan.mail_desk")
 
@@ -108,7 +110,7 @@ def same_address(a: str, b: str) -> bool:
 class Desk:
     """The :class:`MailDesk` over the use cases (see the module's docstring)."""
 
-    matches: Matches
+    ctx: MatchContext
     mailbox: MailboxPort
     preferences: PreferencesPort
     post: AnswerPost
@@ -145,7 +147,7 @@ class Desk:
     def _deal(self, mail: InboundMail, identity: str) -> str:
         if not mail.sender:
             return "dropped: no sender address to answer"
-        found = _reply_address(self.matches.server_key, mail.recipients)
+        found = _reply_address(self.ctx.server_key, mail.recipients)
         if found is None:
             return self._plain(mail, identity, "This address only takes replies to Portolan mails, and your "
                                                "mail was not sent to a reply address made by Portolan.", RULE_TOKEN)
@@ -154,7 +156,7 @@ class Desk:
             return self._plain(mail, identity, "The reply token in the address you wrote to is not valid: "
                                                "it was not made by this Portolan server.", RULE_TOKEN)
         try:
-            meta = self.matches.meta(reply.match)
+            meta = self.ctx.meta(reply.match)
         except NotFound:
             return self._plain(mail, identity, "The match this reply address was made for no longer exists.",
                                RULE_TOKEN)
@@ -190,7 +192,7 @@ class Desk:
                                      full_menu=True, board=True)
         if cmd == "log":
             return self._seat_answer(mail, identity, match_id, seat, "info", "The last moves:",
-                                     details=log_lines(self.matches, match_id, seat, meta["ply"]))
+                                     details=log_lines(self.ctx, match_id, seat, meta["ply"]))
         if cmd == "help":
             return self._seat_answer(mail, identity, match_id, seat, "info", "How to answer by mail.", help_text=HELP)
         if cmd in ("resign", "abort", "back"):
@@ -222,13 +224,13 @@ class Desk:
                                      "only a seat joined by mail, whose key the server holds, gets an attach "
                                      "token (rule: attaching a key)")
         try:
-            token = self.matches.attach_token(match_id, seat)
+            token = key_attach.attach_token(self.ctx, match_id, seat)
         except (Unavailable, TooManyRequests):
             raise
         except ServiceError as exc:
             return self._seat_answer(mail, identity, match_id, seat, "refused", f"Nothing was done: {exc.message}.",
                                      why(exc))
-        server = self.matches.public_url
+        server = self.ctx.public_url
         return self._seat_answer(
             mail, identity, match_id, seat, "info",
             "Here is a one-time token to attach a key of your own to your seat (it expires in a day; "
@@ -254,7 +256,7 @@ class Desk:
             return self._seat_answer(mail, identity, reply.match, reply.seat, "info",
                                      f"Nothing was done: you hold seat {reply.seat} already, as {row['name']}.")
         try:
-            self.matches.join_by_mail(reply.match, reply.seat, reading.argument, mail.sender)
+            keys.join_by_mail(self.ctx, reply.match, reply.seat, reading.argument, mail.sender)
         except (Unavailable, TooManyRequests):
             raise
         except ServiceError as exc:
@@ -282,7 +284,7 @@ class Desk:
                                      "moves are accepted only while a match is being played (rule: match-not-active)")
         if reply.ply != meta["ply"]:
             return self._changed(mail, identity, match_id, seat, reply.ply, meta["ply"])
-        view = self.matches.view(match_id, seat)
+        view = views.view(self.ctx, match_id, seat)
         if view["ply"] != reply.ply:
             return self._changed(mail, identity, match_id, seat, reply.ply, view["ply"])
         resolved = resolve(reading.picks, menu(view.get("legal_actions") or []))
@@ -290,7 +292,7 @@ class Desk:
             return self._seat_answer(mail, identity, match_id, seat, "refused", f"Nothing was done: {resolved.problem}.",
                                      RULE_GRAMMAR, help_text=HELP)
         try:
-            result = self.matches.submit_by_mail(match_id, seat, reply.ply, list(resolved.actions),
+            result = keys.submit_by_mail(self.ctx, match_id, seat, reply.ply, list(resolved.actions),
                                                  message_digest=mail.digest)
         except (Unavailable, TooManyRequests):
             raise
@@ -307,7 +309,7 @@ class Desk:
 
     def _earlier(self, match_id: str, reply: ReplyTo, mail: InboundMail) -> dict[str, Any] | None:
         """The move this very message made at the notice's ply, if it made one."""
-        entries = self.matches.log(match_id, reply.ply, viewer=reply.seat)[:1]
+        entries = views.log(self.ctx, match_id, reply.ply, viewer=reply.seat)[:1]
         if entries and entries[0]["ply"] == reply.ply and entries[0]["seat"] == reply.seat \
                 and (entries[0].get("mail") or {}).get("digest") == mail.digest:
             return {"actions": entries[0]["envelope"]["actions"], "events": entries[0]["events"]}
@@ -316,7 +318,7 @@ class Desk:
     def _accepted(self, mail: InboundMail, identity: str, match_id: str, seat: int, actions: list[dict[str, Any]],
                   events: list[dict[str, Any]], texts: list[str] | None = None) -> str:
         if texts is None:
-            game = self.matches.game_of(self.matches.meta(match_id))
+            game = self.ctx.game_of(self.ctx.meta(match_id))
             texts = [game.describe_action(a) for a in actions]
         self._seat_answer(mail, identity, match_id, seat, "accepted", "accepted: " + "; then ".join(texts) + ".",
                           details=event_lines(events))
@@ -335,7 +337,7 @@ class Desk:
         """An answer to the seat's own holder: with the position, whose turn, and the menu (not
         after a join: the match's start sends the turn notices, one prompt per turn is enough;
         nor with ``prompt=False``, e.g. after a resignation: the seat is no longer the player's)."""
-        context, reply_to = seat_context(self.matches, match_id, seat, self.reply_base, full_menu=full_menu,
+        context, reply_to = seat_context(self.ctx, match_id, seat, self.reply_base, full_menu=full_menu,
                                          board=board, prompt=prompt and verdict != "joined")
         answer = Answer(to=mail.sender, subject=reply_subject(mail.subject), in_reply_to=thread_id(mail.message_id),
                         verdict=verdict, headline=headline, rule=rule, details=details or [], reply_to=reply_to,
@@ -345,8 +347,8 @@ class Desk:
     def _invite_answer(self, mail: InboundMail, identity: str, meta: dict[str, Any], verdict: Verdict,
                        headline: str, rule: str) -> str:
         """An answer to an invited address: the invitation's help, nothing of anyone's hand."""
-        game = self.matches.game_of(meta)
-        context = {"match": meta["id"], "game_title": game.title, "public_url": self.matches.public_url}
+        game = self.ctx.game_of(meta)
+        context = {"match": meta["id"], "game_title": game.title, "public_url": self.ctx.public_url}
         answer = Answer(to=mail.sender, subject=reply_subject(mail.subject), in_reply_to=thread_id(mail.message_id),
                         verdict=verdict, headline=headline, rule=rule, context=context, help=INVITE_HELP)
         return self._send(answer, identity, refusal=verdict == "refused")
@@ -380,9 +382,9 @@ def _reply_address(server_key: str, recipients: tuple[str, ...]) -> tuple[ReplyT
     return (lookalike, False) if lookalike is not None else None
 
 
-def desk_of(matches: Matches, settings: Settings, *, mailbox: MailboxPort, preferences: PreferencesPort,
+def desk_of(ctx: MatchContext, settings: Settings, *, mailbox: MailboxPort, preferences: PreferencesPort,
             post: AnswerPost) -> MailDesk:
-    """The mail desk over ``matches`` with its ports (wired in service.runtime.build_desk)."""
-    return Desk(matches=matches, mailbox=mailbox, preferences=preferences, post=post,
+    """The mail desk over ``ctx`` with its ports (wired in service.runtime.build_desk)."""
+    return Desk(ctx=ctx, mailbox=mailbox, preferences=preferences, post=post,
                 reply_base=settings.reply_base(), require_dkim=settings.mail_require_dkim,
                 refusals_per_hour=settings.mail_refusals_per_hour)

@@ -2,7 +2,7 @@
 ``vacation YYYY-MM-DD DAYS`` and ``vacation off``.
 
 A match action by mail is a move like any other: an envelope at the match's current ply, signed
-with the seat's mail key (or its custodial key) through :meth:`Matches.submit_by_mail`, logged
+with the seat's mail key (or its custodial key) through :func:`service.play.seats.keys.submit_by_mail`, logged
 ``by: "email"`` with the message's digest. Match actions are not bound to a turn, so any reply
 address of the seat may carry one. Kept out of service.play.by_mail, which is long already.
 """
@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING, Any
 from service.play import vacations
 from service.play.errors import Conflict, ServiceError, TooManyRequests, Unavailable
 from service.play.match_words import abort_votes_waiting, event_text, votes_needed_text
+from service.play.seats.keys import submit_by_mail
+from service.play.views.match import log
 
 if TYPE_CHECKING:
     from service.play.by_mail import Desk
@@ -31,7 +33,7 @@ _AFTER = {"stand-in": "the server's bot plays your seat on", "skip": "the server
 def _earlier(desk: Desk, match_id: str, seat: int, ply: int, digest: str) -> dict[str, Any] | None:
     """The entry this very message made already (a crash before its mark; its envelope named an
     older ply, so submitting again would be a second, different action)."""
-    for entry in desk.matches.log(match_id, max(0, ply - 20), viewer=seat):
+    for entry in log(desk.ctx, match_id, max(0, ply - 20), viewer=seat):
         if entry["seat"] == seat and (entry.get("mail") or {}).get("digest") == digest:
             return entry
     return None
@@ -62,7 +64,7 @@ def match_action(desk: Desk, mail: InboundMail, identity: str, reply: ReplyTo, m
                                      why(exc))
         events, status = list(result.get("events") or []), str(result["status"])
     else:
-        events, status = list(done["events"]), desk.matches.meta(match_id)["status"]
+        events, status = list(done["events"]), desk.ctx.meta(match_id)["status"]
     return desk._seat_answer(mail, identity, match_id, seat, "accepted", _headline(cmd, seat, match_id, events, status),
                              details=[event_text(e) for e in events], prompt=cmd == "back")
 
@@ -72,12 +74,12 @@ def _submit(desk: Desk, match_id: str, seat: int, meta: dict[str, Any], kind: st
     ply = int(meta["ply"])
     for _ in range(3):
         try:
-            return desk.matches.submit_by_mail(match_id, seat, ply, [{"type": kind}], message_digest=digest)
+            return submit_by_mail(desk.ctx, match_id, seat, ply, [{"type": kind}], message_digest=digest)
         except Conflict as exc:
             if exc.code != "stale-ply" or "current_ply" not in exc.extra:
                 raise
             ply = int(exc.extra["current_ply"])
-    return desk.matches.submit_by_mail(match_id, seat, ply, [{"type": kind}], message_digest=digest)
+    return submit_by_mail(desk.ctx, match_id, seat, ply, [{"type": kind}], message_digest=digest)
 
 
 def _headline(cmd: str, seat: int, match_id: str, events: list[dict[str, Any]], status: str) -> str:
@@ -100,10 +102,10 @@ def vacation(desk: Desk, mail: InboundMail, identity: str, reply: ReplyTo, meta:
     key = str(meta["seats"][seat].get("public_key") or "")
     try:
         if reading.argument == "off":
-            result = vacations.off(desk.matches, key)
+            result = vacations.off(desk.ctx, key)
         else:
             start, days = reading.argument.split()
-            result = vacations.declare(desk.matches, key, start, int(days))
+            result = vacations.declare(desk.ctx, key, start, int(days))
     except Unavailable as exc:
         if exc.code != "vacations-unavailable":  # a store outage: the mail is delivered again later
             raise
