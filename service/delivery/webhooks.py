@@ -5,7 +5,7 @@ Headers follow Standard Webhooks (https://www.standardwebhooks.com/, docs/webhoo
 seconds of this attempt) and ``webhook-signature: v1a,<base64 Ed25519 signature>`` by the server
 key over ``{id}.{timestamp}.{body}``.
 
-The POST connects to the address :func:`service.play.hook_urls.resolve_checked` has just
+The POST connects to the address :func:`service.play.outward.hook_urls.resolve_checked` has just
 checked (never resolving the name again, so DNS rebinding cannot send it elsewhere), checks the
 TLS certificate against the URL's host name, follows no redirect and gives the receiver
 ``timeout`` seconds in all. Jobs are named by dotted path, as in :mod:`service.delivery.dispatch`.
@@ -30,9 +30,9 @@ from rq import Queue, Retry
 from service.config import Settings
 from service.observe.metrics import WEBHOOKS
 from service.play.errors import NotFound, ServiceError
-from service.play.hook_urls import Resolver, Target, resolve_checked, system_resolver
 from service.play.matches import Matches
-from service.play.webhooks import Webhooks
+from service.play.outward.hook_urls import Resolver, Target, resolve_checked, system_resolver
+from service.play.outward.webhooks import Webhooks
 from service.proof import signing
 from service.storage.webhooks import WebhookStore
 

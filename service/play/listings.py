@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
-from service.play.clocks import standing_of
+from service.play.clock.clocks import standing_of
 from service.play.context import MatchContext
 from service.play.ports import Dispatcher
 from service.play.seats.lifecycle import finish_start

@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
-from service.play import clocks
+from service.play.clock import clocks
 from service.play.context import MatchContext, utcnow
 from service.play.moves import commit, timeouts
 from service.play.seats import claims, key_attach, keys, lifecycle, signers
@@ -156,7 +156,7 @@ class Matches(MatchContext):
         return views.record(self, match_id)
 
     def pauses_of(self, meta: Mapping[str, Any]) -> clocks.PausesOf:
-        """Each seat's pauses: its player's vacations (see :func:`service.play.clocks.pauses_of`)."""
+        """Each seat's pauses: its player's vacations (see :func:`service.play.clock.clocks.pauses_of`)."""
         return clocks.pauses_of(self, meta)
 
     def clock_status(self, meta: Mapping[str, Any], now: datetime | None = None) -> list[clocks.SeatClockStatus]:

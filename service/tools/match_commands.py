@@ -17,7 +17,7 @@ from shlex import join as shell_line
 from typing import Any
 
 from service.clock import Clock, ClockError, parse_duration, parse_iso
-from service.play.match_words import abort_votes_waiting, event_text, votes_needed_text
+from service.play.mail.match_words import abort_votes_waiting, event_text, votes_needed_text
 from service.proof.standing import check_timeout_policy
 from service.proof.time_control import TimeControlError, check_time_control
 

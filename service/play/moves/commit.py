@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 from service.clock import parse_iso
 from service.games.base import IllegalAction, InvalidAction
 from service.games.words import cited_rules, rules_url
-from service.play import clocks, records
+from service.play import records
+from service.play.clock import clocks
 from service.play.envelopes import check_envelope
 from service.play.errors import BadRequest, Conflict, Forbidden, NotFound, ServiceError, Unauthorized, Unprocessable
 from service.play.views import match as views

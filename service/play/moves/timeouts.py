@@ -16,7 +16,7 @@ from service import bots
 from service.bots import strongest
 from service.clock import iso
 from service.games.base import Action, Rng
-from service.play import clocks
+from service.play.clock import clocks
 from service.play.envelopes import check_envelope
 from service.play.errors import Conflict
 from service.play.moves.commit import commit

@@ -19,7 +19,8 @@ from typing import TYPE_CHECKING, Any
 from service import bots, games
 from service.clock import parse_iso
 from service.games.base import GameError
-from service.play import clocks, editions, records
+from service.play import editions, records
+from service.play.clock import clocks
 from service.play.errors import BadRequest, Conflict, Forbidden, NotFound
 from service.play.moves.commit import announcement
 from service.play.seats.people import check_name, normal_email
@@ -152,7 +153,8 @@ def start(ctx: MatchContext, match_id: str) -> dict[str, Any]:
         # (setup_check.checked_options refuses such options now). It can never start, so it
         # is aborted for everyone to see rather than left waiting with no open seat.
         log.error("match %s cannot be set up with its stored options %r: %s", match_id, meta["options"], exc)
-        return ctx.store.update_meta(match_id, lambda current: _abort_unstartable(ctx, current), announce=_announce_abort)
+        return ctx.store.update_meta(match_id, lambda current: _abort_unstartable(ctx, current),
+                                     announce=_announce_abort)
     active = game.active_seats(state)
     started = ctx.now()
     control = clocks.time_control_of(meta)

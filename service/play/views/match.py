@@ -12,7 +12,8 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from service.games.editions import SHIPPED
-from service.play import clocks, editions, records
+from service.play import editions, records
+from service.play.clock import clocks
 from service.play.errors import Conflict
 from service.proof.chain import visible_events
 

@@ -20,9 +20,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
-from service.play import events
 from service.play.errors import Conflict, Forbidden, NotFound
-from service.play.hook_urls import Resolver, resolve_checked, system_resolver
+from service.play.outward import events
+from service.play.outward.hook_urls import Resolver, resolve_checked, system_resolver
 
 if TYPE_CHECKING:  # injected, as the match store is (see service.play.context)
     from service.play.context import MatchContext

@@ -1,6 +1,6 @@
 """The answer mail's content, as plain data: what the desk decided and the seat's position now.
 
-The desk (service.play.by_mail) builds an :class:`Answer` for every message it answers; the
+The desk (service.play.mail.desk) builds an :class:`Answer` for every message it answers; the
 ``answer`` job (workers/answers.py) renders it with the ``answer`` templates and sends it once.
 Everything here is JSON-ready, because the answer travels as the job's argument.
 """
@@ -12,8 +12,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from service.games.words import count, rules_url
-from service.play.menu import SHOWN, menu
-from service.play.reply_address import reply_address
+from service.play.errors import ServiceError
+from service.play.mail.menu import SHOWN, menu
+from service.play.mail.reply_address import reply_address
 from service.play.views import match as views
 
 if TYPE_CHECKING:
@@ -158,3 +159,11 @@ def log_lines(ctx: MatchContext, match_id: str, seat: int, ply: int) -> list[str
 def event_lines(events: Sequence[Mapping[str, Any]]) -> list[str]:
     """What a move caused, in the events' own words."""
     return [str(e.get("text", e.get("type", ""))) for e in events if e.get("text") or e.get("type")]
+
+
+def why(exc: ServiceError) -> str:
+    """Which rule refused: the game's (its section, when the rules core names one) or the service's."""
+    if exc.code in ("illegal-action", "invalid-action"):
+        rule = exc.extra.get("rule") or exc.extra.get("rule_code") or exc.code
+        return f"the rules of the game do not allow this move now (rule: {rule}); every action of a move is checked in order"
+    return f"{exc.title.lower()} (rule: {exc.code})"

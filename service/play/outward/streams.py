@@ -20,8 +20,8 @@ from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
-from service.play import events
 from service.play.errors import BadRequest
+from service.play.outward import events
 
 if TYPE_CHECKING:
     from service.play.context import MatchContext
