@@ -15,8 +15,7 @@ types). So this script checks the whole graph three ways:
   chain of imports) from a layer up to a layer above it, nor between independent (``|``) siblings.
 
 Each finding is printed with the imports that make it (file and line), then a count; the exit code
-is 1 when there is any finding not in :data:`ALLOWED`, or an entry of ALLOWED that no longer
-matches a cycle exactly.
+is 1 when there is any finding.
 
 Usage: python scripts/import_cycles.py [PACKAGE...]   (default: service workers; the layers are
 read from ./pyproject.toml, so run it from the repository's root)
@@ -31,15 +30,6 @@ from pathlib import Path
 from typing import Any
 
 import grimp
-
-# Temporary: the two cycles in service/play that their own rework removes (issue 26 item 4). Each
-# entry must match one found cycle exactly; a stale or changed entry fails the check too, so this
-# list is emptied when that work is merged. Nothing else may be added here.
-ALLOWED: frozenset[frozenset[str]] = frozenset({
-    frozenset({"service.play.boards", "service.play.claims", "service.play.key_attach", "service.play.matches",
-               "service.play.moves", "service.play.preview", "service.play.seat_keys", "service.play.timeouts"}),
-    frozenset({"service.play.by_mail", "service.play.by_mail_clock"}),
-})
 
 Graph = Mapping[str, set[str]]
 
@@ -188,13 +178,9 @@ def main(argv: list[str]) -> int:
                               cache_dir=None)
     modules = module_graph(graph)
     failing = 0
-    matched: set[frozenset[str]] = set()
     for ring in strongly_connected(modules):
-        allowed = frozenset(ring) in ALLOWED
-        matched.update({frozenset(ring)} if allowed else set())
-        failing += not allowed
-        print(f"cycle of {len(ring)} modules{' (allowed for now: ALLOWED in this script)' if allowed else ''}: "
-              + ", ".join(ring))
+        failing += 1
+        print(f"cycle of {len(ring)} modules: " + ", ".join(ring))
         for line in imports_within(graph, modules, ring, None):
             print(line)
     for parent, ring in package_cycles(graph, modules):
@@ -206,10 +192,7 @@ def main(argv: list[str]) -> int:
         for broken in upward_imports(graph, contract):
             failing += 1
             print(f"upward import (contract {contract.get('name', '?')!r}, TYPE_CHECKING included): {broken}")
-    for stale in sorted(sorted(entry) for entry in ALLOWED - matched):
-        failing += 1
-        print("ALLOWED names a cycle that is not found as it stands (gone or changed): remove it: " + ", ".join(stale))
-    print(f"import cycles and upward imports failing the check: {failing} (cycles allowed for now: {len(matched)})")
+    print(f"import cycles and upward imports failing the check: {failing}")
     return 1 if failing else 0
 
 

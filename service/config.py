@@ -127,7 +127,7 @@ class Settings:
     invites_per_creator_hour: int = 60
     invites_per_recipient_day: int = 20
     mail_domain: str = ""
-    # Issue 11: the base address replies go to, plus-addressed per mail (service.play.reply_address)
+    # Issue 11: the base address replies go to, plus-addressed per mail (service.play.mail.reply_address)
     mail_reply_to: str = ""
     # Issue 11, the mail desk: refusal answers one sender may get an hour (DKIM: mail_require_dkim below)
     mail_refusals_per_hour: int = 10
@@ -149,7 +149,7 @@ class Settings:
     mail_max_bytes: int = 10 * 1024 * 1024
     mail_require_dkim: bool = False
     mail_receiver: str = "127.0.0.1:8025"
-    # The clock and vacations (issue 13): see open_clock below and service.play.vacations
+    # The clock and vacations (issue 13): see open_clock below and service.play.clock.vacations
     clock: str = SYSTEM
     clock_allow_file: bool = False
     vacation_days: int = 21

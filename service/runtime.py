@@ -24,12 +24,12 @@ from service.delivery.clock import scheduler_of
 from service.delivery.dispatch import RQDispatcher
 from service.delivery.webhooks import webhooks_of
 from service.play import editions
-from service.play.by_mail import desk_of
-from service.play.mail_in import MailDesk
+from service.play.clock.vacations import VacationBook
+from service.play.mail.desk import desk_of
+from service.play.mail.inbound import MailDesk
 from service.play.matches import Matches
+from service.play.outward.webhooks import Webhooks
 from service.play.throttle import InviteLimits
-from service.play.vacations import VacationBook
-from service.play.webhooks import Webhooks
 from service.proof import signing
 from service.storage.archive import open_archive
 from service.storage.connection import connect

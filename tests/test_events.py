@@ -1,10 +1,10 @@
-"""The event objects (service/play/events.py): one shape for streams, webhooks and the me stream."""
+"""The event objects (service/play/outward/events.py): one shape for streams, webhooks and the me stream."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from service.play import events
+from service.play.outward import events
 
 META: dict[str, Any] = {
     "id": "k7x3abcdefgh", "game": "harbour-race", "ply": 2, "status": "active", "active": [0],

@@ -176,7 +176,8 @@ def test_a_withdrawal_made_elsewhere_while_a_mail_move_is_on_its_way_stops_it(
     """This process made the current ply and holds the meta it left (the fast path of a move);
     another process withdraws the delegation after the mail move passed its first check. The move
     is judged against the stored meta, not the held one, so it is refused and nothing changes."""
-    from service.play.seat_keys import withdraw_mail_delegation
+    from service.play.seats import keys
+    from service.play.seats.keys import withdraw_mail_delegation
     from service.proof.delegation import withdrawal_body
 
     mid = two_player_match(service, players)
@@ -184,17 +185,17 @@ def test_a_withdrawal_made_elsewhere_while_a_mail_move_is_on_its_way_stops_it(
         m = service.meta(mid)
         service.submit_by_mail(mid, 1, m["ply"], [{"type": "roll"}], message_digest=digest_of(f"cid {m['ply']}"))
     ply = service.meta(mid)["ply"]
-    assert service._states.held_meta(mid, ply) is not None  # what the fast path would judge by
+    assert service.states.held_meta(mid, ply) is not None  # what the fast path would judge by
     other = Matches(service.store, service.server_key)  # another process on the same store
     mail_key = other.meta(mid)["seats"][0]["mail_key"]
-    checked = service.submit_checked
+    checked = keys.submit_checked  # what the mail move commits through, after its first check
 
     def withdrawn_meanwhile(*args: Any, **kwargs: Any) -> dict[str, Any]:
         withdraw_mail_delegation(other, mid, 0, players[0].public_key,
                                  signing.sign(players[0].private_key, withdrawal_body(mid, 0, mail_key)))
         return checked(*args, **kwargs)
 
-    monkeypatch.setattr(service, "submit_checked", withdrawn_meanwhile)
+    monkeypatch.setattr(keys, "submit_checked", withdrawn_meanwhile)
     with pytest.raises(Forbidden) as refused:
         service.submit_by_mail(mid, 0, ply, [{"type": "roll"}], message_digest=digest_of("on its way"))
     assert refused.value.code == "no-mail-delegation"

@@ -155,7 +155,7 @@ def test_a_finished_match_with_a_key_change_verifies_offline(service: Matches, p
     import sys
     from pathlib import Path
 
-    from service.play.key_attach import attach_key
+    from service.play.seats.key_attach import attach_key
     from service.proof.delegation import seat_key_body
 
     cid = players[2]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from service.play.reply_address import authentic, parse_reply_address, reply_address
+from service.play.mail.reply_address import authentic, parse_reply_address, reply_address
 from service.proof import signing
 
 KEY = signing.generate_private_key()

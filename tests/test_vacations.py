@@ -12,10 +12,10 @@ from typing import Any
 import pytest
 
 from service.clock import iso
-from service.play import vacations
+from service.play.clock import vacations
+from service.play.clock.vacations import VacationBook, book_of, days_by_year
 from service.play.errors import BadRequest, Conflict, NotFound, ServiceError, Unavailable, Unprocessable
 from service.play.matches import Matches
-from service.play.vacations import VacationBook, book_of, days_by_year
 from tests.conftest import CREATOR_KEY, Player
 
 NOW = datetime(2026, 12, 1, 10, 30, tzinfo=UTC)
@@ -187,7 +187,7 @@ def test_vacation_off_ends_the_current_one_or_cancels_the_next(service: Matches,
 
 
 def test_the_functions_for_other_ways_in(service: Matches, book: VacationBook) -> None:
-    """What the mail command calls: ``service.play.vacations.declare(matches, key, start, days)``."""
+    """What the mail command calls: ``service.play.clock.vacations.declare(matches, key, start, days)``."""
     made = vacations.declare(service, KEY, "2026-12-24", 2)
     assert vacations.listing(service, KEY)["vacations"] == [made["vacation"]]
     assert vacations.cancel(service, KEY, made["vacation"]["id"])["vacation"]["status"] == "cancelled"

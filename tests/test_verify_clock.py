@@ -283,8 +283,8 @@ def test_a_clock_field_or_clock_by_elsewhere_fails(service: Matches, hands: Hand
 
 def test_a_past_board_replays_through_match_actions(service: Matches, hands: Hands, players: list[Player]) -> None:
     """The pictures of past plies use the same replay: a resignation or a timeout in the log must
-    not stop it (service.play.boards.state_at gives it the format, the policy and each ``by``)."""
-    from service.play.boards import position
+    not stop it (service.play.views.boards.state_at gives it the format, the policy and each ``by``)."""
+    from service.play.views.boards import position
 
     mid = started(service, players, n=3, time_control={"kind": "per-move", "days": 1})
     gone = next(s for s in range(3) if s not in service.meta(mid)["active"])

@@ -119,7 +119,7 @@ def test_a_format_1_match_from_before_still_verifies_live_and_finished(client: A
     # rebuild it as an old match would be stored: no format field, format-1 digests from the start
     old = dict(service.meta(mid), format="")
     service.store.update_meta(mid, lambda meta: {"format": "", "head": chain_genesis(service.header(old))})
-    service._states.clear()  # the stored meta was rewritten behind this process
+    service.states.clear()  # the stored meta was rewritten behind this process
     play_bots(service, mid, "old", 10)
     assert service.meta(mid)["ply"] == 10
     record = client.get(f"/v1/matches/{mid}/record").get_json()

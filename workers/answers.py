@@ -1,4 +1,4 @@
-"""The answer job: one mail answering one received message (service.play.by_mail).
+"""The answer job: one mail answering one received message (service.play.mail.desk).
 
 The desk decides what to say and enqueues it (kind ``answer``, service.delivery.dispatch); this
 job renders the ``answer`` templates and sends the mail once, with the same lease and "sent"

@@ -13,7 +13,7 @@ from rq import get_current_job
 
 from service.delivery.mail import Mail, render, shell_line
 from service.delivery.webhooks import Delivery, RQWebhookQueue, webhooks_of
-from service.play.webhooks import Webhooks
+from service.play.outward.webhooks import Webhooks
 from workers.jobs import send_once, service, settings
 
 

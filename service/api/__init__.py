@@ -29,7 +29,7 @@ from service.api.json_provider import FastJSONProvider
 from service.config import Settings, open_clock
 from service.observe import logs
 from service.play.matches import Matches
-from service.play.streams import Feeds
+from service.play.outward.streams import Feeds
 from service.runtime import build, build_webhooks
 from service.storage.streams import Wakeups
 

@@ -11,7 +11,7 @@ from service.api import schemas
 from service.api.auth import signed_key
 from service.api.matches import _arg, _int_arg, service
 from service.delivery.rasterise import to_png
-from service.play import boards, preview
+from service.play.views import boards, preview
 
 bp = Blueprint("boards", __name__, url_prefix="/v1/matches")
 
@@ -71,7 +71,7 @@ class Preview(Schema):
 @bp.post("/<match_id>/seats/<int:seat>/preview")
 def preview_move(match_id: str, seat: int) -> Any:
     """The seat's view after the queued steps, applied tentatively (nothing is stored); the
-    request is signed with the seat's key. See service.play.preview for when it stops early."""
+    request is signed with the seat's key. See service.play.views.preview for when it stops early."""
     key = signed_key()
     data = schemas.body(Preview)
     m = service()

@@ -11,7 +11,7 @@ from service.api.auth import signed_key
 from service.config import Settings
 from service.play.errors import BadRequest
 from service.play.matches import Matches
-from service.play.notice_owner import held_address
+from service.play.outward.notice_owner import held_address
 from service.storage.preferences import NoticePreferences
 
 bp = Blueprint("notices", __name__, url_prefix="/v1/me")

@@ -11,11 +11,11 @@ from werkzeug.exceptions import RequestEntityTooLarge
 
 from service.play.errors import BadRequest
 from service.play.limits import parse_json
-from service.play.people import MAX_EMAIL, email_problem
+from service.play.seats.people import MAX_EMAIL, email_problem
 
 
 def _email(value: str) -> None:
-    """email-validator, not marshmallow's own pattern (see :func:`service.play.people.normal_email`)."""
+    """email-validator, not marshmallow's own pattern (see :func:`service.play.seats.people.normal_email`)."""
     problem = email_problem(value)
     if problem is not None:
         raise ValidationError(problem)

@@ -9,7 +9,8 @@ from flask import Blueprint
 
 from service.api import schemas
 from service.api.matches import _signer, service
-from service.play import key_attach, seat_keys
+from service.play.seats import key_attach
+from service.play.seats import keys as seat_keys
 
 bp = Blueprint("seat_keys", __name__, url_prefix="/v1/matches")
 

@@ -2,7 +2,7 @@
 
 ``text/event-stream`` (the WHATWG HTML "server-sent events" format): each event is ``id:`` (a
 resume point), ``event:`` (the event's ``type``) and one ``data:`` line of JSON (the event object
-of service/play/events.py); a ``: keepalive`` comment goes out after 15 s without an event, and
+of service/play/outward/events.py); a ``: keepalive`` comment goes out after 15 s without an event, and
 the first block is a ``retry:`` hint. ``Last-Event-ID`` (the header an ``EventSource`` sends when
 it reconnects; ``?last_event_id=`` for a first connect that cannot set headers, the header wins
 when both are there) resumes right after that event. Everything is read from the log or the inbox,
@@ -23,9 +23,9 @@ from flask import Blueprint, Response, current_app, request
 from service.api.auth import signed_key
 from service.api.matches import _arg, _int_arg
 from service.observe.metrics import STREAMS
-from service.play import streams
 from service.play.errors import Unavailable
 from service.play.matches import Matches
+from service.play.outward import streams
 from service.storage.streams import Inboxes, Wakeups
 
 bp = Blueprint("streams", __name__)

@@ -1,5 +1,5 @@
 """A player key's vacations (``/v1/me/vacations``): declared ahead, they pause every clock of
-every seat the key holds (service.play.vacations has the rules).
+every seat the key holds (service.play.clock.vacations has the rules).
 
 Every route is a signed request by the player's key; the signature is checked before the body.
 """
@@ -13,8 +13,8 @@ from marshmallow import Schema, fields, validate
 
 from service.api import schemas
 from service.api.auth import signed_key
+from service.play.clock.vacations import VacationBook, book_of
 from service.play.matches import Matches
-from service.play.vacations import VacationBook, book_of
 
 bp = Blueprint("vacations", __name__, url_prefix="/v1/me")
 

@@ -13,7 +13,7 @@ from flask import Blueprint, Response, current_app, jsonify
 
 from service.api import schemas
 from service.api.auth import signed_key
-from service.play.webhooks import Webhooks, player_owner
+from service.play.outward.webhooks import Webhooks, player_owner
 
 bp = Blueprint("webhooks", __name__, url_prefix="/v1")
 

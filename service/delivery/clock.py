@@ -51,7 +51,7 @@ TICK_S = 60.0
 
 
 class SeatStatus(Protocol):
-    """What the clock needs of one seat's status (service.play.clocks.SeatClockStatus)."""
+    """What the clock needs of one seat's status (service.play.clock.clocks.SeatClockStatus)."""
 
     @property
     def seat(self) -> int: ...

@@ -53,7 +53,7 @@ KINDS: dict[str, tuple[str, str, list[int]]] = {
     "invite": (INVITE_JOB, "notices", _MAIL_RETRY),
     "digest": (DIGEST_JOB, "notices", _MAIL_RETRY),
     "bot": (BOT_JOB, "bots", [1, 5, 30]),
-    "answer": (ANSWER_JOB, "notices", _MAIL_RETRY),  # the mail desk's answers (service.play.by_mail)
+    "answer": (ANSWER_JOB, "notices", _MAIL_RETRY),  # the mail desk's answers (service.play.mail.desk)
     # the match clock (service.delivery.clock): wakes, and the mails they decide on
     "wake": (WAKE_JOB, "clock", [1, 5, 30]),
     "reminder": (REMINDER_JOB, "notices", _MAIL_RETRY),

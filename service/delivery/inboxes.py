@@ -1,7 +1,7 @@
 """The "inboxes" outbox consumer: each committed change of a match, into its players' ``me`` streams.
 
 For every outbox entry (created, started, moved, aborted) the events each key should hear of
-(:func:`service.play.streams.inbox_events`) are appended to that key's inbox stream. Quick (a
+(:func:`service.play.outward.streams.inbox_events`) are appended to that key's inbox stream. Quick (a
 few Redis calls, no network I/O beyond Redis) and idempotent: each append is skipped when the
 event's id is already in that inbox, so an entry handled twice (at-least-once delivery, a
 consumer that died before its ack) adds nothing the second time.
@@ -10,7 +10,7 @@ consumer that died before its ack) adds nothing the second time.
 from __future__ import annotations
 
 from service.play.matches import Matches
-from service.play.streams import inbox_events
+from service.play.outward.streams import inbox_events
 from service.storage.outbox_streams import OutboxRecord
 from service.storage.streams import Inboxes
 

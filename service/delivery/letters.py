@@ -3,9 +3,9 @@ and the clock's reminders and late notes (service/delivery/clock_words.py words 
 
 Every mail is written for a player on another machine who has nothing but the mail: it names
 the match, the game, who invited them and every player by name and colour, says whose turn it
-is, carries the numbered menu (service.play.menu) and how to answer it by replying, a link to
+is, carries the numbered menu (service.play.mail.menu) and how to answer it by replying, a link to
 the match, and for CLI users the exact command with ``--server``. Each one answerable by mail
-has a ``Reply-To`` of service.play.reply_address (``t`` bound to the ply for a turn notice,
+has a ``Reply-To`` of service.play.mail.reply_address (``t`` bound to the ply for a turn notice,
 ``i`` for an invitation, ``o`` for the rest), so the reply itself says what it answers, and a
 ``List-Unsubscribe`` that mails ``stop notices`` to such an address. The wording lives in the
 templates (``templates/``); this module gathers the facts they show.
@@ -27,10 +27,10 @@ from service.delivery.rasterise import to_png
 from service.games.base import Game
 from service.games.undo import fold_undone
 from service.games.words import rules_url
-from service.play import boards
+from service.play.mail.menu import SHOWN, menu
+from service.play.mail.reply_address import Kind, reply_address
 from service.play.matches import Matches
-from service.play.menu import SHOWN, menu
-from service.play.reply_address import Kind, reply_address
+from service.play.views import boards
 from service.proof.chain import visible_events
 
 log = logging.getLogger("portolan.letters")

@@ -92,7 +92,7 @@ class Mail:
     """A stable identity (match, seat, ply): the Message-ID is derived from it, so a resend of
     the same notice is recognisable as such by any mail system."""
     reply_to: str = ""
-    """Where a reply goes (``Reply-To``): a reply address of service.play.reply_address, so the
+    """Where a reply goes (``Reply-To``): a reply address of service.play.mail.reply_address, so the
     reply itself says which match, seat and ply it answers. Empty: no ``Reply-To``."""
     in_reply_to: str = ""
     """The Message-ID this mail answers (``In-Reply-To``, and ``References`` unless ``headers``

@@ -35,7 +35,7 @@ from aiosmtpd.smtp import SMTP
 
 from service.config import Settings, parse_listen
 from service.delivery.inbound import MailTooBig, deliver_raw
-from service.play.mail_in import MailDesk
+from service.play.mail.inbound import MailDesk
 
 log = logging.getLogger("portolan.mail")
 

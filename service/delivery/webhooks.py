@@ -5,7 +5,7 @@ Headers follow Standard Webhooks (https://www.standardwebhooks.com/, docs/webhoo
 seconds of this attempt) and ``webhook-signature: v1a,<base64 Ed25519 signature>`` by the server
 key over ``{id}.{timestamp}.{body}``.
 
-The POST connects to the address :func:`service.play.hook_urls.resolve_checked` has just
+The POST connects to the address :func:`service.play.outward.hook_urls.resolve_checked` has just
 checked (never resolving the name again, so DNS rebinding cannot send it elsewhere), checks the
 TLS certificate against the URL's host name, follows no redirect and gives the receiver
 ``timeout`` seconds in all. Jobs are named by dotted path, as in :mod:`service.delivery.dispatch`.
@@ -30,9 +30,9 @@ from rq import Queue, Retry
 from service.config import Settings
 from service.observe.metrics import WEBHOOKS
 from service.play.errors import NotFound, ServiceError
-from service.play.hook_urls import Resolver, Target, resolve_checked, system_resolver
 from service.play.matches import Matches
-from service.play.webhooks import Webhooks
+from service.play.outward.hook_urls import Resolver, Target, resolve_checked, system_resolver
+from service.play.outward.webhooks import Webhooks
 from service.proof import signing
 from service.storage.webhooks import WebhookStore
 
@@ -133,7 +133,7 @@ class Delivery:
         WEBHOOKS.labels("delivered" if ok else ("failed" if attempt == 1 else "failed-again")).inc()
         if status is not None and not ok:
             error = f"answered {status}" + (" (a redirect: webhooks follow none)" if 300 <= status < 400 else "")
-        now = self.hooks.matches.now()
+        now = self.hooks.ctx.now()
         record = {"event": event.get("id"), "webhook_id": msg_id, "type": event.get("type"), "at": now,
                   "attempt": attempt, "status": status, "latency_ms": latency_ms, "ok": ok, "error": error}
         result = store.record(owner, hook_id, record, ok, self.settings.webhook_disable_after, now,
@@ -195,7 +195,7 @@ class RQWebhookQueue:
 
 def webhooks_of(m: Matches, settings: Settings, resolve: Resolver = system_resolver) -> Webhooks:
     """The webhook use cases beside ``m`` (same Redis, same namespace), queuing to RQ."""
-    return Webhooks(matches=m, store=WebhookStore(m.store.r, m.store.ns), queue=RQWebhookQueue(m.store.q, settings),
+    return Webhooks(ctx=m, store=WebhookStore(m.store.r, m.store.ns), queue=RQWebhookQueue(m.store.q, settings),
                     allow_private=settings.webhooks_allow_private, per_owner=settings.webhooks_per_owner,
                     resolve=resolve)
 

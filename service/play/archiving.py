@@ -13,8 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:  # the store is injected (see service.play.matches)
-    from service.play.matches import Matches
+if TYPE_CHECKING:  # the store is injected (see service.play.context)
+    from service.play.context import MatchContext
 
 DAY_S = 86400.0
 
@@ -28,23 +28,23 @@ class Archived:
     error: str = ""
 
 
-def archive_due(matches: Matches, now: float, after_days: float, limit: int = 100) -> list[Archived]:
+def archive_due(ctx: MatchContext, now: float, after_days: float, limit: int = 100) -> list[Archived]:
     """Archive every match that ended more than ``after_days`` before ``now`` (epoch seconds), at
     most ``limit`` per call, oldest first. A match that fails (the archive is unreachable, say)
     stays in Redis and is reported; the next sweep tries again."""
     if after_days <= 0:
         return []
     out = []
-    for match_id in matches.store.ended_before(now - after_days * DAY_S, limit):
-        out.append(archive_one(matches, match_id))
+    for match_id in ctx.store.ended_before(now - after_days * DAY_S, limit):
+        out.append(archive_one(ctx, match_id))
     return out
 
 
-def archive_one(matches: Matches, match_id: str) -> Archived:
+def archive_one(ctx: MatchContext, match_id: str) -> Archived:
     """Archive one match now, whenever it ended; a refusal (not ended, no such match, the archive
     failing) is reported, never raised."""
     try:
-        return Archived(match_id, where=matches.store.archive(match_id))
+        return Archived(match_id, where=ctx.store.archive(match_id))
     except KeyError:
         return Archived(match_id, error="no such match")
     except Exception as exc:  # the archive's own errors (disk, network): the match stays in Redis

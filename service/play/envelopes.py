@@ -1,4 +1,4 @@
-"""The shape of a move envelope (DESIGN §4), checked before anything else.
+"""The shape of a move envelope (docs/architecture.md, "Moves"), checked before anything else.
 
 The API's marshmallow schema checks the outer body; the workers call the use cases directly, so
 the envelope itself is checked here, once, for both.

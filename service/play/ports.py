@@ -1,4 +1,5 @@
-"""The ports the use cases talk to besides the store: where work goes out.
+"""The ports the use cases talk to besides the store: where work goes out, and where players'
+vacations come from.
 
 The use cases themselves send nothing: what they commit is announced in the outbox, and the
 dispatcher (service.delivery.outbox) turns it into jobs through this port, whose production
@@ -8,7 +9,15 @@ adapter is :class:`service.delivery.dispatch.RQDispatcher` (RQ jobs). The safety
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Protocol
+
+
+class Pauses(Protocol):
+    """Where the service learns a player's vacations (service.storage.vacations in production,
+    through :class:`service.play.clock.vacations.VacationBook`); the match clocks read it."""
+
+    def pauses(self, public_key: str) -> list[tuple[datetime, datetime]]: ...
 
 
 class Dispatcher(Protocol):

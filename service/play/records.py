@@ -1,7 +1,7 @@
 """The verifiable record of a match, assembled from what the store holds (docs/record-format.md).
 
 Pure functions of the meta, the log, the match secret and (once the match is over) the seed:
-no store, no clock. :class:`service.play.matches.Matches` reads those and calls these.
+no store, no clock. The use cases (service.play.views.match, service.play.seats.lifecycle) read those and call these.
 """
 
 from __future__ import annotations

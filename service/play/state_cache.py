@@ -2,7 +2,7 @@
 
 Parsing a state from its JSON costs more than most moves, so each process keeps the state of the
 ply it last saw for each match, and, when it made that ply itself, the meta as its commit left it
-(the fast path of a move skips reading the meta: see :meth:`service.play.matches.Matches.submit`).
+(the fast path of a move skips reading the meta: see :func:`service.play.moves.commit.submit_checked`).
 An entry is only ever used for exactly the ply it was made for: a request holding an older meta
 must not be judged against a newer state (issue 9: a stale move gets 409, never a rules error).
 """

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from service.play.errors import TooManyRequests
 
-if TYPE_CHECKING:  # injected, as in service.play.matches
+if TYPE_CHECKING:  # injected, as in service.play.context
     from service.storage.store import Store
 
 HOUR_S = 3600

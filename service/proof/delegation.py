@@ -7,7 +7,7 @@ signs a *withdrawal* of that mail key. A player with no key at all gets a *custo
 key the server holds; attaching a key of their own later is a *seat key change*, signed by the new
 key (proof of possession) and countersigned by the custodial key.
 
-Shared by the use cases (service.play.seat_keys), which make and check these bodies, and the
+Shared by the use cases (service.play.seats.keys), which make and check these bodies, and the
 offline verifier, which checks them again from the record alone. Pure: no I/O.
 """
 

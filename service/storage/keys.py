@@ -10,7 +10,7 @@ from datetime import datetime
 from typing import Any
 
 BUCKETS = "abcdefghijkmnpqrstuvwxyz23456789"
-"""The outbox buckets: the alphabet match ids are written in (``service.play.matches.ID_ALPHABET``,
+"""The outbox buckets: the alphabet match ids are written in (``service.play.seats.lifecycle.ID_ALPHABET``,
 which a test holds equal), so a match's bucket is the first character of its id."""
 OUTBOX_DAYS = 7
 """How long outbox entries are kept (trimmed by MINID at each append): far longer than any

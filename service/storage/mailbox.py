@@ -26,7 +26,7 @@ from service.storage.preferences import address_digest
 
 
 class Mailbox:
-    """The desk's :class:`service.play.by_mail_ports.MailboxPort` over Redis."""
+    """The desk's :class:`service.play.mail.ports.MailboxPort` over Redis."""
 
     def __init__(self, client: redis.Redis, namespace: str = "portolan:") -> None:
         self.r = client

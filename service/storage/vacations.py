@@ -5,7 +5,7 @@ each period is ``{"id", "start", "end", "declared_at"}`` (ISO times, ``end`` exc
 ``taken`` the days counted against each calendar year's allowance. Both are written together by
 :meth:`VacationStore.update`, a read-modify-write under WATCH, so two declarations sent at once
 cannot both pass the allowance or overlap check. The rules (what may be declared, how days
-count) are the use case's (service.play.vacations); this module only keeps the document.
+count) are the use case's (service.play.clock.vacations); this module only keeps the document.
 """
 
 from __future__ import annotations

@@ -24,7 +24,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis.errors import Unsatisfiable
 
-from service.play.streams import Timing
+from service.play.outward.streams import Timing
 from service.play.throttle import InviteLimits
 from tests.api.signing_wsgi import Signer
 from tests.conftest import CREATOR, Player, create_match

@@ -171,7 +171,7 @@ def test_a_degenerate_signature_verifies_nowhere(client: Any, service: Matches, 
     seats = service.meta(mid)["seats"]
     seats[0]["public_key"] = key
     service.store.update_meta(mid, lambda meta: {"seats": seats})
-    service._states.clear()  # the stored meta was rewritten behind this process
+    service.states.clear()  # the stored meta was rewritten behind this process
     for n in range(8):
         assert not signing.verify(key, {"message": n}, DEGENERATE_SIG)
 

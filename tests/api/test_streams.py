@@ -196,7 +196,7 @@ def test_heartbeats_and_the_retry_hint_on_the_wire(settings: Any, service: Any, 
     from werkzeug.serving import make_server
 
     from service.api import create_app
-    from service.play.streams import Timing
+    from service.play.outward.streams import Timing
 
     app = create_app(settings, service, TESTING=True, PORTOLAN_STREAM_TIMING=Timing(heartbeat_s=0.2, recheck_s=0.1))
     mid = race(app.test_client(), players)

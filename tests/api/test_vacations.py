@@ -14,8 +14,8 @@ import pytest
 from openapi_core import OpenAPI
 
 from service.clock import iso
+from service.play.clock.vacations import book_of
 from service.play.matches import Matches
-from service.play.vacations import book_of
 from service.tools.cli.main import main
 from tests.api.test_contract import Api, openapi  # noqa: F401 - openapi is a fixture
 from tests.conftest import Player

@@ -1,10 +1,10 @@
-"""A desk that keeps what it is given (the transport's tests; the real desk is service.play.by_mail)."""
+"""A desk that keeps what it is given (the transport's tests; the real desk is service.play.mail.desk)."""
 
 from __future__ import annotations
 
 import threading
 
-from service.play.mail_in import InboundMail
+from service.play.mail.inbound import InboundMail
 
 
 class RecordingDesk:

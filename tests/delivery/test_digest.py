@@ -12,8 +12,8 @@ from service.config import Settings
 from service.delivery.digests import due_digests, enqueue_due_digests
 from service.delivery.dispatch import RQDispatcher
 from service.play.listings import unsent_notices
+from service.play.mail.reply_address import authentic, parse_reply_address
 from service.play.matches import Matches
-from service.play.reply_address import authentic, parse_reply_address
 from service.runtime import build
 from service.storage.connection import connect
 from service.storage.preferences import DigestBook, NoticePreferences, address_digest

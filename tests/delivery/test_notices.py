@@ -16,9 +16,9 @@ import pytest
 
 from service.config import Settings
 from service.games import get as get_game
+from service.play.mail.menu import SHOWN, menu
+from service.play.mail.reply_address import authentic, parse_reply_address
 from service.play.matches import Matches
-from service.play.menu import SHOWN, menu
-from service.play.reply_address import authentic, parse_reply_address
 from service.proof import signing
 from service.runtime import build
 from tests.conftest import CREATOR_KEY, Player
@@ -95,7 +95,7 @@ def test_a_turn_notice_has_everything_a_remote_player_needs(outbox_settings: Set
         assert who in html
     assert f"Hello {name}," in text and f"You play {colours[seat]} (seat {seat})" in text
     assert "Ana invited you" in text and "Ophir" in text and mid in msg["Subject"]
-    # the numbered menu of the seat's legal actions at this ply, as service.play.menu numbers it
+    # the numbered menu of the seat's legal actions at this ply, as service.play.mail.menu numbers it
     items = menu(m.view(mid, seat)["legal_actions"])
     for item in items[:SHOWN]:
         assert f"{item.number:>3}. {item.text.split()[0]}" in text

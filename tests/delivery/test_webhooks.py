@@ -14,7 +14,7 @@ import pytest
 from service.config import Settings
 from service.delivery.webhooks import Delivery, DeliveryFailed, body_of, outbox_handler, signature
 from service.play.matches import Matches
-from service.play.webhooks import player_owner
+from service.play.outward.webhooks import player_owner
 from service.runtime import build_webhooks
 from tests.conftest import CREATOR, CREATOR_KEY, Player, signed_post, worker_burst
 from tests.delivery.hooks import Entry, Receiver, server_key, signed_get, start_match, verify

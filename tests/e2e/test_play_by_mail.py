@@ -41,8 +41,8 @@ import pytest
 
 from service.config import Settings
 from service.delivery.receiver import controller, handler_for
+from service.play.mail.reply_address import parse_reply_address
 from service.play.matches import Matches
-from service.play.reply_address import parse_reply_address
 from service.proof import signing
 from service.runtime import build, build_desk
 from service.storage.embedded import free_port

@@ -14,9 +14,9 @@ from typing import Any
 import pytest
 
 from service.config import Settings
-from service.play.mail_in import InboundMail, MailDesk
+from service.play.mail.inbound import InboundMail, MailDesk
+from service.play.mail.reply_address import Kind, reply_address
 from service.play.matches import Matches
-from service.play.reply_address import Kind, reply_address
 from service.proof import signing
 from service.runtime import build, build_desk
 from tests.conftest import CREATOR_KEY, SmtpSink, as_in_a_worker, forget_worker_service, worker_burst

@@ -10,9 +10,10 @@ from typing import Any
 import pytest
 
 from service import bots, games
-from service.play import preview, timeouts
 from service.play.errors import BadRequest
 from service.play.matches import Matches
+from service.play.moves import timeouts
+from service.play.views import preview
 from service.proof.verify import verify_record
 from tests.conftest import CREATOR_KEY
 
@@ -53,7 +54,7 @@ def test_a_bot_turn_stops_at_the_first_step_that_shows_something_new(service: Ma
         if meta["status"] != "active":
             break
         seat, ply = meta["active"][0], meta["ply"]
-        state = service._state(mid, meta)
+        state = service.state(mid, meta)
         steps = timeouts._turn(service, mid, seat, ply, state, "random")
         assert 1 <= len(steps) <= timeouts.MAX_BOT_STEPS
         for step in steps[:-1]:

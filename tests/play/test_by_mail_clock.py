@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from service.config import Settings
-from service.play.by_mail_commands import Reading, read
+from service.play.mail.grammar import Reading, read
 from tests.conftest import SmtpSink
 from tests.play.mail_desk import ANA, BEA, Table, mail_settings, open_table, reply, words
 

@@ -1,11 +1,11 @@
-"""The reply grammar (service.play.by_mail_commands): pure units."""
+"""The reply grammar (service.play.mail.grammar): pure units."""
 
 from __future__ import annotations
 
 import pytest
 
-from service.play.by_mail_commands import first_paragraph, read, resolve
-from service.play.menu import menu
+from service.play.mail.grammar import first_paragraph, read, resolve
+from service.play.mail.menu import menu
 
 LEGAL = [
     {"action": {"type": "buy-card", "card": "D18"}, "text": "buy card D18 (Alexandria, 2 seals)"},
@@ -98,13 +98,13 @@ def test_too_many_picks_are_garbage() -> None:
     ("abc@example.org", ""), ("<a>\r\nBcc: x@example.org <b>", ""), ("", ""), ("<" + "a" * 300 + ">", ""),
 ])
 def test_an_answer_threads_only_under_a_well_formed_message_id(raw: str, kept: str) -> None:
-    from service.play.by_mail import thread_id
+    from service.play.mail.desk import thread_id
 
     assert thread_id(raw) == kept
 
 
 def test_a_reply_without_words_may_say_a_command_in_its_subject() -> None:
-    from service.play.by_mail_commands import read_reply
+    from service.play.mail.grammar import read_reply
 
     # what a List-Unsubscribe mailto sends: the subject "stop notices", nothing in the body
     assert read_reply("", "stop notices").command == "notices"

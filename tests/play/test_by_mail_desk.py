@@ -7,7 +7,7 @@ from __future__ import annotations
 import dataclasses
 
 from service.config import Settings
-from service.play.by_mail import message_identity
+from service.play.mail.desk import message_identity
 from service.runtime import build_desk
 from service.storage.connection import connect
 from service.storage.preferences import NoticePreferences
@@ -261,7 +261,7 @@ def test_a_failure_after_the_move_is_redelivered_without_a_second_move(mail_sett
                                                                        smtp_sink: SmtpSink) -> None:
     import pytest
 
-    from service.play.by_mail import Desk, MailBusy
+    from service.play.mail.desk import Desk, MailBusy
 
     t = open_table(mail_settings, smtp_sink)
     desk = t.desk
@@ -311,7 +311,7 @@ def test_the_list_unsubscribe_mailto_stops_notices(mail_settings: Settings, smtp
 
 
 def test_an_answer_job_run_again_sends_nothing(mail_settings: Settings, smtp_sink: SmtpSink) -> None:
-    from service.play.by_mail import Desk
+    from service.play.mail.desk import Desk
     from workers.answers import send_answer
 
     t = open_table(mail_settings, smtp_sink)

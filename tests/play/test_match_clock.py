@@ -173,7 +173,7 @@ def test_bank_time_control(service: Matches, hands: Hands, players: list[Player]
 
 def test_a_stream_of_a_match_aborted_by_vote_tells_the_moves_then_the_abort(service: Matches, hands: Hands,
                                                                              players: list[Player]) -> None:
-    from service.play.streams import Feed, parse_match_event_id
+    from service.play.outward.streams import Feed, parse_match_event_id
 
     mid = started(service, players)
     move(service, players[0], mid, 0, [{"type": "match:abort"}])
@@ -189,7 +189,7 @@ def test_a_stream_of_a_match_aborted_by_vote_tells_the_moves_then_the_abort(serv
 
 def test_reminders_reach_their_seat_and_late_notes_everyone(service: Matches, hands: Hands,
                                                             players: list[Player]) -> None:
-    from service.play.streams import inbox_events
+    from service.play.outward.streams import inbox_events
 
     mid = started(service, players, time_control={"kind": "per-move", "days": 2})
     since = iso(START)

@@ -39,7 +39,7 @@ def test_a_move_costs_one_round_trip_or_two_on_another_process(
         client: Any, service: Matches, settings: Settings, players: list[Player], monkeypatch: pytest.MonkeyPatch) -> None:
     mid, view = started(client, players)
     other = build(settings)  # a second API process: its own caches, the same Redis
-    other._secret(mid, other.meta(mid))  # read once per match and process, as a real one would have
+    other.secret(mid, other.meta(mid))  # read once per match and process, as a real one would have
     seat = view["active_seats"][0]
     calls = _counting(service, monkeypatch)
     env = players[seat].envelope(mid, seat, 0, [{"type": "roll"}])

@@ -187,7 +187,7 @@ def test_moves_by_mail_verify_in_the_browser_with_their_delegations_and_custodia
 
 def test_a_key_change_verifies_in_the_browser_and_a_forged_countersignature_fails(
         page: Any, service: Matches, players: list[Player]) -> None:
-    from service.play.key_attach import attach_key
+    from service.play.seats.key_attach import attach_key
 
     cid = players[2]
     mid = two_player_match(service, players)
@@ -270,7 +270,7 @@ def test_the_log_page_draws_the_chain_and_its_verify_button_names_a_changed_move
 
 def test_a_mail_withdrawal_verifies_in_the_browser_and_a_forged_one_fails(
         page: Any, service: Matches, players: list[Player]) -> None:
-    from service.play.seat_keys import withdraw_mail_delegation
+    from service.play.seats.keys import withdraw_mail_delegation
     from service.proof.delegation import withdrawal_body
 
     ana = players[0]

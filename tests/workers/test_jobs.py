@@ -241,21 +241,22 @@ def test_a_human_match_whose_last_claim_was_never_retried_is_started_by_the_swee
     from redis.exceptions import ConnectionError as RedisConnectionError
 
     from service.play.listings import start_unstarted_matches, unstarted_matches
+    from service.play.seats import lifecycle
 
     m = build(smtp_settings)
     made = m.create("harbour-race", {}, [{"invite": "a@example.org"}, {"invite": "b@example.org"}], creator_key=CREATOR_KEY)
     mid = made["id"]
     m.claim(mid, 0, made["invites"]["0"], players[0].public_key, "Ana", "")
     assert unstarted_matches(m, older_than_s=0) == []  # a seat is open: nothing to start
-    real = m._start
+    real = lifecycle.start
 
-    def redis_down(match_id: str) -> Any:
+    def redis_down(ctx: Any, match_id: str) -> Any:
         raise RedisConnectionError("Redis went away during the start")
 
-    monkeypatch.setattr(m, "_start", redis_down)
+    monkeypatch.setattr(lifecycle, "start", redis_down)
     with pytest.raises(RedisConnectionError):
         m.claim(mid, 1, made["invites"]["1"], players[1].public_key, "Bea", "")
-    monkeypatch.setattr(m, "_start", real)
+    monkeypatch.setattr(lifecycle, "start", real)
     assert unstarted_matches(m, older_than_s=0) == [mid]  # and Bea never retries
     assert start_unstarted_matches(m, older_than_s=0) == 1
     meta = m.meta(mid)

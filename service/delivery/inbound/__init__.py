@@ -1,4 +1,4 @@
-"""Mail comes in: raw RFC 5322 bytes become an :class:`~service.play.mail_in.InboundMail` for the desk.
+"""Mail comes in: raw RFC 5322 bytes become an :class:`~service.play.mail.inbound.InboundMail` for the desk.
 
 Two entry points share :func:`deliver_raw`: the SMTP/LMTP receiver (service.delivery.receiver,
 ``portolan mail-receiver``, started by ``portolan dev``) and ``portolan mail-in`` (one message on

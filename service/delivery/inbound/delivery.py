@@ -6,7 +6,7 @@ import logging
 from collections.abc import Callable, Iterable
 
 from service.delivery.inbound.parsing import parse
-from service.play.mail_in import MailDesk
+from service.play.mail.inbound import MailDesk
 
 log = logging.getLogger("portolan.mail")
 

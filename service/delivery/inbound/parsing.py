@@ -28,7 +28,7 @@ from typing import Any
 from service.delivery.inbound.automatic import is_automatic
 from service.delivery.inbound.dkim_check import dkim_of_sender
 from service.delivery.inbound.reply_text import reply_words
-from service.play.mail_in import InboundMail
+from service.play.mail.inbound import InboundMail
 
 MAX_HEADER_CHARS = 8192
 """A header value longer than this is cut before parsing (RFC 5322 lines are 998 characters;

@@ -12,7 +12,7 @@ from shlex import join as shell_line
 from typing import Any
 
 from service.clock import parse_iso
-from service.play.match_words import abort_votes_waiting, event_text, votes_needed_text
+from service.play.mail.match_words import abort_votes_waiting, event_text, votes_needed_text
 from service.tools.cli.common import (
     CommandMaker,
     api_client,

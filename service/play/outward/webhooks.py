@@ -20,12 +20,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
-from service.play import events
 from service.play.errors import Conflict, Forbidden, NotFound
-from service.play.hook_urls import Resolver, resolve_checked, system_resolver
-from service.play.matches import Matches
+from service.play.outward import events
+from service.play.outward.hook_urls import Resolver, resolve_checked, system_resolver
 
-if TYPE_CHECKING:  # injected, as the match store is (see service.play.matches)
+if TYPE_CHECKING:  # injected, as the match store is (see service.play.context)
+    from service.play.context import MatchContext
     from service.storage.webhooks import WebhookStore
 
 HOOK_ID = re.compile(r"wh_[A-Za-z0-9_-]{16}")
@@ -61,7 +61,7 @@ def match_owner(match_id: str) -> str:
 class Webhooks:
     """The webhook use cases over the match use cases and a webhook store."""
 
-    matches: Matches
+    ctx: MatchContext
     store: WebhookStore
     queue: DeliveryQueue = field(default_factory=NullQueue)
     allow_private: bool = False
@@ -73,7 +73,7 @@ class Webhooks:
     def owner_of_match(self, match_id: str, signer: str) -> str:
         """The owner string of a match's hooks, when ``signer`` (a verified key) created it;
         404 for no such match, 403 ``not-the-creator`` otherwise."""
-        meta = self.matches.meta(match_id)
+        meta = self.ctx.meta(match_id)
         if meta.get("creator_key") != signer:
             raise Forbidden("not-the-creator", f"only the key that created match {match_id} may manage its webhooks")
         return match_owner(match_id)
@@ -85,7 +85,7 @@ class Webhooks:
         409 ``too-many-webhooks`` past the bound per owner."""
         resolve_checked(url, self.allow_private, self.resolve)
         hook = {"id": "wh_" + secrets.token_urlsafe(12), "url": url, "description": description[:MAX_DESCRIPTION],
-                "created_at": self.matches.now(), "disabled": False, "disabled_at": None, "disabled_reason": None}
+                "created_at": self.ctx.now(), "disabled": False, "disabled_at": None, "disabled_reason": None}
         if not self.store.add(owner, hook, self.per_owner):
             raise Conflict("too-many-webhooks", f"this owner already has {self.per_owner} webhooks, the most allowed; "
                            "remove one first")
@@ -114,7 +114,7 @@ class Webhooks:
         """Queue a ``ping`` event to the hook (a disabled hook too: a ping that gets through
         switches it back on)."""
         self.get(owner, hook_id)
-        event = events.ping(hook_id, self.matches.now(), secrets.token_hex(6))
+        event = events.ping(hook_id, self.ctx.now(), secrets.token_hex(6))
         self.queue.deliver(owner, hook_id, event["id"], event)
         return {"queued": True, "event": event}
 
@@ -135,7 +135,7 @@ class Webhooks:
         get the public events, each human seat's key its seat's view plus ``your-turn``. The
         message id is stable (the same entry twice gives the same ids), so receivers can fold
         duplicates by the ``webhook-id`` header."""
-        meta = self.matches.meta(match_id)
+        meta = self.ctx.meta(match_id)
         seats = [(s["seat"], s["public_key"]) for s in meta["seats"] if s["kind"] == "human" and s["public_key"]]
         out: list[tuple[str, str, dict[str, Any]]] = []
 
@@ -156,7 +156,7 @@ class Webhooks:
             if meta["ply"] == 0:  # a your-turn for a ply already played would only mislead
                 turns(meta, list(meta["active"]), [])
         elif kind == "moved" and ply > 0:
-            found = self.matches.store.log(match_id, ply - 1, ply - 1)
+            found = self.ctx.store.log(match_id, ply - 1, ply - 1)
             if not found:
                 return []
             entry = found[0]
@@ -187,7 +187,7 @@ class Webhooks:
         """Queue one delivery per (enabled hook, event) of an outbox entry; how many were queued."""
         if kind not in ("started", "moved", "aborted", "reminder"):
             return 0
-        meta = self.matches.meta(match_id)
+        meta = self.ctx.meta(match_id)
         owners = [match_owner(match_id)] + [player_owner(s["public_key"]) for s in meta["seats"]
                                             if s["kind"] == "human" and s["public_key"]]
         if not self.store.owners_with_hooks(owners):  # most matches: nobody listens, build nothing
@@ -209,7 +209,7 @@ class Webhooks:
         creator's key) that gave one."""
         kind, _, who = owner.partition(":")
         if kind == "m":
-            meta = self.matches.store.meta(who)
+            meta = self.ctx.store.meta(who)
             if meta is None:
                 return None
             key = str(meta.get("creator_key") or "")
@@ -218,8 +218,8 @@ class Webhooks:
                     return str(row["email"])
         else:
             key = who
-        held = self.matches.store.seats_of_key(key)
-        metas = self.matches.store.metas([mid for mid, _ in held], ("seats",))
+        held = self.ctx.store.seats_of_key(key)
+        metas = self.ctx.store.metas([mid for mid, _ in held], ("seats",))
         for (_, seat), meta in zip(held, metas, strict=True):
             rows = meta.get("seats") or []
             if seat < len(rows) and rows[seat].get("public_key") == key and rows[seat].get("email"):

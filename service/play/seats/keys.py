@@ -9,7 +9,7 @@ A seat row of the match meta carries, besides its ``public_key``:
   ``"player"``.
 
 The bodies signed and the key derivations live in :mod:`service.proof.delegation`, which the
-offline verifier shares. :class:`service.play.matches.Matches` keeps thin methods over these.
+offline verifier shares; the server's keys are derived by :class:`service.play.context.MatchContext`.
 """
 
 from __future__ import annotations
@@ -22,6 +22,8 @@ from typing import TYPE_CHECKING, Any
 
 from service.play.envelopes import check_envelope
 from service.play.errors import BadRequest, Conflict, Forbidden, NotFound, Unauthorized
+from service.play.moves.commit import replayed, submit_checked
+from service.play.seats.claims import claim_seat
 from service.proof import signing
 from service.proof.delegation import (
     custodial_private_key,
@@ -32,7 +34,7 @@ from service.proof.delegation import (
 )
 
 if TYPE_CHECKING:
-    from service.play.matches import Matches
+    from service.play.context import MatchContext
 
 DIGEST = re.compile(r"[0-9a-f]{32,128}")
 
@@ -73,8 +75,8 @@ def mail_ready(meta: Mapping[str, Any], seat: int) -> str | None:
 
 @dataclass(frozen=True)
 class MailProof:
-    """How a mail move is signed and what its log entry carries (``Matches._submit`` asks it for
-    the key to verify under, against whichever meta the submit ends up judging)."""
+    """How a mail move is signed and what its log entry carries (:func:`service.play.moves.commit.commit` asks it
+    for the key to verify under, against whichever meta the submit ends up judging)."""
 
     server_key: str
     digest: str
@@ -101,12 +103,7 @@ class MailProof:
         return mail_private_key(self.server_key, meta["id"], seat, int(row.get("mail_generation") or 0))
 
 
-def mail_key_of(m: Matches, match_id: str, seat: int, generation: int) -> str:
-    """The public mail key of ``seat`` at ``generation``."""
-    return signing.public_key_of(mail_private_key(m.server_key, match_id, seat, generation))
-
-
-def submit_by_mail(m: Matches, match_id: str, seat: int, ply: int, actions: list[dict[str, Any]], *,
+def submit_by_mail(ctx: MatchContext, match_id: str, seat: int, ply: int, actions: list[dict[str, Any]], *,
                    message_digest: str) -> dict[str, Any]:
     """Move for ``seat`` at ``ply`` from a reply the caller has authenticated (sender and reply
     address checked). The envelope's nonce comes from ``message_digest``, so the same message
@@ -115,24 +112,24 @@ def submit_by_mail(m: Matches, match_id: str, seat: int, ply: int, actions: list
         raise BadRequest("bad-message-digest", "the message digest must be 32 to 128 lowercase hex digits")
     env, raw = check_envelope({"match": match_id, "seat": seat, "ply": ply, "actions": actions,
                                "nonce": mail_nonce(message_digest)})
-    meta = m.meta(match_id)
-    earlier = m.store.accepted_ply(match_id, hashlib.sha256(raw).hexdigest(), ply)
+    meta = ctx.meta(match_id)
+    earlier = ctx.store.accepted_ply(match_id, hashlib.sha256(raw).hexdigest(), ply)
     if earlier is not None:
         # already moved by this very message: the same answer again, even if the delegation has
         # been withdrawn since (the move was made while it stood)
-        return m.replayed(match_id, earlier, seat, proven=True)
-    proof = MailProof(m.server_key, message_digest)
+        return replayed(ctx, match_id, earlier, seat, proven=True)
+    proof = MailProof(ctx.server_key, message_digest)
     proof.signer(meta, seat)  # refuse before signing anything
     signature = signing.sign_bytes(proof.private_key(meta, seat), raw)
-    return m.submit_checked(match_id, env, raw, signature, "email", proof)
+    return submit_checked(ctx, match_id, env, raw, signature, "email", proof)
 
 
-def join_by_mail(m: Matches, match_id: str, seat: int, name: str, email: str) -> dict[str, Any]:
+def join_by_mail(ctx: MatchContext, match_id: str, seat: int, name: str, email: str) -> dict[str, Any]:
     """Claim an invited seat for a player with no key, who replied ``join`` to the invitation
     (the caller has checked the invitation's reply address and that ``email`` is the invited
     address). The seat's key is a custodial key the server holds; the record marks it so."""
-    public_key = signing.public_key_of(custodial_private_key(m.server_key, match_id, seat))
-    return m.claim_seat(match_id, seat, public_key, name, email, token=None, custody="server")
+    public_key = signing.public_key_of(ctx.custodial_private_key(match_id, seat))
+    return claim_seat(ctx, match_id, seat, public_key, name, email, token=None, custody="server")
 
 
 def _row(meta: Mapping[str, Any], seat: int) -> dict[str, Any]:
@@ -143,13 +140,13 @@ def _row(meta: Mapping[str, Any], seat: int) -> dict[str, Any]:
     return row
 
 
-def mail_key_info(m: Matches, match_id: str, seat: int) -> dict[str, Any]:
+def mail_key_info(ctx: MatchContext, match_id: str, seat: int) -> dict[str, Any]:
     """What a player's key signs to delegate moves by mail (public: the mail key is the
     server's, and signing its delegation body is the player's own decision)."""
-    meta = m.meta(match_id)
+    meta = ctx.meta(match_id)
     if _row(meta, seat)["kind"] != "human":
         raise Conflict("bot-seat", f"seat {seat} of match {match_id} is a bot's: it does not move by mail")
-    return mail_key_info_of(m, meta, seat)
+    return mail_key_info_of(ctx, meta, seat)
 
 
 def _may_change(meta: Mapping[str, Any], seat: int, signer_key: str) -> dict[str, Any]:
@@ -163,14 +160,14 @@ def _may_change(meta: Mapping[str, Any], seat: int, signer_key: str) -> dict[str
     return row
 
 
-def grant_mail_delegation(m: Matches, match_id: str, seat: int, signer_key: str, signature: str) -> dict[str, Any]:
+def grant_mail_delegation(ctx: MatchContext, match_id: str, seat: int, signer_key: str, signature: str) -> dict[str, Any]:
     """Let replies by mail move for the seat: ``signature`` is the seat key's over the delegation
     body of the seat's current mail key. Granting what is already granted changes nothing."""
-    m.meta(match_id)
+    ctx.meta(match_id)
 
     def change(meta: dict[str, Any]) -> dict[str, Any]:
         row = _may_change(meta, seat, signer_key)
-        mail_key = mail_key_of(m, match_id, seat, int(row.get("mail_generation") or 0))
+        mail_key = ctx.mail_public_key(match_id, seat, int(row.get("mail_generation") or 0))
         if not signing.verify(signer_key, delegation_body(match_id, seat, mail_key), signature):
             raise Unauthorized("bad-mail-delegation", f"the signature does not verify under seat {seat}'s key over the "
                                f"delegation body of its mail key {mail_key} (see GET "
@@ -178,17 +175,17 @@ def grant_mail_delegation(m: Matches, match_id: str, seat: int, signer_key: str,
         if row.get("mail_key") == mail_key and row.get("mail_delegation"):
             return {"updated_at": meta["updated_at"]}  # granted already (a retry): keep the first signature
         row.update({"mail_key": mail_key, "mail_delegation": signature})
-        return {"seats": meta["seats"], "updated_at": m.now()}
+        return {"seats": meta["seats"], "updated_at": ctx.now()}
 
-    meta = m.store.update_meta(match_id, change)
-    return mail_key_info_of(m, meta, seat)
+    meta = ctx.store.update_meta(match_id, change)
+    return mail_key_info_of(ctx, meta, seat)
 
 
-def withdraw_mail_delegation(m: Matches, match_id: str, seat: int, signer_key: str, withdrawal: str) -> dict[str, Any]:
+def withdraw_mail_delegation(ctx: MatchContext, match_id: str, seat: int, signer_key: str, withdrawal: str) -> dict[str, Any]:
     """Take back the seat's mail delegation: ``withdrawal`` is the seat key's signature over the
     withdrawal body of the delegated mail key. That key never signs again (the generation goes
     up, so a new grant delegates to a new key) and the record lists the withdrawal."""
-    m.meta(match_id)
+    ctx.meta(match_id)
 
     def change(meta: dict[str, Any]) -> dict[str, Any]:
         row = _may_change(meta, seat, signer_key)
@@ -201,17 +198,17 @@ def withdraw_mail_delegation(m: Matches, match_id: str, seat: int, signer_key: s
         row.setdefault("mail_withdrawals", []).append(
             {"seat": seat, "ply": meta["ply"], "mail_key": mail_key, "signature": withdrawal})
         row.update({"mail_key": "", "mail_delegation": "", "mail_generation": int(row.get("mail_generation") or 0) + 1})
-        return {"seats": meta["seats"], "updated_at": m.now()}
+        return {"seats": meta["seats"], "updated_at": ctx.now()}
 
-    meta = m.store.update_meta(match_id, change)
-    return mail_key_info_of(m, meta, seat)
+    meta = ctx.store.update_meta(match_id, change)
+    return mail_key_info_of(ctx, meta, seat)
 
 
-def mail_key_info_of(m: Matches, meta: Mapping[str, Any], seat: int) -> dict[str, Any]:
+def mail_key_info_of(ctx: MatchContext, meta: Mapping[str, Any], seat: int) -> dict[str, Any]:
     """:func:`mail_key_info` from a meta already read."""
     row = meta["seats"][seat]
     generation = int(row.get("mail_generation") or 0)
-    mail_key = mail_key_of(m, meta["id"], seat, generation)
+    mail_key = ctx.mail_public_key(meta["id"], seat, generation)
     return {"match": meta["id"], "seat": seat, "mail_key": mail_key, "generation": generation,
             "delegation_body": delegation_body(meta["id"], seat, mail_key),
             "delegated": bool(row.get("mail_delegation")) and row.get("mail_key") == mail_key,

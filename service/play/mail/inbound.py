@@ -1,7 +1,7 @@
 """What comes in by mail, as the use cases see it: one parsed reply, and the desk that takes it.
 
 The transport (service.delivery.inbound: the SMTP/LMTP receiver and ``portolan mail-in``) turns
-the raw RFC 5322 bytes into an :class:`InboundMail`; the desk (service.play.by_mail) decides what
+the raw RFC 5322 bytes into an :class:`InboundMail`; the desk (service.play.mail.desk) decides what
 the reply means and answers it. The desk is called once per delivery: it raises to say "try
 again later" (the receiver answers 451, ``mail-in`` exits 75, EX_TEMPFAIL, so the MTA keeps the
 message and redelivers it) and returns normally once the message is dealt with, refused or not.
@@ -43,7 +43,7 @@ class InboundMail:
 
 
 class MailDesk(Protocol):
-    """The use case that takes every received message (service.play.by_mail)."""
+    """The use case that takes every received message (service.play.mail.desk)."""
 
     def receive(self, mail: InboundMail) -> str:
         """Deal with one message at most once; returns a one-line account for the log."""

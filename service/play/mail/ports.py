@@ -1,4 +1,4 @@
-"""The ports the mail desk (service.play.by_mail) talks through, besides :class:`Matches`.
+"""The ports the mail desk (service.play.mail.desk) talks through, besides the match context (:class:`service.play.context.MatchContext`).
 
 Production adapters: :class:`service.storage.mailbox.Mailbox` (Redis marks and counters),
 :class:`service.storage.preferences.NoticePreferences`, and

@@ -7,7 +7,7 @@ at that ply (``Game.view``); the seat's legal actions, drawn as spots, only come
 position, and only while the seat is to move.
 
 Who may see a seat's picture is the caller's business (the API checks the request signature and
-:meth:`service.play.matches.Matches.authenticate` first), as for :meth:`Matches.view`.
+:func:`service.play.seats.signers.authenticate` first), as for :func:`service.play.views.match.view`.
 """
 
 from __future__ import annotations
@@ -21,10 +21,11 @@ from service import games, pictures
 from service.games.editions import shipped
 from service.play import records
 from service.play.errors import Conflict, NotFound
+from service.play.views.match import view
 from service.proof.replay import replay
 
 if TYPE_CHECKING:
-    from service.play.matches import Matches
+    from service.play.context import MatchContext
 
 
 @dataclass(frozen=True)
@@ -56,35 +57,35 @@ def no_board(meta: Mapping[str, Any]) -> Conflict:
                     current_ply=meta["ply"])
 
 
-def state_at(matches: Matches, meta: Mapping[str, Any], ply: int) -> Any:
+def state_at(ctx: MatchContext, meta: Mapping[str, Any], ply: int) -> Any:
     """The rules state of the match after its first ``ply`` moves, replayed from the log.
 
     The events the replay makes are not compared with the stored ones here (the verifier does
     that): a picture only needs the state, and it must not fail where the log itself is fine."""
-    game = matches.game_of(meta)  # an unknown game is a 404 before any replay
+    game = ctx.game_of(meta)  # an unknown game is a 404 before any replay
     seats = records.genesis_seats(meta["seats"])
     # the format and the policy too: format 4 replays match actions and timeouts through the standing
     header = {"game": meta["game"], "match": meta["id"], "seats": seats, "players": meta["players"],
               "options": meta["options"], "format": records.record_format(meta),
               "timeout_policy": meta.get("timeout_policy")}
     entries = [{"seat": e["seat"], "by": e["by"], "envelope": e["envelope"]}
-               for e in matches.store.log(meta["id"], 0, ply - 1)] if ply > 0 else []
+               for e in ctx.store.log(meta["id"], 0, ply - 1)] if ply > 0 else []
     if len(entries) != ply:  # the log is shorter than the meta says: a store fault, not the caller's
         raise Conflict("log-incomplete", f"match {meta['id']}: the log holds {len(entries)} moves, not {ply}",
                        current_ply=meta["ply"])
     state = None
-    for step in replay(header, matches.store.seed(meta["id"]), entries, game=game):
+    for step in replay(header, ctx.store.seed(meta["id"]), entries, game=game):
         state = step.state
     return state
 
 
-def position(matches: Matches, match_id: str, seat: int | None = None, ply: int | None = None,
+def position(ctx: MatchContext, match_id: str, seat: int | None = None, ply: int | None = None,
              meta: Mapping[str, Any] | None = None) -> Position:
     """The position at ``ply`` (None: the current one) as ``seat`` (None: a spectator) sees it.
 
     409 for a match that has not started (waiting or aborted), 404 for a ply the match has not
     reached yet (any ply from 0, the position after setup, to the current ply is there)."""
-    meta = matches.meta(match_id) if meta is None else meta
+    meta = ctx.meta(match_id) if meta is None else meta
     if meta["status"] in ("waiting", "aborted"):
         raise no_board(meta)
     if ply is not None and ply < 0:
@@ -93,19 +94,19 @@ def position(matches: Matches, match_id: str, seat: int | None = None, ply: int 
         raise NotFound("unknown-ply", f"match {match_id} is at ply {meta['ply']}: there is no ply {ply} yet "
                        f"(ask for 0 to {meta['ply']}, or leave ply out for the current position)")
     if ply is None or ply == meta["ply"]:
-        view = matches.view(match_id, seat, meta)  # a move may have landed meanwhile: its ply is view["ply"]
-        return Position(match_id, meta["game"], int(view["ply"]), True, view["board"],
-                        list(view.get("legal_actions", [])), picture_edition(matches, meta))
-    game = matches.game_of(meta)
-    return Position(match_id, meta["game"], ply, False, game.view(state_at(matches, meta, ply), seat),
-                    edition=picture_edition(matches, meta))
+        shown = view(ctx, match_id, seat, meta)  # a move may have landed meanwhile: its ply is view["ply"]
+        return Position(match_id, meta["game"], int(shown["ply"]), True, shown["board"],
+                        list(shown.get("legal_actions", [])), picture_edition(ctx, meta))
+    game = ctx.game_of(meta)
+    return Position(match_id, meta["game"], ply, False, game.view(state_at(ctx, meta, ply), seat),
+                    edition=picture_edition(ctx, meta))
 
 
-def picture_edition(matches: Matches, meta: Mapping[str, Any]) -> dict[str, Any]:
+def picture_edition(ctx: MatchContext, meta: Mapping[str, Any]) -> dict[str, Any]:
     """What a picture of the match is told of its edition: id, title, digest (the numbers it
     draws) and the paths still provisional in it (the values it marks)."""
     pin = dict(meta.get("edition") or {"id": "shipped", "title": "shipped data"})
-    return {**pin, "provisional": [p.path for p in matches.game_of(meta).provisional()]}
+    return {**pin, "provisional": [p.path for p in ctx.game_of(meta).provisional()]}
 
 
 def etag_of(svg: str) -> str:
@@ -142,11 +143,11 @@ def render(where: Position) -> str:
     return svg
 
 
-def picture(matches: Matches, match_id: str, seat: int | None = None, ply: int | None = None,
+def picture(ctx: MatchContext, match_id: str, seat: int | None = None, ply: int | None = None,
             meta: Mapping[str, Any] | None = None) -> tuple[str, str]:
     """The SVG of the match at ``ply`` (None: now) for ``seat`` (None: a spectator), and its ETag.
 
     See :func:`position` for the refusals; a seat must have been authenticated by the caller."""
-    svg = render(position(matches, match_id, seat, ply, meta))
+    svg = render(position(ctx, match_id, seat, ply, meta))
     return svg, etag_of(svg)
 

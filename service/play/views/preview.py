@@ -41,12 +41,12 @@ from typing import TYPE_CHECKING, Any
 
 from service.games.base import Game, IllegalAction, InvalidAction, Rng
 from service.games.words import cited_rules, rules_url
-from service.play import boards
 from service.play.errors import BadRequest, Conflict, Unprocessable
 from service.play.limits import check_json_value
+from service.play.views.boards import draw
 
 if TYPE_CHECKING:
-    from service.play.matches import Matches
+    from service.play.context import MatchContext
 
 MAX_STEPS = 20
 """The most steps one preview applies: a turn is rarely longer, and each step costs a rules call."""
@@ -116,7 +116,7 @@ def _stopped(game: Game[Any], i: int, action: Mapping[str, Any], why: str) -> st
     return f"step {i + 1} ({game.describe_action(action)}) {why}: send the move to see the result"
 
 
-def preview(matches: Matches, meta: Mapping[str, Any], seat: int, ply: int, actions: Any) -> dict[str, Any]:
+def preview(ctx: MatchContext, meta: Mapping[str, Any], seat: int, ply: int, actions: Any) -> dict[str, Any]:
     """The view of ``seat`` after applying ``actions`` at ``ply`` tentatively (see the module).
 
     ``meta`` is the match as read when the seat was authenticated (by the caller)."""
@@ -131,9 +131,9 @@ def preview(matches: Matches, meta: Mapping[str, Any], seat: int, ply: int, acti
     if seat not in meta["active"]:
         raise Conflict("not-your-turn", f"seat {seat} need not act now (waiting for seats {meta['active']})",
                        current_ply=meta["ply"])
-    game = matches.game_of(meta)
+    game = ctx.game_of(meta)
     # the state at exactly this ply, as a move is judged (409 stale-ply if the store moved on)
-    state = matches._state(match_id, meta)
+    state = ctx.state(match_id, meta)
     applied, reason = 0, None
     for i, action in enumerate(steps):
         if seat not in game.active_seats(state):
@@ -158,5 +158,5 @@ def preview(matches: Matches, meta: Mapping[str, Any], seat: int, ply: int, acti
     board = game.view(state, seat)
     legal = [{"action": a, "text": game.label_action(state, seat, a)} for a in game.legal_actions(state, seat)] if is_open else []
     return {"match": match_id, "seat": seat, "ply": ply, "applied": applied, "open": is_open, "reason": reason,
-            "board": board, "text": game.render(board), "legal_actions": legal, "svg": boards.draw(game.id, board, legal)}
+            "board": board, "text": game.render(board), "legal_actions": legal, "svg": draw(game.id, board, legal)}
 

@@ -3,12 +3,16 @@ goes to that address (the mail route proves the address by the sender and reply 
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from service.play.errors import Forbidden
-from service.play.matches import Matches
-from service.play.people import normal_email
+from service.play.seats.people import normal_email
+
+if TYPE_CHECKING:
+    from service.play.context import MatchContext
 
 
-def held_address(m: Matches, public_key: str, email: str) -> str:
+def held_address(ctx: MatchContext, public_key: str, email: str) -> str:
     """``email`` normalised, if a seat held by ``public_key`` has it as its notice address;
     otherwise 403 ``not-your-address`` (400 ``bad-email`` when it is no address at all).
 
@@ -16,8 +20,8 @@ def held_address(m: Matches, public_key: str, email: str) -> str:
     decides whether its owner hears of their turns, so only someone who plays under that address
     may change it."""
     address = normal_email(email, "email")
-    held = m.store.seats_of_key(public_key)
-    metas = m.store.metas([mid for mid, _ in held], ("seats",))
+    held = ctx.store.seats_of_key(public_key)
+    metas = ctx.store.metas([mid for mid, _ in held], ("seats",))
     for (_, seat), meta in zip(held, metas, strict=True):
         rows = (meta or {}).get("seats") or []
         if seat < len(rows) and rows[seat]["email"].lower() == address.lower():

@@ -16,77 +16,76 @@ from service import bots
 from service.bots import strongest
 from service.clock import iso
 from service.games.base import Action, Rng
-from service.play import preview
-from service.play.clocks import standing_of
+from service.play.clock import clocks
 from service.play.envelopes import check_envelope
 from service.play.errors import Conflict
+from service.play.moves.commit import commit
+from service.play.views.preview import tentative_step
 from service.proof import signing
 from service.proof import standing as standings
 from service.proof import time_control as tcs
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
-
-    from service.play.matches import Matches
+    from service.play.context import MatchContext
 
 
 MAX_BOT_STEPS = 20
 """The most steps one bot move takes; a longer turn goes on in the next job."""
 
 
-def _choice(m: Matches, match_id: str, seat: int, ply: int, state: Any, bot: str) -> Action:
+def _choice(ctx: MatchContext, match_id: str, seat: int, ply: int, state: Any, bot: str) -> Action:
     """What the bot ``bot`` plays for the seat at ``ply``: its first step (see :func:`_turn`)."""
-    return _turn(m, match_id, seat, ply, state, bot, max_steps=1)[0]
+    return _turn(ctx, match_id, seat, ply, state, bot, max_steps=1)[0]
 
 
-def _turn(m: Matches, match_id: str, seat: int, ply: int, state: Any, bot: str,
+def _turn(ctx: MatchContext, match_id: str, seat: int, ply: int, state: Any, bot: str,
           max_steps: int = MAX_BOT_STEPS) -> list[Action]:
     """The steps the bot ``bot`` takes for the seat at ``ply``, as one move: its whole turn up
     to the first step that rolls a die, draws at random or shows something new (then the move
     is sent and the bot decides on from what it sees next), the end of its turn, or
     ``max_steps``. Each step is decided from the seat's view after the steps before it, with a
     stream reproducible from the server key (``seat:ply``, then ``seat:ply:i``)."""
-    game = m.game_of(m.meta(match_id))
+    game = ctx.game_of(ctx.meta(match_id))
     if bot not in bots.kinds(game.id):  # a kind this build no longer has: the strongest plays instead
         bot = strongest(game.id)
-    key = m.bot_rng_key(match_id)
+    key = ctx.bot_rng_key(match_id)
     steps: list[Action] = []
     while True:
         label = f"{seat}:{ply}" if not steps else f"{seat}:{ply}:{len(steps)}"
         steps.append(bots.choose(game, bot, state, seat, Rng.derive(key, label)))
         if len(steps) >= max_steps:
             return steps
-        after, _why = preview.tentative_step(game, state, seat, steps[-1])
+        after, _why = tentative_step(game, state, seat, steps[-1])
         if after is None or game.outcome(after) is not None or seat not in game.active_seats(after):
             return steps
         state = after
 
 
-def _signed(m: Matches, match_id: str, seat: int, ply: int, action: Action | list[Action], key: str,
+def _signed(ctx: MatchContext, match_id: str, seat: int, ply: int, action: Action | list[Action], key: str,
             nonce: str) -> tuple[dict[str, Any], bytes, str]:
     actions = action if isinstance(action, list) else [action]
     env, raw = check_envelope({"match": match_id, "seat": seat, "ply": ply, "actions": actions, "nonce": nonce})
     return env, raw, signing.sign(key, env)
 
 
-def timeout(m: Matches, match_id: str, seat: int) -> dict[str, Any] | None:
+def timeout(ctx: MatchContext, match_id: str, seat: int) -> dict[str, Any] | None:
     """Commit the seat's timeout when its policy is due: the seat must act, its player must play
     it, and the clock must be past its deadline plus the grace (``acts_at``). The policy decides
     the action: the stand-in's choice, a pass, ``match:forfeit`` or ``match:cancel``. Returns the
     submit result, or None when nothing is due (or another process committed first)."""
-    meta = m.meta(match_id)
+    meta = ctx.meta(match_id)
     if meta["status"] != "active" or seat not in meta["active"] or not meta.get("clock_key"):
         return None
-    now = m.moment()
-    status = m.clock_status(meta, now)[seat]
+    now = ctx.moment()
+    status = clocks.status_now(ctx, meta, now)[seat]
     if status.controller != "player" or status.acts_at is None or now < status.acts_at or status.since is None:
         return None
     policy = dict(meta["timeout_policy"])
-    fresh, state = m._fresh(match_id, meta)
+    fresh, state = ctx.fresh(match_id, meta)
     if fresh["ply"] != meta["ply"]:  # a move landed meanwhile: judge again next time
         return None
     ply = meta["ply"]
-    game = m.game_of(meta)
+    game = ctx.game_of(meta)
     action: Action
     if policy["policy"] == "forfeit":
         action = {"type": "match:forfeit"}
@@ -94,68 +93,50 @@ def timeout(m: Matches, match_id: str, seat: int) -> dict[str, Any] | None:
         action = {"type": "match:cancel"}
     else:
         passed = standings.pass_action(game.legal_actions(state, seat)) if policy["policy"] == "skip" else None
-        action = passed if passed is not None else _choice(m, match_id, seat, ply, state, m.stand_in_of(game.id))
+        action = passed if passed is not None else _choice(ctx, match_id, seat, ply, state, ctx.stand_in_of(game.id))
     clock = {"policy": policy["policy"], "since": iso(status.since),
              "deadline": iso(status.deadline) if status.deadline else None, "acts_at": iso(status.acts_at),
              "allowance_s": tcs.allowance_s(meta["time_control"], tcs.SeatClock.from_json(meta["clocks"][seat])),
              "grace_hours": policy.get("grace_hours", 0)}
-    env, raw, signature = _signed(m, match_id, seat, ply, action, m.clock_private_key(match_id), f"clock-{ply}")
+    env, raw, signature = _signed(ctx, match_id, seat, ply, action, ctx.clock_private_key(match_id), f"clock-{ply}")
     try:
-        return m._submit(match_id, env, raw, signature, standings.CLOCK, meta, None, None, clock=clock)
+        return commit(ctx, match_id, env, raw, signature, standings.CLOCK, meta, None, None, clock=clock)
     except Conflict:  # another process moved first, or committed this very timeout
         return None
 
 
-def server_move(m: Matches, match_id: str, seat: int, ply: int) -> dict[str, Any] | None:
+def server_move(ctx: MatchContext, match_id: str, seat: int, ply: int) -> dict[str, Any] | None:
     """The server's move for a seat it plays, if that seat must act at ``ply``: a bot seat's bot
     (signed with the seat's bot key, ``by: "bot:<kind>"``), a stand-in or a departed player's bot
     (``stand-in:<bot>``), or a pass for a skipped turn (``skip``; the stand-in's choice where the
     game has no legal pass), both signed with the match's clock key. None: nothing to play."""
-    meta = m.meta(match_id)
+    meta = ctx.meta(match_id)
     if meta["status"] != "active" or seat not in meta["active"] or meta["ply"] != ply:
         return None
-    fresh, state = m._fresh(match_id, meta)
+    fresh, state = ctx.fresh(match_id, meta)
     if fresh["ply"] != ply or seat not in fresh["active"]:
         return None
     meta = dict(fresh)
     row = meta["seats"][seat]
     controller = standings.Standing.from_json(meta["standing"]).controllers[seat] if meta.get("standing") else (
         "bot" if row["kind"] == "bot" else "player")
-    game = m.game_of(meta)
+    game = ctx.game_of(meta)
     if controller == "bot":
-        steps = _turn(m, match_id, seat, ply, state, row["bot"])
-        env, raw, signature = _signed(m, match_id, seat, ply, steps, m.bot_private_key(match_id, seat), f"bot-{ply}")
+        steps = _turn(ctx, match_id, seat, ply, state, row["bot"])
+        env, raw, signature = _signed(ctx, match_id, seat, ply, steps, ctx.bot_private_key(match_id, seat), f"bot-{ply}")
         by = f"bot:{row['bot']}"
     elif controller in ("stand-in", "forfeited", "skip"):
-        bot = m.stand_in_of(game.id)
+        bot = ctx.stand_in_of(game.id)
         passed = standings.pass_action(game.legal_actions(state, seat)) if controller == "skip" else None
         # a skipped turn passes (one step); a stand-in plays the whole turn as a bot does
-        turn = [passed] if passed is not None else _turn(m, match_id, seat, ply, state, bot,
+        turn = [passed] if passed is not None else _turn(ctx, match_id, seat, ply, state, bot,
                                                          max_steps=1 if controller == "skip" else MAX_BOT_STEPS)
         by = standings.SKIP if controller == "skip" else f"{standings.STAND_IN}{bot}"
-        env, raw, signature = _signed(m, match_id, seat, ply, turn, m.clock_private_key(match_id), f"server-{ply}")
+        env, raw, signature = _signed(ctx, match_id, seat, ply, turn, ctx.clock_private_key(match_id), f"server-{ply}")
     else:
         return None
     try:
-        return m._submit(match_id, env, raw, signature, by, meta)
+        return commit(ctx, match_id, env, raw, signature, by, meta)
     except Conflict:  # someone moved first (the player came back, or another worker ran this job)
         return None
 
-
-def match_actions(meta: Mapping[str, Any], seat: int) -> list[dict[str, Any]]:
-    """The match actions a seat's holder may take now, with plain words (for the seat view)."""
-    if meta.get("status") != "active" or not meta.get("clock_key"):
-        return []
-    standing = standing_of(meta)
-    controller = standing.controllers[seat]
-    if controller in ("bot", "forfeited"):
-        return []
-    out = [{"action": {"type": "match:resign"}, "text": "Resign: give up this seat (you are ranked last)"}]
-    if seat not in standing.abort_votes:
-        waiting = [h for h in standing.humans_left() if h not in standing.abort_votes and h != seat]
-        out.append({"action": {"type": "match:abort"},
-                    "text": "Vote to abort the match with no result" + (
-                        f" (then waiting for seats {', '.join(map(str, waiting))})" if waiting else " (yours is the last vote)")})
-    if controller in ("stand-in", "skip"):
-        out.append({"action": {"type": "match:return"}, "text": "I am back: take this seat back from the stand-in"})
-    return out

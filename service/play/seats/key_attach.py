@@ -18,10 +18,10 @@ from typing import TYPE_CHECKING, Any
 
 from service.play.errors import BadRequest, Conflict, NotFound, Unauthorized
 from service.proof import signing
-from service.proof.delegation import custodial_private_key, seat_key_body
+from service.proof.delegation import seat_key_body
 
 if TYPE_CHECKING:
-    from service.play.matches import Matches
+    from service.play.context import MatchContext
 
 TOKEN_TTL = timedelta(days=1)
 
@@ -46,36 +46,36 @@ def _custodial_row(meta: dict[str, Any], seat: int) -> dict[str, Any]:
     return row
 
 
-def attach_token(m: Matches, match_id: str, seat: int) -> str:
+def attach_token(ctx: MatchContext, match_id: str, seat: int) -> str:
     """A fresh one-time token (valid a day) that lets the holder attach a key to a custodial
     seat; the previous one stops working. The caller mails it to the seat's address."""
     token = secrets.token_hex(16)  # hex: never starts with a dash, which the CLI would take for an option
-    m.meta(match_id)
+    ctx.meta(match_id)
 
     def change(meta: dict[str, Any]) -> dict[str, Any]:
         row = _custodial_row(meta, seat)
-        row.update({"attach_hash": _hash(token), "attach_expires": (_when(m.now()) + TOKEN_TTL).isoformat()})
-        return {"seats": meta["seats"], "updated_at": m.now()}
+        row.update({"attach_hash": _hash(token), "attach_expires": (_when(ctx.now()) + TOKEN_TTL).isoformat()})
+        return {"seats": meta["seats"], "updated_at": ctx.now()}
 
-    m.store.update_meta(match_id, change)
+    ctx.store.update_meta(match_id, change)
     return token
 
 
-def attach_key(m: Matches, match_id: str, seat: int, token: str, public_key: str, from_ply: int,
+def attach_key(ctx: MatchContext, match_id: str, seat: int, token: str, public_key: str, from_ply: int,
                signature: str) -> dict[str, Any]:
     """Hand a custodial seat to ``public_key`` from ``from_ply`` (the match's current ply) on.
     ``signature`` is the new key's over :func:`service.proof.delegation.seat_key_body`."""
     if not signing.valid_public_key(public_key):
         raise BadRequest("bad-public-key", "public_key must be a base64url Ed25519 public key (32 bytes, a canonical "
                          "point not of small order)")
-    m.meta(match_id)
+    ctx.meta(match_id)
     body = seat_key_body(match_id, seat, public_key, from_ply)
 
     def change(meta: dict[str, Any]) -> dict[str, Any]:
         row = _custodial_row(meta, seat)
         expires = row.get("attach_expires") or ""
         if (not row.get("attach_hash") or not secrets.compare_digest(row["attach_hash"], _hash(token))
-                or _when(expires) < _when(m.now())):
+                or _when(expires) < _when(ctx.now())):
             raise Unauthorized("bad-attach-token", f"that is not a live attach token of seat {seat}: a token works once, "
                                "for a day; mail `key` to the match's address for a new one")
         if from_ply != meta["ply"]:
@@ -85,14 +85,14 @@ def attach_key(m: Matches, match_id: str, seat: int, token: str, public_key: str
             raise Unauthorized("bad-signature", "the signature does not verify under the new key over the seat key body "
                                "(the proof that you hold the key you attach)")
         key_change = {"seat": seat, "from_ply": from_ply, "public_key": public_key, "signature": signature,
-                  "custodial_signature": signing.sign(custodial_private_key(m.server_key, match_id, seat), body)}
+                  "custodial_signature": signing.sign(ctx.custodial_private_key(match_id, seat), body)}
         row.setdefault("key_changes", []).append(key_change)
         row.setdefault("genesis_key", row["public_key"])
         row.update({"public_key": public_key, "custody": "player", "key_attached": True, "attach_hash": "",
                     "attach_expires": "", "mail_key": "", "mail_delegation": ""})
-        return {"seats": meta["seats"], "updated_at": m.now()}
+        return {"seats": meta["seats"], "updated_at": ctx.now()}
 
-    meta = m.store.update_meta(match_id, change)
-    m.store.index_seat(public_key, match_id, seat)
+    meta = ctx.store.update_meta(match_id, change)
+    ctx.store.index_seat(public_key, match_id, seat)
     return {"match": match_id, "seat": seat, "public_key": public_key, "from_ply": from_ply,
             "custody": "player", "status": meta["status"], "ply": meta["ply"]}

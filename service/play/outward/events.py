@@ -1,6 +1,6 @@
 """Event objects: what the streams, the webhooks and the ``me`` stream say happened.
 
-One shape for every way out (DESIGN §11), computed from what is stored (the meta and the log),
+One shape for every way out (docs/architecture.md, "Outbox"), computed from what is stored (the meta and the log),
 never stored itself. Each event is a plain JSON object with at least
 
 =================  ==================================================================================

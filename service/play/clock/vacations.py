@@ -12,7 +12,7 @@ Rules (issue 13, item 3):
   days not yet begun come back; today counts as taken); one that is over stays as it was.
 
 Every refusal is raised before anything is written. :class:`VacationBook` is also the
-:class:`service.play.clocks.Pauses` port the match clocks read (``pauses(public_key)``).
+:class:`service.play.ports.Pauses` port the match clocks read (``pauses(public_key)``).
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from service.clock import iso, parse_iso
 from service.play.errors import BadRequest, Conflict, NotFound, ServiceError, Unavailable, Unprocessable
 
 if TYPE_CHECKING:
-    from service.play.matches import Matches
+    from service.play.context import MatchContext
 
 log = logging.getLogger("portolan.vacations")
 DAY = timedelta(days=1)
@@ -244,30 +244,30 @@ class VacationBook:
 # -- for the other ways in (mail commands) ------------------------------------------------------
 
 
-def book_of(matches: Matches) -> VacationBook:
-    """The vacation book the service's clocks read (``Matches.pauses``, wired by service.runtime.build);
+def book_of(ctx: MatchContext) -> VacationBook:
+    """The vacation book the service's clocks read (``MatchContext.pauses``, wired by service.runtime.build);
     503 ``vacations-unavailable`` when this service was built without one."""
-    book = matches.pauses
+    book = ctx.pauses
     if not isinstance(book, VacationBook):
         raise Unavailable("vacations-unavailable", "this server keeps no vacations", retry_after=3600)
     return book
 
 
-def declare(matches: Matches, public_key: str, start: Any, days: Any) -> dict[str, Any]:
+def declare(ctx: MatchContext, public_key: str, start: Any, days: Any) -> dict[str, Any]:
     """Declare a vacation for ``public_key`` (see :meth:`VacationBook.declare`)."""
-    return book_of(matches).declare(public_key, start, days)
+    return book_of(ctx).declare(public_key, start, days)
 
 
-def cancel(matches: Matches, public_key: str, vacation_id: str) -> dict[str, Any]:
+def cancel(ctx: MatchContext, public_key: str, vacation_id: str) -> dict[str, Any]:
     """Cancel or end one vacation of ``public_key`` (see :meth:`VacationBook.cancel`)."""
-    return book_of(matches).cancel(public_key, vacation_id)
+    return book_of(ctx).cancel(public_key, vacation_id)
 
 
-def off(matches: Matches, public_key: str) -> dict[str, Any]:
+def off(ctx: MatchContext, public_key: str) -> dict[str, Any]:
     """End the current vacation of ``public_key``, or cancel its next one (see :meth:`VacationBook.off`)."""
-    return book_of(matches).off(public_key)
+    return book_of(ctx).off(public_key)
 
 
-def listing(matches: Matches, public_key: str) -> dict[str, Any]:
+def listing(ctx: MatchContext, public_key: str) -> dict[str, Any]:
     """The vacations of ``public_key`` and the days left (see :meth:`VacationBook.listing`)."""
-    return book_of(matches).listing(public_key)
+    return book_of(ctx).listing(public_key)

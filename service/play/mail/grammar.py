@@ -18,7 +18,7 @@ only the last guard. Case does not matter, except in the name of ``join``.
 
 :func:`read` says which one a reply is (:func:`read_reply` also reads a command in the subject
 of a reply without words, as a ``List-Unsubscribe`` mail is); :func:`resolve` turns a move's picks into actions of a
-menu (:mod:`service.play.menu`), or says exactly which pick did not fit.
+menu (:mod:`service.play.mail.menu`), or says exactly which pick did not fit.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from service.play.menu import Item
+from service.play.mail.menu import Item
 
 Command = Literal["show", "log", "help", "key", "resign", "abort", "back", "vacation", "notices", "join"]
 MAX_PICKS = 50

@@ -1,6 +1,6 @@
 """The answer mail's content, as plain data: what the desk decided and the seat's position now.
 
-The desk (service.play.by_mail) builds an :class:`Answer` for every message it answers; the
+The desk (service.play.mail.desk) builds an :class:`Answer` for every message it answers; the
 ``answer`` job (workers/answers.py) renders it with the ``answer`` templates and sends it once.
 Everything here is JSON-ready, because the answer travels as the job's argument.
 """
@@ -12,11 +12,13 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from service.games.words import count, rules_url
-from service.play.menu import SHOWN, menu
-from service.play.reply_address import reply_address
+from service.play.errors import ServiceError
+from service.play.mail.menu import SHOWN, menu
+from service.play.mail.reply_address import reply_address
+from service.play.views import match as views
 
 if TYPE_CHECKING:
-    from service.play.matches import Matches
+    from service.play.context import MatchContext
 
 Verdict = Literal["accepted", "refused", "changed", "info", "joined"]
 LOG_LINES = 10
@@ -80,9 +82,9 @@ def reply_subject(subject: str) -> str:
     return subject if subject.lower().startswith("re:") else f"Re: {subject}"
 
 
-def players_line(m: Matches, meta: Mapping[str, Any]) -> list[str]:
+def players_line(ctx: MatchContext, meta: Mapping[str, Any]) -> list[str]:
     """Every seat as "Ana (Red)", by seat number."""
-    names = m.game_of(meta).seat_names(meta["players"])
+    names = ctx.game_of(meta).seat_names(meta["players"])
     out: list[str] = []
     for row in meta["seats"]:
         who = row["name"] or ("an open seat" if not row["claimed"] else f"seat {row['seat']}")
@@ -90,9 +92,9 @@ def players_line(m: Matches, meta: Mapping[str, Any]) -> list[str]:
     return out
 
 
-def whose_turn(m: Matches, meta: Mapping[str, Any], seat: int) -> str:
+def whose_turn(ctx: MatchContext, meta: Mapping[str, Any], seat: int) -> str:
     """One sentence: the match's state as the seat's player needs it."""
-    people = players_line(m, meta)
+    people = players_line(ctx, meta)
     status = meta["status"]
     if status == "finished":
         outcome = meta.get("outcome") or {}
@@ -111,42 +113,42 @@ def whose_turn(m: Matches, meta: Mapping[str, Any], seat: int) -> str:
     return f"Now waiting for {', '.join(people[s] for s in active)} (ply {meta['ply']})."
 
 
-def seat_context(m: Matches, match_id: str, seat: int, base: str, *, full_menu: bool = False,
+def seat_context(ctx: MatchContext, match_id: str, seat: int, base: str, *, full_menu: bool = False,
                  board: bool = False, prompt: bool = True) -> tuple[dict[str, Any], str]:
     """The seat's position now, for its own holder: the template context and the Reply-To
     (a fresh turn token when the seat must act, else the seat's ``o`` address). ``prompt=False``
     leaves out the menu and the turn token: a turn notice of its own is on its way."""
-    view = m.view(match_id, seat)
+    view = views.view(ctx, match_id, seat)
     # the view's own public fields, so the menu, the turn and the token all describe one ply
     meta = {"game": view["game"], "players": view["players"], "seats": view["seats"], "status": view["status"],
             "ply": view["ply"], "active": view["active_seats"], "outcome": view.get("outcome")}
-    game = m.game_of(meta)
+    game = ctx.game_of(meta)
     items = menu(view.get("legal_actions") or [])
     must_act = prompt and view["status"] == "active" and seat in view["active_seats"] and bool(items)
     kind: Literal["t", "o"] = "t" if must_act else "o"
-    reply_to = reply_address(m.server_key, base, kind, match_id, seat, view["ply"] if must_act else 0)
+    reply_to = reply_address(ctx.server_key, base, kind, match_id, seat, view["ply"] if must_act else 0)
     shown = items if full_menu else items[:SHOWN]
     names = game.seat_names(meta["players"])
     context = {
         "name": meta["seats"][seat]["name"], "match": match_id, "game_title": game.title, "seat": seat,
         "seat_name": names[seat] if seat < len(names) else "", "ply": view["ply"],
-        "players": players_line(m, meta), "turn": whose_turn(m, meta, seat),
+        "players": players_line(ctx, meta), "turn": whose_turn(ctx, meta, seat),
         "menu": [{"number": i.number, "text": i.text} for i in shown] if must_act else [],
         "more": len(items) - len(shown) if must_act else 0, "must_act": must_act,
-        "board": view.get("text", "") if board else "", "public_url": m.public_url,
-        "match_url": f"{m.public_url}/v1/matches/{match_id}",
-        "rules_link": f"{m.public_url}{rules_url(game.id)}" if rules_url(game.id) else "",
+        "board": view.get("text", "") if board else "", "public_url": ctx.public_url,
+        "match_url": f"{ctx.public_url}/v1/matches/{match_id}",
+        "rules_link": f"{ctx.public_url}{rules_url(game.id)}" if rules_url(game.id) else "",
     }
     return context, reply_to
 
 
-def log_lines(m: Matches, match_id: str, seat: int, ply: int) -> list[str]:
+def log_lines(ctx: MatchContext, match_id: str, seat: int, ply: int) -> list[str]:
     """The last :data:`LOG_LINES` moves in words, as the seat may see them."""
-    meta = m.meta(match_id)
-    game = m.game_of(meta)
-    people = players_line(m, meta)
+    meta = ctx.meta(match_id)
+    game = ctx.game_of(meta)
+    people = players_line(ctx, meta)
     lines: list[str] = []
-    for entry in m.log(match_id, max(0, ply - LOG_LINES), viewer=seat):
+    for entry in views.log(ctx, match_id, max(0, ply - LOG_LINES), viewer=seat):
         who = people[entry["seat"]] if entry["seat"] < len(people) else f"seat {entry['seat']}"
         did = "; ".join(game.describe_action(a) for a in entry["envelope"]["actions"])
         lines.append(f"ply {entry['ply']}, {who}{' by mail' if entry.get('by') == 'email' else ''}: {did}")
@@ -157,3 +159,11 @@ def log_lines(m: Matches, match_id: str, seat: int, ply: int) -> list[str]:
 def event_lines(events: Sequence[Mapping[str, Any]]) -> list[str]:
     """What a move caused, in the events' own words."""
     return [str(e.get("text", e.get("type", ""))) for e in events if e.get("text") or e.get("type")]
+
+
+def why(exc: ServiceError) -> str:
+    """Which rule refused: the game's (its section, when the rules core names one) or the service's."""
+    if exc.code in ("illegal-action", "invalid-action"):
+        rule = exc.extra.get("rule") or exc.extra.get("rule_code") or exc.code
+        return f"the rules of the game do not allow this move now (rule: {rule}); every action of a move is checked in order"
+    return f"{exc.title.lower()} (rule: {exc.code})"

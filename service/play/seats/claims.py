@@ -1,32 +1,26 @@
 """Claiming a seat: with the invitation's token and the player's key (the API and the CLI), or
-for a keyless player who replied ``join`` to the invitation (custodial, service.play.seat_keys).
+for a keyless player who replied ``join`` to the invitation (custodial, service.play.seats.keys).
 
 Every refusal is raised inside the meta's read-modify-write, before anything is written.
 """
 
 from __future__ import annotations
 
-import hashlib
 import secrets
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from service.play.errors import BadRequest, Conflict, NotFound, Unauthorized
-from service.play.people import check_name, normal_email
-from service.play.seat_keys import mail_key_of
+from service.play.seats.lifecycle import finish_start, token_hash
+from service.play.seats.people import check_name, normal_email
 from service.proof import signing
 from service.proof.delegation import delegation_body
 
 if TYPE_CHECKING:
-    from service.play.matches import Matches
+    from service.play.context import MatchContext
 
 
-def token_hash(token: str) -> str:
-    """How an invite token is stored: its SHA-256 (the token itself goes only to the invitee)."""
-    return hashlib.sha256(token.encode()).hexdigest()
-
-
-def claim(m: Matches, match_id: str, seat: int, token: str, public_key: str, name: str, email: str,
+def claim(ctx: MatchContext, match_id: str, seat: int, token: str, public_key: str, name: str, email: str,
           nonce: str = "", mail_delegation: str = "") -> dict[str, Any]:
     """Claim an invited seat with its invite token, registering the player's public key.
 
@@ -44,21 +38,21 @@ def claim(m: Matches, match_id: str, seat: int, token: str, public_key: str, nam
     if mail_delegation:
         # the seat is checked first: the delegation body names it, and a seat number beyond the
         # match (say 2**54, which the stateful fuzz sent) cannot even be canonical JSON
-        if not 0 <= seat < m.meta(match_id)["players"]:
+        if not 0 <= seat < ctx.meta(match_id)["players"]:
             raise NotFound("unknown-seat", f"match {match_id} has no seat {seat}")
-        mail_key = mail_key_of(m, match_id, seat, 0)
+        mail_key = ctx.mail_public_key(match_id, seat, 0)
         if not signing.verify(public_key, delegation_body(match_id, seat, mail_key), mail_delegation):
             raise Unauthorized("bad-mail-delegation", f"the mail delegation does not verify under the claiming key: it "
                                f"must sign the delegation body of seat {seat}'s mail key {mail_key} (see GET "
                                f"/v1/matches/{match_id}/seats/{seat}/mail-key)")
         mail = {"mail_key": mail_key, "mail_delegation": mail_delegation}
-    return claim_seat(m, match_id, seat, public_key, name, email, token=token, nonce=nonce, mail=mail)
+    return claim_seat(ctx, match_id, seat, public_key, name, email, token=token, nonce=nonce, mail=mail)
 
 
-def claim_seat(m: Matches, match_id: str, seat: int, public_key: str, name: str, email: str, *, token: str | None,
+def claim_seat(ctx: MatchContext, match_id: str, seat: int, public_key: str, name: str, email: str, *, token: str | None,
                nonce: str = "", custody: str = "player", mail: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """The claim itself, for :func:`claim` (``token`` checked against the invitation) and
-    :func:`service.play.seat_keys.join_by_mail` (``token=None``: the caller checked the
+    :func:`service.play.seats.keys.join_by_mail` (``token=None``: the caller checked the
     invitation's reply address; ``custody="server"``)."""
     name = check_name(name)
     email = normal_email(email) if email else ""
@@ -86,14 +80,14 @@ def claim_seat(m: Matches, match_id: str, seat: int, public_key: str, name: str,
         row.update(mail or {})
         if email:
             row["email"] = email
-        return {"seats": rows, "updated_at": m.now()}
+        return {"seats": rows, "updated_at": ctx.now()}
 
-    m.meta(match_id)
-    meta = m.store.update_meta(match_id, change)
-    m.store.index_seat(public_key, match_id, seat)  # a set add: a retry repeats it harmlessly
+    ctx.meta(match_id)
+    meta = ctx.store.update_meta(match_id, change)
+    ctx.store.index_seat(public_key, match_id, seat)  # a set add: a retry repeats it harmlessly
     if meta["status"] == "waiting" and all(r["claimed"] for r in meta["seats"]):
         # the last seat: start now (a concurrent retry of a claim that started it first, or a
         # failed start, leaves the claim standing; the retry or the worker's sweep starts it)
-        m.finish_start(match_id)
-        meta = m.meta(match_id)
+        finish_start(ctx, match_id)
+        meta = ctx.meta(match_id)
     return {"id": match_id, "seat": seat, "status": meta["status"], "ply": meta["ply"]}

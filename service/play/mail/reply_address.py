@@ -28,7 +28,7 @@ from service.proof import signing
 
 Kind = Literal["t", "i", "o"]
 KINDS: tuple[Kind, ...] = ("t", "i", "o")
-ALPHABET = "abcdefghijkmnpqrstuvwxyz23456789"  # the match-id alphabet (service.play.matches.ID_ALPHABET)
+ALPHABET = "abcdefghijkmnpqrstuvwxyz23456789"  # the match-id alphabet (service.play.seats.lifecycle.ID_ALPHABET)
 MAC_CHARS = 16
 _PATTERN = re.compile(rf"^(?P<kind>[tio])-(?P<match>[{ALPHABET}]{{1,32}})-(?P<seat>\d{{1,2}})-(?P<ply>\d{{1,9}})-"
                       rf"(?P<mac>[{ALPHABET}]{{{MAC_CHARS}}})$")

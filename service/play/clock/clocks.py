@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from service.clock import iso, parse_iso
 from service.proof import standing as standings
@@ -19,11 +19,8 @@ from service.proof import time_control as tcs
 from service.proof.standing import Standing
 from service.proof.time_control import Pause, SeatClock
 
-
-class Pauses(Protocol):
-    """Where the service learns a player's vacations (service.storage.vacations in production)."""
-
-    def pauses(self, public_key: str) -> list[tuple[datetime, datetime]]: ...
+if TYPE_CHECKING:
+    from service.play.context import MatchContext
 
 
 PausesOf = Callable[[int], Sequence[Pause]]
@@ -138,3 +135,28 @@ def clock_view(meta: Mapping[str, Any], now: datetime, pauses_of: PausesOf) -> d
         "timeout_policy": policy_of(meta),
         "seats": [s.to_json() for s in clock_status(meta, now, pauses_of)],
     }
+
+
+# -- the same, read through a use case's context (its clock and its pauses port) ----------------
+
+
+def pauses_of(ctx: MatchContext, meta: Mapping[str, Any]) -> PausesOf:
+    """Each seat's pauses: its player's vacations (read only for a timed match's human seats)."""
+    port = ctx.pauses
+    rows = meta["seats"]
+
+    def of(seat: int) -> list[Pause]:
+        key = rows[seat]["public_key"] if seat < len(rows) and rows[seat]["kind"] == "human" else ""
+        return port.pauses(key) if port is not None and key else []
+
+    return of
+
+
+def status_now(ctx: MatchContext, meta: Mapping[str, Any], now: datetime | None = None) -> list[SeatClockStatus]:
+    """Every seat's clock (deadline, late, reminders) at ``now`` (default: the context's clock now)."""
+    return clock_status(meta, ctx.moment() if now is None else now, pauses_of(ctx, meta))
+
+
+def view_now(ctx: MatchContext, meta: Mapping[str, Any], now: datetime | None = None) -> dict[str, Any]:
+    """The ``clock`` block of the match views at ``now`` (default: the context's clock now)."""
+    return clock_view(meta, ctx.moment() if now is None else now, pauses_of(ctx, meta))

@@ -1,7 +1,7 @@
 """The mail desk: a reply to a Portolan mail becomes a move, a command, or a polite refusal.
 
 B1's transport (service.delivery.inbound) parses each received message into an
-:class:`~service.play.mail_in.InboundMail` and calls :meth:`Desk.receive`. In order:
+:class:`~service.play.mail.inbound.InboundMail` and calls :meth:`Desk.receive`. In order:
 
 1. **Never answer a robot.** An automatic message (auto-reply, bounce, list mail) is dropped
    unanswered, or two robots would mail each other forever.
@@ -12,11 +12,11 @@ B1's transport (service.delivery.inbound) parses each received message into an
    the *same* envelope (``replayed``), and the answer's identity is the message's, so the answer
    job sends one mail however often it is enqueued.
 3. **Who may reply.** One of the recipients must be a reply address Portolan made
-   (service.play.reply_address); the sender must be the seat's address (and, with
+   (service.play.mail.reply_address); the sender must be the seat's address (and, with
    ``PORTOLAN_MAIL_REQUIRE_DKIM``, DKIM-signed by its domain). A refusal to someone who did not
    prove the seat says nothing about the match.
-4. **What the reply says** (service.play.by_mail_commands): menu numbers and words as one move
-   through :meth:`Matches.submit_by_mail`, or a command.
+4. **What the reply says** (service.play.mail.grammar): menu numbers and words as one move
+   through :func:`service.play.seats.keys.submit_by_mail`, or a command.
 
 Every refusal changes nothing and is answered once, saying what was wrong and which rule forbids
 it, unless the sender has had :attr:`Desk.refusals_per_hour` refusals this hour: past that the
@@ -31,8 +31,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from service.games.words import count
-from service.play import by_mail_clock
-from service.play.by_mail_answers import (
+from service.play.errors import Conflict, NotFound, ServiceError, TooManyRequests, Unavailable
+from service.play.mail import clock_commands
+from service.play.mail.answers import (
     HELP,
     INVITE_HELP,
     Answer,
@@ -41,17 +42,19 @@ from service.play.by_mail_answers import (
     log_lines,
     reply_subject,
     seat_context,
+    why,
 )
-from service.play.by_mail_commands import Reading, read_reply, resolve
-from service.play.by_mail_ports import AnswerPost, MailboxPort, PreferencesPort
-from service.play.errors import Conflict, NotFound, ServiceError, TooManyRequests, Unavailable
-from service.play.mail_in import InboundMail, MailDesk
-from service.play.menu import menu
-from service.play.reply_address import ReplyTo, authentic, parse_reply_address
+from service.play.mail.grammar import Reading, read_reply, resolve
+from service.play.mail.inbound import InboundMail, MailDesk
+from service.play.mail.menu import menu
+from service.play.mail.ports import AnswerPost, MailboxPort, PreferencesPort
+from service.play.mail.reply_address import ReplyTo, authentic, parse_reply_address
+from service.play.seats import key_attach, keys
+from service.play.views import match as views
 
 if TYPE_CHECKING:
     from service.config import Settings
-    from service.play.matches import Matches
+    from service.play.context import MatchContext
 
 log = logging.getLogger("portolan.mail_desk")
 
@@ -91,14 +94,6 @@ def thread_id(message_id: str) -> str:
     return mid if ok and ">" not in mid[:-1] and "<" not in mid[1:] else ""
 
 
-def why(exc: ServiceError) -> str:
-    """Which rule refused: the game's (its section, when the rules core names one) or the service's."""
-    if exc.code in ("illegal-action", "invalid-action"):
-        rule = exc.extra.get("rule") or exc.extra.get("rule_code") or exc.code
-        return f"the rules of the game do not allow this move now (rule: {rule}); every action of a move is checked in order"
-    return f"{exc.title.lower()} (rule: {exc.code})"
-
-
 def same_address(a: str, b: str) -> bool:
     """Two addresses of one mailbox (case-folded; mail systems fold the case of local parts)."""
     return bool(a.strip()) and a.strip().casefold() == b.strip().casefold()
@@ -108,7 +103,7 @@ def same_address(a: str, b: str) -> bool:
 class Desk:
     """The :class:`MailDesk` over the use cases (see the module's docstring)."""
 
-    matches: Matches
+    ctx: MatchContext
     mailbox: MailboxPort
     preferences: PreferencesPort
     post: AnswerPost
@@ -145,7 +140,7 @@ class Desk:
     def _deal(self, mail: InboundMail, identity: str) -> str:
         if not mail.sender:
             return "dropped: no sender address to answer"
-        found = _reply_address(self.matches.server_key, mail.recipients)
+        found = _reply_address(self.ctx.server_key, mail.recipients)
         if found is None:
             return self._plain(mail, identity, "This address only takes replies to Portolan mails, and your "
                                                "mail was not sent to a reply address made by Portolan.", RULE_TOKEN)
@@ -154,7 +149,7 @@ class Desk:
             return self._plain(mail, identity, "The reply token in the address you wrote to is not valid: "
                                                "it was not made by this Portolan server.", RULE_TOKEN)
         try:
-            meta = self.matches.meta(reply.match)
+            meta = self.ctx.meta(reply.match)
         except NotFound:
             return self._plain(mail, identity, "The match this reply address was made for no longer exists.",
                                RULE_TOKEN)
@@ -168,13 +163,13 @@ class Desk:
         if reply.kind == "i":
             return self._invitation(mail, identity, reply, meta)
         if mail.attachments:
-            return self._seat_answer(mail, identity, reply.match, reply.seat, "refused",
-                                     f"Nothing was done: your reply has {count(mail.attachments, 'attachment')}.",
-                                     RULE_ATTACHMENTS)
+            return self.seat_answer(mail, identity, reply.match, reply.seat, "refused",
+                                    f"Nothing was done: your reply has {count(mail.attachments, 'attachment')}.",
+                                    RULE_ATTACHMENTS)
         reading = read_reply(mail.text, mail.subject)
         if reading.problem:
-            return self._seat_answer(mail, identity, reply.match, reply.seat, "refused",
-                                     f"Nothing was done: {reading.problem}.", RULE_GRAMMAR, help_text=HELP)
+            return self.seat_answer(mail, identity, reply.match, reply.seat, "refused",
+                                    f"Nothing was done: {reading.problem}.", RULE_GRAMMAR, help_text=HELP)
         if reading.command:
             return self._command(mail, identity, reply, meta, reading)
         return self._move(mail, identity, reply, meta, reading)
@@ -186,50 +181,50 @@ class Desk:
         match_id, seat = reply.match, reply.seat
         cmd = reading.command
         if cmd == "show":
-            return self._seat_answer(mail, identity, match_id, seat, "info", "The board and the whole menu.",
-                                     full_menu=True, board=True)
+            return self.seat_answer(mail, identity, match_id, seat, "info", "The board and the whole menu.",
+                                    full_menu=True, board=True)
         if cmd == "log":
-            return self._seat_answer(mail, identity, match_id, seat, "info", "The last moves:",
-                                     details=log_lines(self.matches, match_id, seat, meta["ply"]))
+            return self.seat_answer(mail, identity, match_id, seat, "info", "The last moves:",
+                                    details=log_lines(self.ctx, match_id, seat, meta["ply"]))
         if cmd == "help":
-            return self._seat_answer(mail, identity, match_id, seat, "info", "How to answer by mail.", help_text=HELP)
+            return self.seat_answer(mail, identity, match_id, seat, "info", "How to answer by mail.", help_text=HELP)
         if cmd in ("resign", "abort", "back"):
-            return by_mail_clock.match_action(self, mail, identity, reply, meta, reading)
+            return clock_commands.match_action(self, mail, identity, reply, meta, reading)
         if cmd == "vacation":
-            return by_mail_clock.vacation(self, mail, identity, reply, meta, reading)
+            return clock_commands.vacation(self, mail, identity, reply, meta, reading)
         if cmd == "notices":
             pref = _PREFERENCES.get(reading.argument)
             if pref is None:  # read() gives nothing else; refused all the same, never a crash
-                return self._seat_answer(mail, identity, match_id, seat, "refused", "Nothing was done.", RULE_GRAMMAR,
-                                         help_text=HELP)
+                return self.seat_answer(mail, identity, match_id, seat, "refused", "Nothing was done.", RULE_GRAMMAR,
+                                        help_text=HELP)
             self.preferences.set(mail.sender, pref)
             said = {"every": "a notice at every turn", "digest": "one daily digest of the matches waiting for you",
                     "off": "no turn notices and no game-over mails (answers to your replies still come)"}[pref]
-            return self._seat_answer(mail, identity, match_id, seat, "info",
-                                     f"Done: from now on {mail.sender} gets {said}, in every match.")
+            return self.seat_answer(mail, identity, match_id, seat, "info",
+                                    f"Done: from now on {mail.sender} gets {said}, in every match.")
         if cmd == "key":
             return self._key(mail, identity, match_id, seat, meta)
         if cmd == "join":
-            return self._seat_answer(mail, identity, match_id, seat, "refused",
-                                     "Nothing was done: you hold this seat already.",
-                                     "`join` answers an invitation (rule: who may join by mail)")
+            return self.seat_answer(mail, identity, match_id, seat, "refused",
+                                    "Nothing was done: you hold this seat already.",
+                                    "`join` answers an invitation (rule: who may join by mail)")
         raise AssertionError(cmd)
 
     def _key(self, mail: InboundMail, identity: str, match_id: str, seat: int, meta: dict[str, Any]) -> str:
         if meta["seats"][seat].get("custody") != "server":
-            return self._seat_answer(mail, identity, match_id, seat, "refused",
-                                     "Nothing was done: your seat already signs with a key of your own.",
-                                     "only a seat joined by mail, whose key the server holds, gets an attach "
-                                     "token (rule: attaching a key)")
+            return self.seat_answer(mail, identity, match_id, seat, "refused",
+                                    "Nothing was done: your seat already signs with a key of your own.",
+                                    "only a seat joined by mail, whose key the server holds, gets an attach "
+                                    "token (rule: attaching a key)")
         try:
-            token = self.matches.attach_token(match_id, seat)
+            token = key_attach.attach_token(self.ctx, match_id, seat)
         except (Unavailable, TooManyRequests):
             raise
         except ServiceError as exc:
-            return self._seat_answer(mail, identity, match_id, seat, "refused", f"Nothing was done: {exc.message}.",
-                                     why(exc))
-        server = self.matches.public_url
-        return self._seat_answer(
+            return self.seat_answer(mail, identity, match_id, seat, "refused", f"Nothing was done: {exc.message}.",
+                                    why(exc))
+        server = self.ctx.public_url
+        return self.seat_answer(
             mail, identity, match_id, seat, "info",
             "Here is a one-time token to attach a key of your own to your seat (it expires in a day; "
             "asking again makes a new one and the old one stops working):",
@@ -251,63 +246,63 @@ class Desk:
                                        RULE_ATTACHMENTS if mail.attachments else RULE_GRAMMAR)
         row = meta["seats"][reply.seat]
         if row["claimed"]:  # the sender's own seat (the sender is the seat's address, checked above)
-            return self._seat_answer(mail, identity, reply.match, reply.seat, "info",
-                                     f"Nothing was done: you hold seat {reply.seat} already, as {row['name']}.")
+            return self.seat_answer(mail, identity, reply.match, reply.seat, "info",
+                                    f"Nothing was done: you hold seat {reply.seat} already, as {row['name']}.")
         try:
-            self.matches.join_by_mail(reply.match, reply.seat, reading.argument, mail.sender)
+            keys.join_by_mail(self.ctx, reply.match, reply.seat, reading.argument, mail.sender)
         except (Unavailable, TooManyRequests):
             raise
         except ServiceError as exc:
             return self._invite_answer(mail, identity, meta, "refused", f"Nothing was done: {exc.message}.",
                                        why(exc))
-        return self._seat_answer(mail, identity, reply.match, reply.seat, "joined",
-                                 f"Welcome aboard, {reading.argument}: you hold seat {reply.seat} of match "
-                                 f"{reply.match}. The server holds your seat's key (the record says so); "
-                                 "turn notices come by mail, and you move by replying to them.")
+        return self.seat_answer(mail, identity, reply.match, reply.seat, "joined",
+                                f"Welcome aboard, {reading.argument}: you hold seat {reply.seat} of match "
+                                f"{reply.match}. The server holds your seat's key (the record says so); "
+                                "turn notices come by mail, and you move by replying to them.")
 
     # -- moves ---------------------------------------------------------------------------------
 
     def _move(self, mail: InboundMail, identity: str, reply: ReplyTo, meta: dict[str, Any], reading: Reading) -> str:
         match_id, seat = reply.match, reply.seat
         if reply.kind != "t":
-            return self._seat_answer(mail, identity, match_id, seat, "refused",
-                                     "Nothing was done: a move must answer a turn notice, and this mail was not one.",
-                                     RULE_STALE)
+            return self.seat_answer(mail, identity, match_id, seat, "refused",
+                                    "Nothing was done: a move must answer a turn notice, and this mail was not one.",
+                                    RULE_STALE)
         earlier = self._earlier(match_id, reply, mail)
         if earlier is not None:  # this very message moved already (a crash before its mark)
             return self._accepted(mail, identity, match_id, seat, earlier["actions"], earlier["events"])
         if meta["status"] != "active":
-            return self._seat_answer(mail, identity, match_id, seat, "refused",
-                                     f"Nothing was done: the match is {meta['status']}.",
-                                     "moves are accepted only while a match is being played (rule: match-not-active)")
+            return self.seat_answer(mail, identity, match_id, seat, "refused",
+                                    f"Nothing was done: the match is {meta['status']}.",
+                                    "moves are accepted only while a match is being played (rule: match-not-active)")
         if reply.ply != meta["ply"]:
             return self._changed(mail, identity, match_id, seat, reply.ply, meta["ply"])
-        view = self.matches.view(match_id, seat)
+        view = views.view(self.ctx, match_id, seat)
         if view["ply"] != reply.ply:
             return self._changed(mail, identity, match_id, seat, reply.ply, view["ply"])
         resolved = resolve(reading.picks, menu(view.get("legal_actions") or []))
         if resolved.problem:
-            return self._seat_answer(mail, identity, match_id, seat, "refused", f"Nothing was done: {resolved.problem}.",
-                                     RULE_GRAMMAR, help_text=HELP)
+            return self.seat_answer(mail, identity, match_id, seat, "refused", f"Nothing was done: {resolved.problem}.",
+                                    RULE_GRAMMAR, help_text=HELP)
         try:
-            result = self.matches.submit_by_mail(match_id, seat, reply.ply, list(resolved.actions),
+            result = keys.submit_by_mail(self.ctx, match_id, seat, reply.ply, list(resolved.actions),
                                                  message_digest=mail.digest)
         except (Unavailable, TooManyRequests):
             raise
         except Conflict as exc:
             if exc.code == "stale-ply":
                 return self._changed(mail, identity, match_id, seat, reply.ply, int(exc.extra.get("current_ply", -1)))
-            return self._seat_answer(mail, identity, match_id, seat, "refused", f"Nothing was done: {exc.message}.",
-                                     why(exc))
+            return self.seat_answer(mail, identity, match_id, seat, "refused", f"Nothing was done: {exc.message}.",
+                                    why(exc))
         except ServiceError as exc:
-            return self._seat_answer(mail, identity, match_id, seat, "refused",
-                                     f"Nothing was done, the whole move was refused: {exc.message}.", why(exc))
+            return self.seat_answer(mail, identity, match_id, seat, "refused",
+                                    f"Nothing was done, the whole move was refused: {exc.message}.", why(exc))
         return self._accepted(mail, identity, match_id, seat, list(resolved.actions), result.get("events") or [],
                               [i.text for i in resolved.chosen])
 
     def _earlier(self, match_id: str, reply: ReplyTo, mail: InboundMail) -> dict[str, Any] | None:
         """The move this very message made at the notice's ply, if it made one."""
-        entries = self.matches.log(match_id, reply.ply, viewer=reply.seat)[:1]
+        entries = views.log(self.ctx, match_id, reply.ply, viewer=reply.seat)[:1]
         if entries and entries[0]["ply"] == reply.ply and entries[0]["seat"] == reply.seat \
                 and (entries[0].get("mail") or {}).get("digest") == mail.digest:
             return {"actions": entries[0]["envelope"]["actions"], "events": entries[0]["events"]}
@@ -316,26 +311,26 @@ class Desk:
     def _accepted(self, mail: InboundMail, identity: str, match_id: str, seat: int, actions: list[dict[str, Any]],
                   events: list[dict[str, Any]], texts: list[str] | None = None) -> str:
         if texts is None:
-            game = self.matches.game_of(self.matches.meta(match_id))
+            game = self.ctx.game_of(self.ctx.meta(match_id))
             texts = [game.describe_action(a) for a in actions]
-        self._seat_answer(mail, identity, match_id, seat, "accepted", "accepted: " + "; then ".join(texts) + ".",
-                          details=event_lines(events))
+        self.seat_answer(mail, identity, match_id, seat, "accepted", "accepted: " + "; then ".join(texts) + ".",
+                         details=event_lines(events))
         return f"moved: {len(actions)} action(s) in match {match_id} seat {seat}"
 
     def _changed(self, mail: InboundMail, identity: str, match_id: str, seat: int, was: int, now: int) -> str:
-        return self._seat_answer(mail, identity, match_id, seat, "changed",
-                                 f"Nothing was done: the position changed since that notice (it was for ply {was}, "
-                                 f"the match is now at ply {now}).", RULE_STALE)
+        return self.seat_answer(mail, identity, match_id, seat, "changed",
+                                f"Nothing was done: the position changed since that notice (it was for ply {was}, "
+                                f"the match is now at ply {now}).", RULE_STALE)
 
     # -- answers -------------------------------------------------------------------------------
 
-    def _seat_answer(self, mail: InboundMail, identity: str, match_id: str, seat: int, verdict: Verdict,
+    def seat_answer(self, mail: InboundMail, identity: str, match_id: str, seat: int, verdict: Verdict,
                      headline: str, rule: str = "", *, details: list[str] | None = None, help_text: tuple[str, ...] = (),
                      full_menu: bool = False, board: bool = False, prompt: bool = True) -> str:
         """An answer to the seat's own holder: with the position, whose turn, and the menu (not
         after a join: the match's start sends the turn notices, one prompt per turn is enough;
         nor with ``prompt=False``, e.g. after a resignation: the seat is no longer the player's)."""
-        context, reply_to = seat_context(self.matches, match_id, seat, self.reply_base, full_menu=full_menu,
+        context, reply_to = seat_context(self.ctx, match_id, seat, self.reply_base, full_menu=full_menu,
                                          board=board, prompt=prompt and verdict != "joined")
         answer = Answer(to=mail.sender, subject=reply_subject(mail.subject), in_reply_to=thread_id(mail.message_id),
                         verdict=verdict, headline=headline, rule=rule, details=details or [], reply_to=reply_to,
@@ -345,8 +340,8 @@ class Desk:
     def _invite_answer(self, mail: InboundMail, identity: str, meta: dict[str, Any], verdict: Verdict,
                        headline: str, rule: str) -> str:
         """An answer to an invited address: the invitation's help, nothing of anyone's hand."""
-        game = self.matches.game_of(meta)
-        context = {"match": meta["id"], "game_title": game.title, "public_url": self.matches.public_url}
+        game = self.ctx.game_of(meta)
+        context = {"match": meta["id"], "game_title": game.title, "public_url": self.ctx.public_url}
         answer = Answer(to=mail.sender, subject=reply_subject(mail.subject), in_reply_to=thread_id(mail.message_id),
                         verdict=verdict, headline=headline, rule=rule, context=context, help=INVITE_HELP)
         return self._send(answer, identity, refusal=verdict == "refused")
@@ -380,9 +375,9 @@ def _reply_address(server_key: str, recipients: tuple[str, ...]) -> tuple[ReplyT
     return (lookalike, False) if lookalike is not None else None
 
 
-def desk_of(matches: Matches, settings: Settings, *, mailbox: MailboxPort, preferences: PreferencesPort,
+def desk_of(ctx: MatchContext, settings: Settings, *, mailbox: MailboxPort, preferences: PreferencesPort,
             post: AnswerPost) -> MailDesk:
-    """The mail desk over ``matches`` with its ports (wired in service.runtime.build_desk)."""
-    return Desk(matches=matches, mailbox=mailbox, preferences=preferences, post=post,
+    """The mail desk over ``ctx`` with its ports (wired in service.runtime.build_desk)."""
+    return Desk(ctx=ctx, mailbox=mailbox, preferences=preferences, post=post,
                 reply_base=settings.reply_base(), require_dkim=settings.mail_require_dkim,
                 refusals_per_hour=settings.mail_refusals_per_hour)

@@ -2,24 +2,45 @@
 ``vacation YYYY-MM-DD DAYS`` and ``vacation off``.
 
 A match action by mail is a move like any other: an envelope at the match's current ply, signed
-with the seat's mail key (or its custodial key) through :meth:`Matches.submit_by_mail`, logged
-``by: "email"`` with the message's digest. Match actions are not bound to a turn, so any reply
-address of the seat may carry one. Kept out of service.play.by_mail, which is long already.
+with the seat's mail key (or its custodial key) through :func:`service.play.seats.keys.submit_by_mail`,
+logged ``by: "email"`` with the message's digest. Match actions are not bound to a turn, so any
+reply address of the seat may carry one. Kept out of service.play.mail.desk, which is long already;
+the desk hands itself in as a :class:`SeatDesk`, so this module imports nothing of the desk's (an
+import back from the desk made the two modules a cycle).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
-from service.play import vacations
+from service.play.clock import vacations
 from service.play.errors import Conflict, ServiceError, TooManyRequests, Unavailable
-from service.play.match_words import abort_votes_waiting, event_text, votes_needed_text
+from service.play.mail.answers import why
+from service.play.mail.match_words import abort_votes_waiting, event_text, votes_needed_text
+from service.play.seats.keys import submit_by_mail
+from service.play.views.match import log
 
 if TYPE_CHECKING:
-    from service.play.by_mail import Desk
-    from service.play.by_mail_commands import Reading
-    from service.play.mail_in import InboundMail
-    from service.play.reply_address import ReplyTo
+    from service.play.context import MatchContext
+    from service.play.mail.answers import Verdict
+    from service.play.mail.grammar import Reading
+    from service.play.mail.inbound import InboundMail
+    from service.play.mail.reply_address import ReplyTo
+
+
+class SeatDesk(Protocol):
+    """What these commands need of the mail desk (:class:`service.play.mail.desk.Desk`): the
+    use cases' context and the desk's answer to a seat's own holder."""
+
+    ctx: MatchContext
+
+    def seat_answer(self, mail: InboundMail, identity: str, match_id: str, seat: int, verdict: Verdict,
+                    headline: str, rule: str = "", *, details: list[str] | None = None,
+                    help_text: tuple[str, ...] = (), full_menu: bool = False, board: bool = False,
+                    prompt: bool = True) -> str:
+        """Answer the seat's holder (see :meth:`service.play.mail.desk.Desk.seat_answer`)."""
+        ...
+
 
 ACTIONS = {"resign": "match:resign", "abort": "match:abort", "back": "match:return"}
 RULE_RESIGN = ("resigning cannot be undone, so it must be confirmed: reply `resign yes` "
@@ -28,16 +49,16 @@ _AFTER = {"stand-in": "the server's bot plays your seat on", "skip": "the server
           "forfeit": "the server's bot plays your seat on", "abort": "the match is aborted, with no result"}
 
 
-def _earlier(desk: Desk, match_id: str, seat: int, ply: int, digest: str) -> dict[str, Any] | None:
+def _earlier(desk: SeatDesk, match_id: str, seat: int, ply: int, digest: str) -> dict[str, Any] | None:
     """The entry this very message made already (a crash before its mark; its envelope named an
     older ply, so submitting again would be a second, different action)."""
-    for entry in desk.matches.log(match_id, max(0, ply - 20), viewer=seat):
+    for entry in log(desk.ctx, match_id, max(0, ply - 20), viewer=seat):
         if entry["seat"] == seat and (entry.get("mail") or {}).get("digest") == digest:
             return entry
     return None
 
 
-def match_action(desk: Desk, mail: InboundMail, identity: str, reply: ReplyTo, meta: dict[str, Any],
+def match_action(desk: SeatDesk, mail: InboundMail, identity: str, reply: ReplyTo, meta: dict[str, Any],
                  reading: Reading) -> str:
     """``resign yes``, ``abort`` or ``back``: the match action for the replying seat, or the
     answer that explains (``resign`` alone) or refuses."""
@@ -46,9 +67,9 @@ def match_action(desk: Desk, mail: InboundMail, identity: str, reply: ReplyTo, m
         policy = (meta.get("timeout_policy") or {}).get("policy", "stand-in")
         after = "the match ends when fewer than 2 players remain" if (meta.get("timeout_policy") or {}).get(
             "after_forfeit") == "end" else _AFTER.get(policy, "the match goes on without you")
-        return desk._seat_answer(mail, identity, match_id, seat, "info",
-                                 f"Nothing was done. Resigning gives up seat {seat} of match {match_id} for good: you "
-                                 f"are ranked last, and {after}. To resign, reply `resign yes`.", RULE_RESIGN)
+        return desk.seat_answer(mail, identity, match_id, seat, "info",
+                                f"Nothing was done. Resigning gives up seat {seat} of match {match_id} for good: you "
+                                f"are ranked last, and {after}. To resign, reply `resign yes`.", RULE_RESIGN)
     done = _earlier(desk, match_id, seat, meta["ply"], mail.digest)
     if done is None:
         try:
@@ -56,28 +77,26 @@ def match_action(desk: Desk, mail: InboundMail, identity: str, reply: ReplyTo, m
         except (Unavailable, TooManyRequests):
             raise
         except ServiceError as exc:
-            from service.play.by_mail import why
-
-            return desk._seat_answer(mail, identity, match_id, seat, "refused", f"Nothing was done: {exc.message}.",
-                                     why(exc))
+            return desk.seat_answer(mail, identity, match_id, seat, "refused", f"Nothing was done: {exc.message}.",
+                                    why(exc))
         events, status = list(result.get("events") or []), str(result["status"])
     else:
-        events, status = list(done["events"]), desk.matches.meta(match_id)["status"]
-    return desk._seat_answer(mail, identity, match_id, seat, "accepted", _headline(cmd, seat, match_id, events, status),
-                             details=[event_text(e) for e in events], prompt=cmd == "back")
+        events, status = list(done["events"]), desk.ctx.meta(match_id)["status"]
+    return desk.seat_answer(mail, identity, match_id, seat, "accepted", _headline(cmd, seat, match_id, events, status),
+                            details=[event_text(e) for e in events], prompt=cmd == "back")
 
 
-def _submit(desk: Desk, match_id: str, seat: int, meta: dict[str, Any], kind: str, digest: str) -> dict[str, Any]:
+def _submit(desk: SeatDesk, match_id: str, seat: int, meta: dict[str, Any], kind: str, digest: str) -> dict[str, Any]:
     """The action at the current ply; once more at the new ply when a move landed meanwhile."""
     ply = int(meta["ply"])
     for _ in range(3):
         try:
-            return desk.matches.submit_by_mail(match_id, seat, ply, [{"type": kind}], message_digest=digest)
+            return submit_by_mail(desk.ctx, match_id, seat, ply, [{"type": kind}], message_digest=digest)
         except Conflict as exc:
             if exc.code != "stale-ply" or "current_ply" not in exc.extra:
                 raise
             ply = int(exc.extra["current_ply"])
-    return desk.matches.submit_by_mail(match_id, seat, ply, [{"type": kind}], message_digest=digest)
+    return submit_by_mail(desk.ctx, match_id, seat, ply, [{"type": kind}], message_digest=digest)
 
 
 def _headline(cmd: str, seat: int, match_id: str, events: list[dict[str, Any]], status: str) -> str:
@@ -92,7 +111,7 @@ def _headline(cmd: str, seat: int, match_id: str, events: list[dict[str, Any]], 
             "the match goes on meanwhile.")
 
 
-def vacation(desk: Desk, mail: InboundMail, identity: str, reply: ReplyTo, meta: dict[str, Any],
+def vacation(desk: SeatDesk, mail: InboundMail, identity: str, reply: ReplyTo, meta: dict[str, Any],
              reading: Reading) -> str:
     """``vacation YYYY-MM-DD DAYS`` / ``vacation off`` for the key that holds the replying seat:
     its clocks in every match stop during the vacation."""
@@ -100,10 +119,10 @@ def vacation(desk: Desk, mail: InboundMail, identity: str, reply: ReplyTo, meta:
     key = str(meta["seats"][seat].get("public_key") or "")
     try:
         if reading.argument == "off":
-            result = vacations.off(desk.matches, key)
+            result = vacations.off(desk.ctx, key)
         else:
             start, days = reading.argument.split()
-            result = vacations.declare(desk.matches, key, start, int(days))
+            result = vacations.declare(desk.ctx, key, start, int(days))
     except Unavailable as exc:
         if exc.code != "vacations-unavailable":  # a store outage: the mail is delivered again later
             raise
@@ -112,14 +131,12 @@ def vacation(desk: Desk, mail: InboundMail, identity: str, reply: ReplyTo, meta:
         raise
     except ServiceError as exc:
         return _refused(desk, mail, identity, match_id, seat, exc)
-    return desk._seat_answer(mail, identity, match_id, seat, "info", _vacation_headline(result),
-                             details=_days_left(result))
+    return desk.seat_answer(mail, identity, match_id, seat, "info", _vacation_headline(result),
+                            details=_days_left(result))
 
 
-def _refused(desk: Desk, mail: InboundMail, identity: str, match_id: str, seat: int, exc: ServiceError) -> str:
-    from service.play.by_mail import why
-
-    return desk._seat_answer(mail, identity, match_id, seat, "refused", f"Nothing was done: {exc.message}.", why(exc))
+def _refused(desk: SeatDesk, mail: InboundMail, identity: str, match_id: str, seat: int, exc: ServiceError) -> str:
+    return desk.seat_answer(mail, identity, match_id, seat, "refused", f"Nothing was done: {exc.message}.", why(exc))
 
 
 def _vacation_headline(result: dict[str, Any]) -> str:

@@ -20,11 +20,11 @@ from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
-from service.play import events
 from service.play.errors import BadRequest
+from service.play.outward import events
 
 if TYPE_CHECKING:
-    from service.play.matches import Matches
+    from service.play.context import MatchContext
 
 Item = tuple[str, dict[str, Any]] | None
 """What a stream yields: (SSE id, event object), or None for a heartbeat."""
@@ -101,19 +101,19 @@ class Feed:
         self._started = False
         self.lock = threading.Lock()
 
-    def since(self, m: Matches, after: int | None, known_at: float,
+    def since(self, ctx: MatchContext, after: int | None, known_at: float,
               clock: Callable[[], float] = time.monotonic) -> tuple[list[tuple[int, dict[str, Any]]], bool]:
         """The events after ply ``after`` (None: all), as of a read begun no earlier than
         ``known_at``, and whether the match is over."""
         with self.lock:
             if self.read_at < known_at and not self.done:
                 self.read_at = clock()
-                self._read(m)
+                self._read(ctx)
             found = [(p, e) for p, e in self.events if after is None or p > after]
             return found, self.done
 
-    def _read(self, m: Matches) -> None:
-        meta = m.meta(self.match_id)
+    def _read(self, ctx: MatchContext) -> None:
+        meta = ctx.meta(self.match_id)
         status, ply = meta["status"], int(meta["ply"])
         if status == "aborted" and not meta.get("head"):  # aborted before its start: nothing else to tell
             self.events.append((0, events.aborted(meta)))
@@ -125,7 +125,7 @@ class Feed:
             self.events.append((0, events.started(meta, self.viewer)))
             self._started = True
         if self._next < ply:  # only up to the meta's ply: the log may already hold a later commit
-            for entry in m.store.log(self.match_id, self._next, ply - 1):
+            for entry in ctx.store.log(self.match_id, self._next, ply - 1):
                 self.events.append((int(entry["ply"]) + 1, events.move(meta, entry, self.viewer)))
             self._next = ply
         if status in DONE:  # finished, or aborted after the start (the last vote or the timeout came first)
@@ -160,7 +160,7 @@ class Feeds:
             return len(self._feeds)
 
 
-def follow_match(m: Matches, wakeups: Wakeups, feeds: Feeds, match_id: str, viewer: int | None, after: int | None,
+def follow_match(ctx: MatchContext, wakeups: Wakeups, feeds: Feeds, match_id: str, viewer: int | None, after: int | None,
                  timing: Timing, clock: Callable[[], float] = time.monotonic) -> Iterator[Item]:
     """Every event of the match after ply ``after`` as it happens, heartbeats between; ends when
     the match is over or after ``timing.max_s``."""
@@ -169,7 +169,7 @@ def follow_match(m: Matches, wakeups: Wakeups, feeds: Feeds, match_id: str, view
     with wakeups.watch(f"m:{match_id}") as waiter, feeds.use(match_id, viewer) as feed:
         known_at = clock()  # registered before this: any commit from here on wakes us
         while True:
-            found, done = feed.since(m, after, known_at, clock)
+            found, done = feed.since(ctx, after, known_at, clock)
             for ply, event in found:
                 yield str(ply), event
                 after, quiet_since = ply, clock()
@@ -234,12 +234,12 @@ def follow_inbox(inbox: Inbox, wakeups: Wakeups, public_key: str, after: str | N
 # -- what goes into the inboxes ------------------------------------------------------------------
 
 
-def inbox_events(m: Matches, kind: str, match_id: str, ply: int, data: Mapping[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+def inbox_events(ctx: MatchContext, kind: str, match_id: str, ply: int, data: Mapping[str, Any]) -> list[tuple[str, dict[str, Any]]]:
     """(public key, event) for every inbox an outbox entry concerns: each human seat's key gets
     the match's events with its own seat's hidden events, and a ``your-turn`` when its seat
     becomes active; the creator's key hears of an abort. ``created`` goes to nobody: an invitee
     has no key until it claims (the invitation goes by mail)."""
-    meta = m.store.meta(match_id)
+    meta = ctx.store.meta(match_id)
     if meta is None:
         return []
     holders = [(s["seat"], s["public_key"]) for s in meta["seats"] if s["kind"] == "human" and s.get("public_key")]
@@ -263,7 +263,7 @@ def inbox_events(m: Matches, kind: str, match_id: str, ply: int, data: Mapping[s
         return [(key, ev) for seat, key in holders if ev["reminder"] == "late" or seat == data.get("seat")]
     if kind != "moved" or ply < 1:
         return out
-    entries = m.store.log(match_id, ply - 1, ply - 1)
+    entries = ctx.store.log(match_id, ply - 1, ply - 1)
     if not entries:
         return out
     entry = entries[0]

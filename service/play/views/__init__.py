@@ -1,0 +1,1 @@
+"""Reading matches: the views, board pictures, move previews and listings (nothing here writes)."""
