@@ -28,7 +28,7 @@ from service.play.matches import Matches
 from service.proof import signing
 from service.runtime import build, connect
 from service.storage.embedded import EmbeddedCluster, EmbeddedRedis, free_port
-from tests.fixture_game import GAME as FIXTURE
+from tests.helpers.fixture_game import GAME as FIXTURE
 
 games.register(FIXTURE)
 
@@ -125,7 +125,7 @@ def gevent_served(settings: Settings, tmp_path: Path) -> Iterator[str]:
 
     port = free_port()
     env = {**os.environ, "REDIS_URL": settings.redis_url, "PORTOLAN_NS": settings.namespace,
-           "OUTBOX_DIR": settings.outbox_dir, "PUBLIC_URL": settings.public_url, "PORTOLAN_PLUGINS": "tests.fixture_game",
+           "OUTBOX_DIR": settings.outbox_dir, "PUBLIC_URL": settings.public_url, "PORTOLAN_PLUGINS": "tests.helpers.fixture_game",
            "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
     log = open(tmp_path / "gunicorn.log", "wb")  # noqa: SIM115 - closed below
     proc = subprocess.Popen(gunicorn_command("127.0.0.1", port), env=env, stdout=log, stderr=log, start_new_session=True)

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from service.storage.embedded import free_port
-from tests.delivery import mailcorpus
+from tests.helpers import mailcorpus
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parents[1]
 RECORDING = """
 import json, sys
 import service.runtime as runtime
-from tests.delivery.recording import RecordingDesk
+from tests.helpers.recording import RecordingDesk
 desk = RecordingDesk()
 runtime.build = lambda settings: None
 runtime.build_desk = lambda settings, matches: desk

@@ -20,8 +20,8 @@ from service.proof.replay import ReplayMismatch, replay
 from service.proof.verify import verify_record
 from service.tools.cli import main as cli
 from tests.conftest import CREATOR_KEY, create_match
-from tests.games.test_editions import GAMES, changed_document
-from tests.test_verify import play_bots
+from tests.helpers.editions import GAMES, changed_document
+from tests.helpers.verify import play_bots
 
 
 @pytest.fixture

@@ -26,8 +26,8 @@ from hypothesis.errors import Unsatisfiable
 
 from service.play.streams import Timing
 from service.play.throttle import InviteLimits
-from tests.api.signing_wsgi import Signer
 from tests.conftest import CREATOR, Player, create_match
+from tests.helpers.signing_wsgi import Signer
 
 SPEC_PATH = Path(__file__).resolve().parents[2] / "openapi.yaml"
 SIGNED_OPERATIONS = {"createMatch", "abortMatch", "getSeatView", "getMyTurns", "submitMove", "listMyWebhooks",

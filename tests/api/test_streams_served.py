@@ -11,9 +11,8 @@ import httpx
 import requests
 from httpx_sse import connect_sse
 
-from tests.api.test_matches_flow import create
-from tests.api.test_streams import claim_all
 from tests.conftest import Player
+from tests.helpers.matches import claim_all, create
 
 STREAMS = 300  # far more than any thread pool of one process would hold (gthread: 8)
 

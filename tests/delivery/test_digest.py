@@ -17,7 +17,7 @@ from service.play.reply_address import authentic, parse_reply_address
 from service.runtime import build, connect
 from service.storage.preferences import DigestBook, NoticePreferences, address_digest
 from tests.conftest import CREATOR_KEY, Player, worker_burst
-from tests.delivery.test_notices import assert_clean_8bit, body, parsed
+from tests.helpers.notices import assert_clean_8bit, body, parsed
 from workers import jobs
 
 ZOE = "zoe@example.org"

@@ -44,7 +44,7 @@ class Stack:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.env = dict(os.environ, REDIS_URL=settings.redis_url, PORTOLAN_NS=settings.namespace, SMTP_URL=smtp_url,
-                        PUBLIC_URL=self.url, MAIL_FROM=settings.mail_from, PORTOLAN_PLUGINS="tests.fixture_game",
+                        PUBLIC_URL=self.url, MAIL_FROM=settings.mail_from, PORTOLAN_PLUGINS="tests.helpers.fixture_game",
                         PYTHONPATH=str(ROOT), PORTOLAN_CLOCK=f"file:{clock.path}", PORTOLAN_CLOCK_ALLOW_FILE="on",
                         **TIMINGS)
         self.logs = logs

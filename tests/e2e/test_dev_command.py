@@ -17,8 +17,8 @@ import requests
 from service.storage.embedded import free_port
 from service.tools.client import Client
 from tests.conftest import CREATOR
-from tests.processes import alive
-from tests.processes import children as children_of
+from tests.helpers.processes import alive
+from tests.helpers.processes import children as children_of
 
 ROOT = Path(__file__).resolve().parents[2]
 

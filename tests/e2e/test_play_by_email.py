@@ -49,7 +49,7 @@ def stack(settings: Settings, smtp_sink: SmtpSink, tmp_path: Path) -> Iterator[s
     port = free_port()
     url = f"http://127.0.0.1:{port}"
     env = dict(os.environ, REDIS_URL=settings.redis_url, PORTOLAN_NS=settings.namespace, SMTP_URL=smtp_sink.url,
-               PUBLIC_URL=url, PORTOLAN_PLUGINS="tests.fixture_game", PYTHONPATH=str(ROOT))
+               PUBLIC_URL=url, PORTOLAN_PLUGINS="tests.helpers.fixture_game", PYTHONPATH=str(ROOT))
     # the worker's log goes to a file: a pipe nobody reads fills up and blocks the worker
     log = (tmp_path / "worker.log").open("wb")
     worker = subprocess.Popen([sys.executable, "-m", "service.tools.cli", "worker"], env=env, cwd=ROOT,

@@ -40,12 +40,10 @@ from typing import Any
 import pytest
 
 from service.config import Settings
-from service.delivery.receiver import controller, handler_for
 from service.play.matches import Matches
 from service.play.reply_address import parse_reply_address
 from service.proof import signing
-from service.runtime import build, build_desk
-from service.storage.embedded import free_port
+from service.runtime import build
 from tests.conftest import CREATOR, SmtpSink, create_match
 from tests.play.mail_desk import mail_settings
 
@@ -58,19 +56,6 @@ MAX_ROUNDS = 3000
 WAIT_S = 120
 """How long a reader waits for the mail that must come: a bound that only stops a broken run."""
 """A bound on reply rounds, far above a Nauticus match (a few hundred plies): a stuck loop fails."""
-
-
-@pytest.fixture
-def receiver(mail_settings: Settings) -> Iterator[tuple[str, int]]:
-    """The real SMTP receiver in front of the real desk, on a free loopback port."""
-    port = free_port()
-    desk = build_desk(mail_settings, build(mail_settings))
-    server = controller(handler_for(desk, mail_settings), "127.0.0.1", port, mail_settings.mail_max_bytes)
-    server.start()
-    try:
-        yield "127.0.0.1", port
-    finally:
-        server.stop()
 
 
 @pytest.fixture

@@ -94,7 +94,7 @@ class Workers:
     def __init__(self, settings: Settings, smtp_url: str, logs: Path, count: int) -> None:
         self.env = dict(os.environ, REDIS_URL=settings.redis_url, PORTOLAN_NS=settings.namespace, SMTP_URL=smtp_url,
                         PUBLIC_URL=settings.public_url, MAIL_FROM=settings.mail_from,
-                        PORTOLAN_PLUGINS="tests.fixture_game", PYTHONPATH=str(ROOT), **TIMINGS)
+                        PORTOLAN_PLUGINS="tests.helpers.fixture_game", PYTHONPATH=str(ROOT), **TIMINGS)
         self.logs = logs
         self.procs: list[subprocess.Popen[bytes]] = []
         self.kills: list[float] = []
