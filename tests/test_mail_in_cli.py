@@ -23,6 +23,8 @@ desk = RecordingDesk()
 runtime.build = lambda settings: None
 runtime.build_desk = lambda settings, matches: desk
 from service.tools.cli import main
+
+pytestmark = pytest.mark.processes  # `portolan mail-in` as the MTA starts it, one process per test
 code = main(sys.argv[1:])
 print(json.dumps([{"text": m.text, "recipients": m.recipients, "sender": m.sender, "automatic": m.automatic}
                   for m in desk.mails]), file=sys.stderr)

@@ -29,6 +29,8 @@ from service.play.throttle import InviteLimits
 from tests.conftest import CREATOR, Player, create_match
 from tests.helpers.signing_wsgi import Signer
 
+pytestmark = pytest.mark.contract  # schemathesis against openapi.yaml: minutes, its own .ci/run step
+
 SPEC_PATH = Path(__file__).resolve().parents[2] / "openapi.yaml"
 SIGNED_OPERATIONS = {"createMatch", "abortMatch", "getSeatView", "getMyTurns", "submitMove", "listMyWebhooks",
                      "addMyWebhook", "removeMyWebhook", "pingMyWebhook", "getMyWebhookDeliveries", "listMatchWebhooks",

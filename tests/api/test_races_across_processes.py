@@ -30,6 +30,8 @@ from tests.conftest import Player as Person
 from tests.conftest import SmtpSink, create_match
 from tests.helpers.matches import create, released_together
 
+pytestmark = pytest.mark.processes  # three API processes and two workers per test
+
 ROOT = Path(__file__).resolve().parents[2]
 APIS = 3
 WORKERS = 2

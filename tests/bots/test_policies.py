@@ -91,7 +91,7 @@ def test_the_search_never_chooses_an_illegal_action(game_id: str, players: int) 
         game.apply(state, seat, action, Rng.from_seed(i))  # and the rules take it
 
 
-@pytest.mark.slow
+@pytest.mark.soak  # many positions of every game for every kind of bot
 @pytest.mark.parametrize(("game_id", "players"), CASES)
 def test_every_kind_never_chooses_an_illegal_action_over_many_positions(game_id: str, players: int) -> None:
     game = games.registry()[game_id]

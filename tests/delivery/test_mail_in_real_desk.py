@@ -22,6 +22,8 @@ from tests.conftest import SmtpSink
 from tests.helpers.mailcorpus import wire
 from tests.play.mail_desk import Table, mail_settings, open_table, words
 
+pytestmark = pytest.mark.processes  # `portolan mail-in` and the LMTP receiver as processes
+
 __all__ = ["mail_settings"]
 
 ROOT = Path(__file__).resolve().parents[2]

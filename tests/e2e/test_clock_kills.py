@@ -33,8 +33,8 @@ ROOT = Path(__file__).resolve().parents[2]
 TIMINGS = {"PORTOLAN_OUTBOX_CLAIM_S": "1", "PORTOLAN_JOB_DEADLINE_S": "1.5", "PORTOLAN_JOB_TIMEOUT_S": "2",
            "PORTOLAN_WATCHDOG_S": "0.3", "PORTOLAN_SWEEP_S": "0", "PORTOLAN_CLOCK_TICK_S": "0.5"}
 
-pytestmark = pytest.mark.skipif("clock" not in Settings.__dataclass_fields__,
-                                reason="needs the settings' clock (PORTOLAN_CLOCK read by runtime.build)")
+pytestmark = [pytest.mark.processes, pytest.mark.skipif("clock" not in Settings.__dataclass_fields__,
+                                reason="needs the settings' clock (PORTOLAN_CLOCK read by runtime.build)")]
 
 
 class Stack:

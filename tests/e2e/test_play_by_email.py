@@ -28,6 +28,8 @@ from service.storage.embedded import free_port
 from service.tools import cli
 from tests.conftest import SmtpSink
 
+pytestmark = pytest.mark.processes  # `portolan worker` as a child process (stack)
+
 ROOT = Path(__file__).resolve().parents[2]
 GAME_IDS = sorted(games.registry())
 # Ophir's CLI game is three minutes of subprocesses (a CLI call per step of a long game), and El

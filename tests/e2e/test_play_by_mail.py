@@ -47,6 +47,8 @@ from service.runtime import build
 from tests.conftest import CREATOR, SmtpSink, create_match
 from tests.play.mail_desk import mail_settings
 
+pytestmark = pytest.mark.processes  # `portolan worker` as a child process (worker)
+
 __all__ = ["mail_settings"]
 
 ROOT = Path(__file__).resolve().parents[2]

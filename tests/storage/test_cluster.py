@@ -30,6 +30,8 @@ from service.storage.embedded import EmbeddedCluster, EmbeddedRedis
 from tests.conftest import ON_CLUSTER, Player, SmtpSink, as_in_a_worker, drop_namespace, forget_worker_service
 from tests.helpers.matches import create
 
+pytestmark = pytest.mark.processes  # a 3-master Redis Cluster of its own and a worker process
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
