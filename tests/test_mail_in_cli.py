@@ -9,8 +9,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from service.storage.embedded import free_port
 from tests.helpers import mailcorpus
+
+pytestmark = pytest.mark.processes  # `portolan mail-in` as the MTA starts it, one process per test
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -24,7 +28,6 @@ runtime.build = lambda settings: None
 runtime.build_desk = lambda settings, matches: desk
 from service.tools.cli import main
 
-pytestmark = pytest.mark.processes  # `portolan mail-in` as the MTA starts it, one process per test
 code = main(sys.argv[1:])
 print(json.dumps([{"text": m.text, "recipients": m.recipients, "sender": m.sender, "automatic": m.automatic}
                   for m in desk.mails]), file=sys.stderr)
