@@ -23,6 +23,9 @@ from tests.conftest import CREATOR_KEY, Player
 from tests.helpers.verify import play_to_end
 
 GAME_IDS = sorted(games.registry())
+LONG_GAMES = {"el-capitan", "ophir"}
+"""Whole matches of 900 to 1,400 plies (20 to 45 s each on two busy cores): under the slow marker,
+so .ci/run's slow step verifies them; the shorter games stay in the default run."""
 
 
 @pytest.fixture
@@ -30,7 +33,7 @@ def finished(service: Matches) -> dict[str, Any]:
     return service.record(play_to_end(service, "harbour-race", 3))
 
 
-@pytest.mark.parametrize("game", GAME_IDS)
+@pytest.mark.parametrize("game", [pytest.param(g, marks=pytest.mark.slow) if g in LONG_GAMES else g for g in GAME_IDS])
 def test_a_finished_match_of_every_game_verifies(service: Matches, game: str) -> None:
     g = games.get(game)
     assert g is not None

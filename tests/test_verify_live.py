@@ -101,6 +101,7 @@ def test_tampering_with_a_live_record_fails_at_the_named_place(client: Any, serv
     assert report.failure is not None and report.failure.startswith(place), report.text()
 
 
+@pytest.mark.slow  # a whole Ophir match (hidden setup; Nauticus, the short one, hides nothing): 30 s
 def test_a_finished_record_carries_no_withheld_digests_and_still_verifies(client: Any, service: Matches) -> None:
     from tests.helpers.verify import play_to_end
 
