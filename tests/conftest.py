@@ -5,6 +5,10 @@ default). Every test gets its own key namespace and RQ queue names, and cleans o
 ``PORTOLAN_TEST_REDIS=cluster`` starts a 3-master Redis Cluster instead, and a plain Redis for the
 queues (``QUEUE_REDIS_URL``, set for the child processes too): .ci/run runs the end-to-end and
 racing tests once more so (issue 15).
+
+Under pytest-xdist (``-n 2``) every worker is a session of its own: its own redis-server (or
+cluster, and queue Redis, whose URL it sets in its own process's environment), its own tmp paths,
+free ports asked of the OS; the workers share nothing but the machine.
 """
 
 from __future__ import annotations
