@@ -9,6 +9,7 @@ moving or deleting one file breaks the other. Shared helpers live in ``tests/hel
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 TESTS = Path(__file__).resolve().parent
@@ -21,7 +22,8 @@ def is_test_module(name: str) -> bool:
 
 def imported_test_modules(source: str) -> list[str]:
     """The test modules that ``source`` imports (``import`` and ``from ... import``, at any depth:
-    an import inside a function ties the files together just the same)."""
+    an import inside a function ties the files together just the same), or names by dotted path in
+    a string (a child process imports it then)."""
     found = []
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
@@ -33,7 +35,15 @@ def imported_test_modules(source: str) -> list[str]:
                       if (node.module or "").rsplit(".", 1)[-1].startswith("test_") or a.name.startswith("test_")]
         elif isinstance(node, ast.Import):
             found += [a.name for a in node.names if is_test_module(a.name)]
+    # a module path in a string: code a child process runs (python -c), a --policy module:function
+    found += [m.group(0) for node in ast.walk(ast.parse(source))
+              if isinstance(node, ast.Constant) and isinstance(node.value, str)
+              for m in MODULE_PATH.finditer(node.value)]
     return found
+
+
+MODULE_PATH = re.compile(r"\btests(?:\.\w+)*\.test_\w+")
+"""A test module named by its dotted path (``tests.bots.test_policies``), not a file path."""
 
 
 
@@ -45,11 +55,18 @@ def test_the_scan_sees_each_way_of_importing_a_test_module() -> None:
     assert imported_test_modules("def f():\n    from tests.test_verify import play_to_end\n") == ["tests.test_verify"]
     assert imported_test_modules("from .test_races import released_together") == [".test_races.released_together"]
     assert imported_test_modules("from tests.helpers.matches import create\nfrom tests.conftest import Player") == []
+    assert imported_test_modules("CHOICES = 'from tests.bots.test_policies import positions'") == ["tests.bots.test_policies"]
+    assert imported_test_modules("ARGS = ['--policy', 'tests.test_bot_run:decide']") == ["tests.test_bot_run"]
+    assert imported_test_modules("NODE = 'tests/e2e/test_play_by_mail.py::test_x'") == []  # a file path names no module
 
 
 def test_no_test_module_imports_another_test_module() -> None:
-    modules = sorted(TESTS.rglob("*.py"))
+    modules = sorted(p for p in TESTS.rglob("*.py") if p != Path(__file__).resolve())  # not the examples above
     assert len(modules) > 100  # the scan reads the suite, not an empty folder
-    offenders = {str(p.relative_to(TESTS.parent)): found for p in modules
-                 if (found := imported_test_modules(p.read_text(encoding="utf-8")))}
+    offenders = {}
+    for p in modules:
+        itself = ".".join(p.relative_to(TESTS.parent).with_suffix("").parts)  # "regenerate with python -m <itself>"
+        found = [m for m in imported_test_modules(p.read_text(encoding="utf-8")) if m != itself]
+        if found:
+            offenders[str(p.relative_to(TESTS.parent))] = found
     assert offenders == {}, "move what they share to tests/helpers/"
