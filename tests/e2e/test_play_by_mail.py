@@ -302,8 +302,10 @@ def test_nauticus_whole_match_by_mail_joined_by_reply(client: Any, mail_settings
 @pytest.mark.parametrize(("game", "claimed", "until"), [
     ("el-capitan", "keys", 50), ("ophir", "mixed", 50),
     # the whole matches take one to two minutes each: under the slow marker (pytest -m slow)
-    pytest.param("el-capitan", "keys", None, marks=pytest.mark.slow),
-    pytest.param("ophir", "mixed", None, marks=pytest.mark.slow),
+    # 2 and 4.5 minutes on two busy cores: beyond CI's slow step, with PORTOLAN_SOAK=1 (the Ophir
+    # one ran past its 3,000 replies there on 2026-12-05: never run in CI before, not yet looked into)
+    pytest.param("el-capitan", "keys", None, marks=pytest.mark.soak),
+    pytest.param("ophir", "mixed", None, marks=pytest.mark.soak),
 ])
 def test_fifty_plies_by_mail(game: str, claimed: str, until: int | None, client: Any, mail_settings: Settings, smtp_sink: SmtpSink,
                              receiver: tuple[str, int], worker: subprocess.Popen[bytes], tmp_path: Path) -> None:
