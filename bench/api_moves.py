@@ -61,7 +61,7 @@ from service.proof import signing
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURE_GAME = "harbour-race"
-FIXTURE_PLUGIN = "tests.fixture_game"
+FIXTURE_PLUGIN = "tests.helpers.fixture_game"
 HTTP_TIMEOUT_S = 10.0
 SETUP_BUDGET_S = 60.0
 

@@ -6,7 +6,7 @@
 The app (``service.api.create_app``) runs in this process behind Flask's test client, on a real
 Redis: its own embedded one (``service.storage.embedded``) unless ``REDIS_URL`` is set, under a
 ``PORTOLAN_NS`` namespace of its own whose keys it deletes afterwards (never FLUSHALL). The clients
-play harbour races (``tests.fixture_game``) as ``bench.api_moves`` does: sign an envelope, POST it,
+play harbour races (``tests.helpers.fixture_game``) as ``bench.api_moves`` does: sign an envelope, POST it,
 and on a turn change make one signed GET of the next seat's view. Matches are created before the
 profiler starts, so only moves (and their GETs) are profiled.
 
@@ -156,7 +156,7 @@ def main(argv: list[str] | None = None) -> int:
     from service.api import create_app
     from service.config import Settings
     from service.runtime import build
-    from tests.fixture_game import GAME
+    from tests.helpers.fixture_game import GAME
 
     games.register(GAME)
     tmp = Path(tempfile.mkdtemp(prefix="portolan-profile-"))

@@ -5,6 +5,10 @@ default). Every test gets its own key namespace and RQ queue names, and cleans o
 ``PORTOLAN_TEST_REDIS=cluster`` starts a 3-master Redis Cluster instead, and a plain Redis for the
 queues (``QUEUE_REDIS_URL``, set for the child processes too): .ci/run runs the end-to-end and
 racing tests once more so (issue 15).
+
+Under pytest-xdist (``-n 2``) every worker is a session of its own: its own redis-server (or
+cluster, and queue Redis, whose URL it sets in its own process's environment), its own tmp paths,
+free ports asked of the OS; the workers share nothing but the machine.
 """
 
 from __future__ import annotations
@@ -29,7 +33,7 @@ from service.proof import signing
 from service.runtime import build
 from service.storage.connection import connect
 from service.storage.embedded import EmbeddedCluster, EmbeddedRedis, free_port
-from tests.fixture_game import GAME as FIXTURE
+from tests.helpers.fixture_game import GAME as FIXTURE
 
 games.register(FIXTURE)
 
@@ -126,7 +130,7 @@ def gevent_served(settings: Settings, tmp_path: Path) -> Iterator[str]:
 
     port = free_port()
     env = {**os.environ, "REDIS_URL": settings.redis_url, "PORTOLAN_NS": settings.namespace,
-           "OUTBOX_DIR": settings.outbox_dir, "PUBLIC_URL": settings.public_url, "PORTOLAN_PLUGINS": "tests.fixture_game",
+           "OUTBOX_DIR": settings.outbox_dir, "PUBLIC_URL": settings.public_url, "PORTOLAN_PLUGINS": "tests.helpers.fixture_game",
            "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
     log = open(tmp_path / "gunicorn.log", "wb")  # noqa: SIM115 - closed below
     proc = subprocess.Popen(gunicorn_command("127.0.0.1", port), env=env, stdout=log, stderr=log, start_new_session=True)

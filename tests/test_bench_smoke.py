@@ -10,7 +10,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import one_redis_only
+
+pytestmark = pytest.mark.processes  # each benchmark in a subprocess, with its servers and workers
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -24,7 +24,7 @@ from service.tools.cli.common import load_key
 from service.tools.cli.main import main
 from service.tools.client import Client
 from tests.conftest import CREATOR
-from tests.games.test_editions import changed_document
+from tests.helpers.editions import changed_document
 
 
 def _claimed_match(served: str, home: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[str, str]:
@@ -53,7 +53,7 @@ def test_two_external_bots_play_a_match_to_its_end(served: str, tmp_path: Path,
     monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[1]))
     codes: list[int] = []
     runner = threading.Thread(target=lambda: codes.append(main(
-        ["--server", served, "bot-run", mid, "--policy", "tests.bot_policy_example:decide", "--wait", "2"])))
+        ["--server", served, "bot-run", mid, "--policy", "tests.helpers.bot_policy_example:decide", "--wait", "2"])))
     runner.start()
     said: list[str] = []
     last = bots.run(Client(served), mid, 1, other, _never_banks, Rng.from_seed("one"), said.append, wait=2)
@@ -74,7 +74,7 @@ def test_bot_run_refuses_a_bad_policy_or_bot_before_it_moves(served: str, tmp_pa
     for argv, says in (([], "exactly one of"),
                        (["--policy", "nomodule"], "MODULE:FUNCTION"),
                        (["--policy", "no_such_module_here:decide"], "cannot import"),
-                       (["--policy", "tests.bot_policy_example:nothing"], "no function"),
+                       (["--policy", "tests.helpers.bot_policy_example:nothing"], "no function"),
                        (["--bot", "search:ultra"], "has no bot")):
         with pytest.raises(SystemExit) as exc:
             main(["--server", served, "bot-run", mid, *argv])

@@ -118,6 +118,7 @@ def create(ana: Portolan, bea: Portolan, *flags: str) -> str:
     return mid
 
 
+@pytest.mark.processes  # every command a `portolan` process
 def test_create_with_a_clock_and_show_it(table: tuple[Portolan, Portolan, Clock], service: Matches) -> None:
     ana, bea, clock = table
     mid = create(ana, bea, "--time-control", "per-move:3", "--no-weekends", "--reminders", "half,24",
@@ -140,6 +141,7 @@ def test_create_with_a_clock_and_show_it(table: tuple[Portolan, Portolan, Clock]
             f"{tc.when_text(seat_clock['acts_at'])}") in ana("show", mid)
 
 
+@pytest.mark.processes  # every command a `portolan` process
 def test_bad_clock_flags_send_nothing(table: tuple[Portolan, Portolan, Clock], service: Matches) -> None:
     ana, _, _ = table
     before = list(service.store.match_ids())
@@ -152,6 +154,7 @@ def test_bad_clock_flags_send_nothing(table: tuple[Portolan, Portolan, Clock], s
     assert list(service.store.match_ids()) == before
 
 
+@pytest.mark.processes  # every command a `portolan` process
 def test_abort_is_the_creators_while_waiting_then_a_vote(table: tuple[Portolan, Portolan, Clock],
                                                          service: Matches) -> None:
     ana, bea, _ = table
@@ -165,6 +168,7 @@ def test_abort_is_the_creators_while_waiting_then_a_vote(table: tuple[Portolan, 
     assert service.meta(mid)["status"] == "aborted"
 
 
+@pytest.mark.processes  # every command a `portolan` process
 def test_resign_asks_first(table: tuple[Portolan, Portolan, Clock], service: Matches) -> None:
     ana, bea, _ = table
     mid = create(ana, bea, "--timeout", "forfeit-end")
@@ -183,6 +187,7 @@ def test_resign_asks_first(table: tuple[Portolan, Portolan, Clock], service: Mat
     assert service.meta(other)["ply"] == 0
 
 
+@pytest.mark.processes  # every command a `portolan` process
 def test_back_takes_the_seat_from_the_stand_in(table: tuple[Portolan, Portolan, Clock], service: Matches) -> None:
     ana, bea, clock = table
     mid = create(ana, bea, "--time-control", "per-move:1", "--grace", "0h")

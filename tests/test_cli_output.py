@@ -10,8 +10,8 @@ import pytest
 
 from service.tools.cli.main import main
 from service.tools.terminal import terminal_safe
-from tests.api.test_matches_flow import started
 from tests.conftest import Player
+from tests.helpers.matches import started
 
 HOSTILE = "Eve\x1b]0;owned\x07\x1b[2J\u009b31m\u202eevil\x00"
 

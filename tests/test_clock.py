@@ -159,6 +159,7 @@ def _run(args: list[str], env: dict[str, str], cwd: Path | None = None) -> subpr
     return subprocess.run(args, env=env, cwd=cwd, capture_output=True, text=True, timeout=120)
 
 
+@pytest.mark.processes  # the CLI, a worker, gunicorn or `portolan dev` as processes
 @pytest.mark.parametrize("command", [["worker", "--burst"], ["serve", "--port", "0"]])
 def test_serve_and_worker_refuse_to_start_on_a_file_clock(settings: Settings, tmp_path: Path,
                                                          command: list[str]) -> None:
@@ -168,6 +169,7 @@ def test_serve_and_worker_refuse_to_start_on_a_file_clock(settings: Settings, tm
     assert "names a file clock" in done.stderr and "PORTOLAN_CLOCK_ALLOW_FILE=on" in done.stderr
 
 
+@pytest.mark.processes  # the CLI, a worker, gunicorn or `portolan dev` as processes
 def test_gunicorn_refuses_to_start_on_a_file_clock(settings: Settings, tmp_path: Path) -> None:
     env = _env(settings, PORTOLAN_CLOCK=f"file:{tmp_path / 'clock'}", PORTOLAN_BIND=f"127.0.0.1:{free_port()}",
                PORTOLAN_WORKER_CLASS="sync")
@@ -177,6 +179,7 @@ def test_gunicorn_refuses_to_start_on_a_file_clock(settings: Settings, tmp_path:
     assert "names a file clock" in done.stderr and "PORTOLAN_CLOCK_ALLOW_FILE=on" in done.stderr
 
 
+@pytest.mark.processes  # the CLI, a worker, gunicorn or `portolan dev` as processes
 def test_an_allowed_file_clock_starts_a_worker_with_a_warning(settings: Settings, tmp_path: Path) -> None:
     Clock.named(f"file:{tmp_path / 'clock'}").advance(90000)
     env = _env(settings, PORTOLAN_CLOCK=f"file:{tmp_path / 'clock'}", PORTOLAN_CLOCK_ALLOW_FILE="on")
@@ -246,6 +249,7 @@ def _clock_cli(args: list[str], cwd: Path, **env: str) -> subprocess.CompletedPr
     return _run([sys.executable, "-m", "service.tools.cli", *args], base, cwd=cwd)
 
 
+@pytest.mark.processes  # the CLI, a worker, gunicorn or `portolan dev` as processes
 def test_portolan_clock_show_and_advance(tmp_path: Path) -> None:
     spec = f"file:{tmp_path / 'clock'}"
     shown = _clock_cli(["clock", "show"], tmp_path)
@@ -272,6 +276,7 @@ def test_portolan_clock_show_and_advance(tmp_path: Path) -> None:
     assert Clock.named(other).offset() == 129600 and Clock.named(spec).offset() == 90000
 
 
+@pytest.mark.processes  # the CLI, a worker, gunicorn or `portolan dev` as processes
 def test_portolan_clock_finds_the_clock_of_portolan_dev(tmp_path: Path) -> None:
     (tmp_path / "var").mkdir()
     (tmp_path / "var" / "clock").write_text("0\n")
@@ -311,6 +316,7 @@ def test_offsets_in_plain_words() -> None:
     assert describe_offset(2 * 86400 + 61) == "2 days 1 minute 1 second"
 
 
+@pytest.mark.processes  # the CLI, a worker, gunicorn or `portolan dev` as processes
 def test_portolan_dev_prints_its_clock_and_portolan_clock_advance_moves_it(tmp_path: Path) -> None:
     """`portolan dev` in a folder, then `portolan clock advance 25h` there with nothing set: every
     process of dev (here: the API's /healthz) sees the clock 25 hours ahead."""

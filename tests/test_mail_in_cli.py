@@ -9,8 +9,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from service.storage.embedded import free_port
-from tests.delivery import mailcorpus
+from tests.helpers import mailcorpus
+
+pytestmark = pytest.mark.processes  # `portolan mail-in` as the MTA starts it, one process per test
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -18,7 +22,7 @@ ROOT = Path(__file__).resolve().parents[1]
 RECORDING = """
 import json, sys
 import service.runtime as runtime
-from tests.delivery.recording import RecordingDesk
+from tests.helpers.recording import RecordingDesk
 desk = RecordingDesk()
 runtime.build = lambda settings: None
 runtime.build_desk = lambda settings, matches: desk

@@ -16,29 +16,11 @@ from service.proof import signing
 from service.proof.chain import entry_hash
 from service.proof.delegation import custodial_private_key
 from tests.conftest import CREATOR_KEY, Player
+from tests.helpers.verify import delegate, two_player_match
 
 
 def digest_of(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
-
-
-def delegate(m: Matches, mid: str, seat: int, player: Player, generation: int = 0) -> str:
-    """The player's signature over the delegation of the seat's mail key at ``generation``."""
-    return signing.sign(player.private_key, m.delegation_body(mid, seat, m.mail_public_key(mid, seat, generation)))
-
-
-def two_player_match(m: Matches, players: list[Player], *, delegated: bool = True, target: int = 12) -> str:
-    """Harbour race to ``target``: seat 0 claimed by Ana (with a mail delegation unless told not
-    to), seat 1 joined by mail by a player with no key (custodial)."""
-    made = m.create("harbour-race", {"target": target}, [{"invite": "ana@example.org"}, {"invite": "cid@example.org"}],
-                    creator_key=CREATOR_KEY)
-    mid = str(made["id"])
-    ana = players[0]
-    m.claim(mid, 0, made["invites"]["0"], ana.public_key, "Ana", "ana@example.org",
-            mail_delegation=delegate(m, mid, 0, ana) if delegated else "")
-    m.join_by_mail(mid, 1, "Cid", "cid@example.org")
-    assert m.meta(mid)["status"] == "active"
-    return mid
 
 
 def snapshot(m: Matches, mid: str) -> tuple[dict[str, Any], int]:

@@ -17,19 +17,7 @@ from service.proof import signing
 from service.proof.chain import RECORD_FORMAT
 from service.proof.verify import verify_record
 from tests.conftest import Player
-from tests.test_mail_proof import two_player_match
-
-
-def play_by_mail(m: Matches, mid: str, moves: int = 10_000) -> None:
-    """Reply to every turn with its last menu item (bank when there is a haul) until the end."""
-    for _ in range(moves):
-        meta = m.meta(mid)
-        if meta["status"] != "active":
-            return
-        seat = meta["active"][0]
-        legal = m.view(mid, seat)["legal_actions"]
-        digest = hashlib.sha256(f"{mid} reply at {meta['ply']}".encode()).hexdigest()
-        m.submit_by_mail(mid, seat, meta["ply"], [legal[-1]["action"]], message_digest=digest)
+from tests.helpers.verify import first_mail_move, play_by_mail, two_player_match
 
 
 @pytest.fixture
@@ -38,10 +26,6 @@ def finished(service: Matches, players: list[Player]) -> dict[str, Any]:
     play_by_mail(service, mid)
     assert service.meta(mid)["status"] == "finished"
     return service.record(mid)
-
-
-def first_mail_move(record: dict[str, Any], seat: int) -> int:
-    return next(i for i, e in enumerate(record["entries"]) if e["seat"] == seat and e["by"] == "email")
 
 
 def test_a_finished_match_played_by_mail_verifies_and_says_what_custody_means(finished: dict[str, Any]) -> None:
@@ -181,7 +165,7 @@ def test_a_finished_match_with_a_key_change_verifies_offline(service: Matches, p
     path = Path(tmp_path) / "record.json"
     path.write_text(json.dumps(record))
     run = subprocess.run([sys.executable, "-m", "service.tools.cli", "verify", str(path)], capture_output=True, text=True,
-                         env={"PORTOLAN_PLUGINS": "tests.fixture_game", "PATH": ""}, cwd=Path(__file__).parent.parent)
+                         env={"PORTOLAN_PLUGINS": "tests.helpers.fixture_game", "PATH": ""}, cwd=Path(__file__).parent.parent)
     assert run.returncode == 0, run.stdout + run.stderr
     assert f"seat 1 is custodial: its moves are signed by a key the server holds until ply {ply}" in run.stdout
     assert "record verified" in run.stdout and "outcome reproduced" in run.stdout

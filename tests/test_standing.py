@@ -21,7 +21,7 @@ from service.proof.standing import (
     server_signed,
 )
 from service.proof.time_control import TimeControlError
-from tests.fixture_game import GAME, RaceState
+from tests.helpers.fixture_game import GAME, RaceState
 
 RESIGN: Action = {"type": "match:resign"}
 ABORT: Action = {"type": "match:abort"}

@@ -20,30 +20,12 @@ from service.proof.verify import verify_record
 from service.storage.log_codec import pack_entry, unpack_entry
 from service.tools.rebuild import rebuild
 from tests.conftest import CREATOR_KEY, Player
+from tests.helpers.verify import play_to_end
 
 GAME_IDS = sorted(games.registry())
-
-
-def play_bots(m: Matches, mid: str, seed: str, max_moves: int) -> None:
-    """Play random legal moves for the active seat through the signed submit path, in process,
-    until the match is over or ``max_moves`` were made."""
-    pick = Rng.from_seed(seed)
-    for _ in range(max_moves):
-        meta = m.meta(mid)
-        if meta["status"] != "active":
-            break
-        seat = meta["active"][0]
-        legal = m.view(mid, seat)["legal_actions"]
-        env, sig = m.sign_as_bot(mid, seat, meta["ply"], [legal[pick.randbelow(len(legal))]["action"]])
-        m.submit(mid, env, sig, by="bot:random")
-
-
-def play_to_end(m: Matches, game: str, players: int, seed: str = "x", max_moves: int = 20_000) -> str:
-    """An all-bot match played through the signed submit path to its end."""
-    mid = str(m.create(game, {}, [{"bot": "random"}] * players, creator_key=CREATOR_KEY)["id"])
-    play_bots(m, mid, seed, max_moves)
-    assert m.meta(mid)["status"] == "finished"
-    return mid
+LONG_GAMES = {"el-capitan", "ophir"}
+"""Whole matches of 900 to 1,400 plies (20 to 45 s each on two busy cores): under the slow marker,
+so .ci/run's slow step verifies them; the shorter games stay in the default run."""
 
 
 @pytest.fixture
@@ -51,7 +33,7 @@ def finished(service: Matches) -> dict[str, Any]:
     return service.record(play_to_end(service, "harbour-race", 3))
 
 
-@pytest.mark.parametrize("game", GAME_IDS)
+@pytest.mark.parametrize("game", [pytest.param(g, marks=pytest.mark.slow) if g in LONG_GAMES else g for g in GAME_IDS])
 def test_a_finished_match_of_every_game_verifies(service: Matches, game: str) -> None:
     g = games.get(game)
     assert g is not None
@@ -65,7 +47,7 @@ def test_cli_verify_accepts_and_rejects(finished: dict[str, Any], tmp_path: Path
     good = tmp_path / "good.json"
     good.write_text(json.dumps(finished))
     ok = subprocess.run([sys.executable, "-m", "service.tools.cli", "verify", str(good)], capture_output=True, text=True,
-                        env={"PORTOLAN_PLUGINS": "tests.fixture_game", "PATH": ""}, cwd=Path(__file__).parent.parent)
+                        env={"PORTOLAN_PLUGINS": "tests.helpers.fixture_game", "PATH": ""}, cwd=Path(__file__).parent.parent)
     assert ok.returncode == 0, ok.stdout + ok.stderr
     assert "record verified" in ok.stdout and "outcome reproduced" in ok.stdout
     bad_record = copy.deepcopy(finished)
@@ -73,7 +55,7 @@ def test_cli_verify_accepts_and_rejects(finished: dict[str, Any], tmp_path: Path
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps(bad_record))
     r = subprocess.run([sys.executable, "-m", "service.tools.cli", "verify", str(bad)], capture_output=True, text=True,
-                       env={"PORTOLAN_PLUGINS": "tests.fixture_game", "PATH": ""}, cwd=Path(__file__).parent.parent)
+                       env={"PORTOLAN_PLUGINS": "tests.helpers.fixture_game", "PATH": ""}, cwd=Path(__file__).parent.parent)
     assert r.returncode == 1 and "FAIL ply 1: the server receipt" in r.stdout
 
 
@@ -135,7 +117,7 @@ def test_pinning_the_server_key(finished: dict[str, Any]) -> None:
 
 
 def test_the_seed_stays_secret_until_the_end(client: Any, service: Matches, players: list[Player]) -> None:
-    from tests.api.test_matches_flow import started
+    from tests.helpers.matches import started
 
     mid, view = started(client, players)
     seed_hex = service.store.seed(mid).hex()

@@ -21,7 +21,7 @@ from service.play.matches import Matches
 from service.proof.chain import RECORD_FORMAT, chain_genesis
 from service.proof.verify import verify_record
 from tests.conftest import CREATOR_KEY
-from tests.test_verify import play_bots
+from tests.helpers.verify import play_bots
 
 ROOT = Path(__file__).parent.parent
 
@@ -101,8 +101,9 @@ def test_tampering_with_a_live_record_fails_at_the_named_place(client: Any, serv
     assert report.failure is not None and report.failure.startswith(place), report.text()
 
 
+@pytest.mark.slow  # a whole Ophir match (hidden setup; Nauticus, the short one, hides nothing): 30 s
 def test_a_finished_record_carries_no_withheld_digests_and_still_verifies(client: Any, service: Matches) -> None:
-    from tests.test_verify import play_to_end
+    from tests.helpers.verify import play_to_end
 
     mid = play_to_end(service, "ophir", 2)
     record = client.get(f"/v1/matches/{mid}/record").get_json()

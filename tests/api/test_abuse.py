@@ -17,8 +17,8 @@ from service.proof import signing
 from service.storage.connection import connect
 from service.storage.embedded import free_port
 from service.storage.store import Store
-from tests.api.test_refusals import assert_problem
 from tests.conftest import Player, create_match, signed_post
+from tests.helpers.matches import assert_problem
 
 SEATS = [{"invite": "a@example.org"}, {"invite": "b@example.org"}]
 

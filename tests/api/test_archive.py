@@ -24,8 +24,8 @@ from service.play.matches import Matches
 from service.proof.verify import verify_record
 from service.storage.archive import FolderArchive, pack, unpack
 from service.storage.connection import connect
-from tests.api.test_matches_flow import started
 from tests.conftest import Player
+from tests.helpers.matches import started
 
 
 def _play_to_the_end(client: Any, players: list[Player], mid: str) -> list[dict[str, Any]]:

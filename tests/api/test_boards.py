@@ -1,6 +1,6 @@
 """Board pictures over HTTP: spectator and seat pictures, past plies, caching, refusals.
 
-The pictures are drawn by the stub renderer (tests/board_stub.py), which writes the view it was
+The pictures are drawn by the stub renderer (tests/helpers/board_stub.py), which writes the view it was
 given into the SVG: these tests check what the service hands a renderer and how it serves the
 result, not how a board looks.
 """
@@ -13,10 +13,10 @@ from typing import Any
 
 import pytest
 
-from tests.api.test_contract import Api, signed
-from tests.api.test_matches_flow import create, started
-from tests.board_stub import drawn_from, spot_count, use_stub
 from tests.conftest import Player, signed_post
+from tests.helpers.board_stub import drawn_from, spot_count, use_stub
+from tests.helpers.contract import Api, signed
+from tests.helpers.matches import create, started
 
 SVG = "image/svg+xml; charset=utf-8"
 
@@ -161,7 +161,7 @@ def openapi() -> Any:
     from openapi_core.deserializing.media_types.util import json_loads
 
     from service.api import spec as game_spec
-    from tests.fixture_game import GAME as FIXTURE
+    from tests.helpers.fixture_game import GAME as FIXTURE
 
     readers = {"application/problem+json": json_loads, "image/svg+xml": lambda b: b.decode("utf-8"),
                "image/png": lambda b: b.decode("latin-1")}

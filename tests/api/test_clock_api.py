@@ -16,10 +16,8 @@ from openapi_core import OpenAPI
 
 from service.clock import iso
 from service.play.matches import Matches
-from tests.api.test_contract import Api, openapi, signed
 from tests.conftest import Player
-
-__all__ = ["openapi"]
+from tests.helpers.contract import Api, signed
 
 START = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)  # a Tuesday
 

@@ -15,15 +15,12 @@ from typing import Any
 
 import pytest
 import yaml
-from openapi_core import Config, OpenAPI
-from openapi_core.contrib.werkzeug import WerkzeugOpenAPIRequest, WerkzeugOpenAPIResponse
-from openapi_core.deserializing.media_types.util import json_loads
-from werkzeug.test import EnvironBuilder
+from openapi_core import OpenAPI
 
 from service.api import spec as game_spec
 from service.proof import signing
 from tests.conftest import CREATOR, Player, create_match, signed_headers
-from tests.fixture_game import GAME as FIXTURE
+from tests.helpers.contract import Api, signed
 
 SPEC_PATH = Path(__file__).resolve().parents[2] / "openapi.yaml"
 HTTP_METHODS = {"get", "put", "post", "delete", "patch"}
@@ -34,18 +31,6 @@ AUTOMATIC = {"HEAD", "OPTIONS"}
 def spec() -> dict[str, Any]:
     loaded: dict[str, Any] = yaml.safe_load(SPEC_PATH.read_text(encoding="utf-8"))
     return loaded
-
-
-@pytest.fixture(scope="module")
-def openapi() -> OpenAPI:
-    # "forbid": a response field the spec does not name fails validation (unless the schema
-    # explicitly allows more, as the game-shaped objects do). The document is openapi.yaml as
-    # a server hosting the tests' fixture game too would publish it: the same hand-written part,
-    # the generated per-game block with harbour-race added (the drift test below holds the
-    # committed block to the hosted games).
-    config = Config(extra_media_type_deserializers={"application/problem+json": json_loads},
-                    additional_properties_default_policy="forbid")
-    return OpenAPI.from_dict(game_spec.document([*game_spec.hosted_games(), FIXTURE]), config=config)
 
 
 # --------------------------------------------------------------------------------------------
@@ -175,40 +160,6 @@ def test_every_problem_response_uses_the_problem_schema(spec: dict[str, Any]) ->
 
 # --------------------------------------------------------------------------------------------
 # Responses of a full flow, validated by openapi-core
-
-
-class Api:
-    """Sends requests through the Flask test client and validates each against the spec."""
-
-    def __init__(self, client: Any, openapi: OpenAPI) -> None:
-        self.client = client
-        self.openapi = openapi
-        self.seen: set[tuple[str, str, int]] = set()
-
-    def __call__(self, method: str, path: str, status: int, *, valid_request: bool = True, code: str | None = None,
-                 **kw: Any) -> Any:
-        r = self.client.open(path, method=method, **kw)
-        assert r.status_code == status, (method, path, r.status_code, r.get_data(as_text=True))
-        # A fresh request object: the one the app saw has had its body stream read.
-        request = WerkzeugOpenAPIRequest(EnvironBuilder(path=path, method=method, **kw).get_request())
-        if valid_request:
-            self.openapi.validate_request(request)
-        self.openapi.validate_response(request, WerkzeugOpenAPIResponse(r))
-        if status >= 400:
-            assert r.mimetype == "application/problem+json"
-            body = r.get_json()
-            assert body["status"] == status and body["type"].endswith("/" + body["code"])
-            if code is not None:
-                assert body["code"] == code, body
-        self.seen.add((method.lower(), path, status))
-        return r
-
-
-def signed(body: Any, path: str = "/v1/matches", private_key: str = CREATOR) -> dict[str, Any]:
-    """The keyword arguments of a signed JSON POST (creation): exactly the bytes that were signed."""
-    data = body if isinstance(body, bytes) else json.dumps(body).encode()
-    return {"data": data, "content_type": "application/json",
-            "headers": signed_headers(private_key, "POST", path, data)}
 
 
 def envelope(player: Player, match: str, seat: int, ply: int, actions: list[dict[str, Any]], nonce: str) -> dict[str, Any]:

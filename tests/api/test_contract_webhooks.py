@@ -6,11 +6,11 @@ from typing import Any
 
 from openapi_core import OpenAPI
 
-from tests.api.test_contract import Api, openapi, signed  # noqa: F401  (openapi is a fixture)
 from tests.conftest import CREATOR, Player, create_match, signed_headers
+from tests.helpers.contract import Api, signed
 
 
-def test_the_webhook_routes_answer_as_documented(app: Any, openapi: OpenAPI, players: list[Player]) -> None:  # noqa: F811
+def test_the_webhook_routes_answer_as_documented(app: Any, openapi: OpenAPI, players: list[Player]) -> None:
     api = Api(app.test_client(), openapi)
     app.extensions["portolan.webhooks"].resolve = lambda host, port: ["93.184.215.14"]  # public; no DNS here
     mid = create_match(app.test_client(), {"game": "harbour-race", "seats": [{"invite": "a@example.org"},

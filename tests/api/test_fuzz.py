@@ -26,8 +26,10 @@ from hypothesis.errors import Unsatisfiable
 
 from service.play.outward.streams import Timing
 from service.play.throttle import InviteLimits
-from tests.api.signing_wsgi import Signer
 from tests.conftest import CREATOR, Player, create_match
+from tests.helpers.signing_wsgi import Signer
+
+pytestmark = pytest.mark.contract  # schemathesis against openapi.yaml: minutes, its own .ci/run step
 
 SPEC_PATH = Path(__file__).resolve().parents[2] / "openapi.yaml"
 SIGNED_OPERATIONS = {"createMatch", "abortMatch", "getSeatView", "getMyTurns", "submitMove", "listMyWebhooks",
@@ -230,7 +232,7 @@ def test_stateful_fuzz_follows_the_links_without_server_errors_or_mismatches(fuz
                    ("GET /v1/matches/{match_id}/log", 200)}, str(sorted(map(str, seen)))
 
 
-@pytest.mark.slow
+@pytest.mark.soak  # never in CI before; on 2026-12-05 it stopped on hypothesis' FlakyStrategyDefinition (not yet looked into)
 def test_stateful_fuzz_with_a_larger_budget(fuzz_app: Any, players: list[Player]) -> None:
     seen = _run_stateful(fuzz_app, players, examples=400, steps=15)
     assert {("POST /v1/matches", 201), ("POST /v1/matches/{match_id}/seats/{seat}/claim", 200),

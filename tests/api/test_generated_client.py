@@ -24,6 +24,8 @@ import pytest
 from service.proof import signing
 from tests.conftest import CREATOR, Player
 
+pytestmark = pytest.mark.contract  # generates a client from openapi.yaml (a subprocess) and plays with it
+
 SPEC_PATH = Path(__file__).resolve().parents[2] / "openapi.yaml"
 PACKAGE = "portolan_client"
 

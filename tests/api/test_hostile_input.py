@@ -9,9 +9,8 @@ from typing import Any
 import pytest
 
 from service.play.limits import MAX_JSON_DEPTH
-from tests.api.test_matches_flow import create, started
-from tests.api.test_refusals import assert_problem, snapshot
 from tests.conftest import Player, create_match, signed_post
+from tests.helpers.matches import assert_problem, create, snapshot, started
 
 BOTS2 = [{"bot": "random"}, {"bot": "random"}]
 

@@ -21,8 +21,9 @@ import requests
 
 from service.play.matches import Matches
 from service.proof import signing
-from tests.api.test_signed_requests import DEGENERATE_SIG, IDENTITY_KEY, ZERO_KEY, claimed, first_legal
 from tests.conftest import CREATOR, Player, signed_headers
+from tests.helpers.keys import DEGENERATE_SIG, IDENTITY_KEY, ZERO_KEY
+from tests.helpers.matches import claimed, first_legal
 
 DEEP_LIST = b"[" * 1000 + b"]" * 1000
 DEEP_OBJECT = b'{"a":' * 1000 + b"1" + b"}" * 1000

@@ -11,8 +11,8 @@ from typing import Any
 from service.api import create_app
 from service.config import Settings
 from service.play.matches import Matches
-from tests.api.test_matches_flow import started
 from tests.conftest import Player
+from tests.helpers.matches import started
 
 
 def _poller(app: Any, path: str, etag: str, out: list[Any]) -> threading.Thread:

@@ -4,26 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.conftest import CREATOR, Player, create_match
-
-
-def create(client: Any, seats: list[dict[str, str]], game: str = "harbour-race", creator: str = CREATOR,
-           **options: Any) -> dict[str, Any]:
-    """Create a match through the API, signed by ``creator`` (a private key)."""
-    r = create_match(client, {"game": game, "seats": seats, "options": options}, creator)
-    assert r.status_code == 201, r.get_json()
-    return dict(r.get_json())
-
-
-def started(client: Any, players: list[Player], n: int = 2) -> tuple[str, dict[str, Any]]:
-    made = create(client, [{"invite": f"p{i}@example.org"} for i in range(n)])
-    mid = made["id"]
-    for i in range(n):
-        r = client.post(f"/v1/matches/{mid}/seats/{i}/claim", json={
-            "token": made["invites"][str(i)], "public_key": players[i].public_key, "name": players[i].name,
-            "email": f"p{i}@example.org"})
-        assert r.status_code == 200, r.get_json()
-    return mid, client.get(f"/v1/matches/{mid}").get_json()
+from tests.conftest import Player
+from tests.helpers.matches import create, started
 
 
 def test_create_claim_and_start(client: Any, players: list[Player]) -> None:

@@ -18,9 +18,9 @@ from typing import Any
 import pytest
 
 from service.play.matches import Matches
-from tests.api.test_matches_flow import create, started
-from tests.board_stub import drawn_from, use_stub
 from tests.conftest import Player, signed_post
+from tests.helpers.board_stub import drawn_from, use_stub
+from tests.helpers.matches import create, started
 
 
 @pytest.fixture(autouse=True)

@@ -6,13 +6,12 @@ consistent state (never started and aborted, never a seat with two keys)."""
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Callable
 from typing import Any
 
 from service.play.matches import Matches
-from tests.api.test_matches_flow import create
 from tests.conftest import CREATOR, Player, signed_headers
+from tests.helpers.matches import create, released_together
 
 ROUNDS = 8
 
@@ -21,23 +20,6 @@ def _at_once(app: Any, calls: list[Callable[[Any], Any]]) -> list[Any]:
     """Run every call from its own thread and client, released together; the responses in order."""
     clients = [app.test_client() for _ in calls]
     return released_together([lambda call=call, c=c: call(c) for call, c in zip(calls, clients, strict=True)])
-
-
-def released_together(calls: list[Callable[[], Any]]) -> list[Any]:
-    """Run every call from its own thread, released together by a barrier; the answers in order."""
-    answers: list[Any] = [None] * len(calls)
-    barrier = threading.Barrier(len(calls))
-
-    def run(i: int) -> None:
-        barrier.wait()
-        answers[i] = calls[i]()
-
-    threads = [threading.Thread(target=run, args=(i,)) for i in range(len(calls))]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    return answers
 
 
 def _claim(mid: str, seat: int, token: str, player: Player) -> Callable[[Any], Any]:

@@ -26,10 +26,11 @@ import requests
 from service.config import Settings
 from service.proof.verify import verify_record
 from service.storage.embedded import free_port
-from tests.api.test_matches_flow import create
-from tests.api.test_races import released_together
 from tests.conftest import Player as Person
 from tests.conftest import SmtpSink, create_match
+from tests.helpers.matches import create, released_together
+
+pytestmark = pytest.mark.processes  # three API processes and two workers per test
 
 ROOT = Path(__file__).resolve().parents[2]
 APIS = 3
@@ -91,7 +92,7 @@ def deployment(settings: Settings, smtp_sink: SmtpSink, tmp_path: Path) -> Itera
     """Three API processes and two workers on the test's Redis and namespace; yields a client of each API."""
     ports = [free_port() for _ in range(APIS)]
     env = dict(os.environ, REDIS_URL=settings.redis_url, PORTOLAN_NS=settings.namespace, SMTP_URL=smtp_sink.url,
-               PUBLIC_URL=f"http://127.0.0.1:{ports[0]}", PORTOLAN_PLUGINS="tests.fixture_game",
+               PUBLIC_URL=f"http://127.0.0.1:{ports[0]}", PORTOLAN_PLUGINS="tests.helpers.fixture_game",
                PYTHONPATH=str(ROOT), PORTOLAN_RATE_LIMITS="off", PORTOLAN_LOG_LEVEL="warning",
                OUTBOX_DIR=settings.outbox_dir)
     if settings.queue_redis_url:

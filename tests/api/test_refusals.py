@@ -9,22 +9,8 @@ from typing import Any
 import pytest
 
 from service.proof import signing
-from tests.api.test_matches_flow import create, started
 from tests.conftest import Player, create_match, signed_post
-
-
-def snapshot(client: Any, mid: str) -> tuple[Any, Any]:
-    view = client.get(f"/v1/matches/{mid}").get_json()
-    log = client.get(f"/v1/matches/{mid}/log").get_json()
-    return view, log
-
-
-def assert_problem(r: Any, status: int, code: str) -> dict[str, Any]:
-    assert r.status_code == status, r.get_data(as_text=True)
-    assert r.mimetype == "application/problem+json"
-    body = r.get_json()
-    assert body["code"] == code and body["status"] == status and body["detail"]
-    return dict(body)
+from tests.helpers.matches import assert_problem, create, snapshot, started
 
 
 def test_malformed_json_is_400(client: Any) -> None:

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.api.test_matches_flow import create
 from tests.conftest import Player, signed_post
 from tests.games.player_words import RULE_REF, page_ids
+from tests.helpers.matches import create
 
 
 def test_an_illegal_move_links_the_rules_page_that_defines_its_rule(client: Any, players: list[Player]) -> None:

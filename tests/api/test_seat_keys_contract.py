@@ -13,8 +13,8 @@ from openapi_core import OpenAPI
 from service.play.matches import Matches
 from service.proof import signing
 from service.proof.delegation import seat_key_body, withdrawal_body
-from tests.api.test_contract import Api, openapi  # noqa: F401 - openapi is the fixture
 from tests.conftest import CREATOR_KEY, Player, signed_headers
+from tests.helpers.contract import Api
 
 
 def signed(method: str, path: str, body: Any, private_key: str) -> dict[str, Any]:
@@ -22,7 +22,7 @@ def signed(method: str, path: str, body: Any, private_key: str) -> dict[str, Any
     return {"data": data, "content_type": "application/json", "headers": signed_headers(private_key, method, path, data)}
 
 
-def test_moves_by_mail_answer_as_documented(client: Any, openapi: OpenAPI, service: Matches,  # noqa: F811
+def test_moves_by_mail_answer_as_documented(client: Any, openapi: OpenAPI, service: Matches,
                                             players: list[Player]) -> None:
     api = Api(client, openapi)
     ana, bea = players[0], players[1]

@@ -23,7 +23,7 @@ def _chunks(data: bytes, size: int = 7) -> Iterator[bytes]:
         yield data[i:i + size]
 
 
-@pytest.fixture(params=["werkzeug", "gevent"])
+@pytest.fixture(params=["werkzeug", pytest.param("gevent", marks=pytest.mark.processes)])  # gevent: gunicorn
 def server(request: pytest.FixtureRequest) -> str:
     url: str = request.getfixturevalue("served" if request.param == "werkzeug" else "gevent_served")
     return url

@@ -22,55 +22,11 @@ import pytest
 from service.config import Settings
 from service.play.matches import Matches
 from service.proof import signing
-from tests.api.test_matches_flow import create, started
-from tests.api.test_refusals import assert_problem
 from tests.conftest import Player, one_redis_only
+from tests.helpers.keys import BAD_KEYS, DEGENERATE_SIG, IDENTITY_KEY, ZERO_KEY
+from tests.helpers.matches import assert_problem, claimed, create, first_legal, started
 
 ROOT = Path(__file__).resolve().parents[2]
-
-# The eight points of small order on edwards25519 (the torsion subgroup), as libsodium lists
-# them, and non-canonical encodings (y >= p, or x = 0 with the sign bit set).
-P = 2**255 - 19
-TORSION = [
-    "0100000000000000000000000000000000000000000000000000000000000000",  # identity (order 1)
-    "ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",  # y = -1 (order 2)
-    "0000000000000000000000000000000000000000000000000000000000000000",  # y = 0 (order 4)
-    "0000000000000000000000000000000000000000000000000000000000000080",  # y = 0, other x (order 4)
-    "26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc05",  # order 8
-    "26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc85",
-    "c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac037a",
-    "c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac03fa",
-]
-NON_CANONICAL = [
-    (P + 1).to_bytes(32, "little").hex(),  # y = p + 1, the identity written with y >= p
-    (P + 2).to_bytes(32, "little").hex(),  # y >= p
-    "0100000000000000000000000000000000000000000000000000000000000080",  # identity with a "negative" x = 0
-    "ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",  # y = 2^255 - 1 >= p
-]
-BAD_KEYS = [signing.b64e(bytes.fromhex(h)) for h in TORSION + NON_CANONICAL]
-IDENTITY_KEY = signing.b64e(bytes.fromhex(TORSION[0]))
-ZERO_KEY = signing.b64e(bytes(32))
-# R = the identity, S = 0: under a lax verifier it "signs" every message for the identity key
-# (and many for the other small-order keys): [S]B = R + [h]A holds when [h]A is the identity.
-DEGENERATE_SIG = signing.b64e(bytes.fromhex(TORSION[0]) + bytes(32))
-
-
-def claimed(client: Any, players: list[Player], game: str = "harbour-race", n: int = 2) -> str:
-    made = create(client, [{"invite": f"p{i}@example.org"} for i in range(n)], game=game)
-    mid = made["id"]
-    for i in range(n):
-        r = client.post(f"/v1/matches/{mid}/seats/{i}/claim", json={
-            "token": made["invites"][str(i)], "public_key": players[i].public_key, "name": players[i].name})
-        assert r.status_code == 200, r.get_json()
-    return str(mid)
-
-
-def first_legal(client: Any, mid: str, players: list[Player]) -> tuple[int, dict[str, Any], int]:
-    shown = client.get(f"/v1/matches/{mid}").get_json()
-    seat = shown["active_seats"][0]
-    path = f"/v1/matches/{mid}/seats/{seat}/view"
-    mine = client.get(path, headers=players[seat].auth("GET", path)).get_json()
-    return seat, mine["legal_actions"][0]["action"], shown["ply"]
 
 
 # -- finding 1: a replayed log entry is public ------------------------------------------------
@@ -192,7 +148,7 @@ def test_a_degenerate_signature_verifies_nowhere(client: Any, service: Matches, 
     path_ = tmp_path / "record.json"
     path_.write_text(json.dumps(record))
     run = subprocess.run([sys.executable, "-m", "service.tools.cli", "verify", str(path_)], capture_output=True, text=True,
-                         env={"PORTOLAN_PLUGINS": "tests.fixture_game", "PATH": ""}, cwd=ROOT)
+                         env={"PORTOLAN_PLUGINS": "tests.helpers.fixture_game", "PATH": ""}, cwd=ROOT)
     assert run.returncode == 1, run.stdout + run.stderr
     assert "FAIL header: seat 0's public key is not a valid Ed25519 key" in run.stdout
 
@@ -300,7 +256,7 @@ def test_a_stale_signed_request_is_refused(client: Any, players: list[Player]) -
 def test_the_verifier_refuses_a_malleated_signature(service: Matches) -> None:
     """Same signature rules offline: S + L (non-canonical S) of a real signature is refused."""
     from service.proof.verify import verify_record
-    from tests.test_verify import play_to_end
+    from tests.helpers.verify import play_to_end
 
     record = service.record(play_to_end(service, "harbour-race", 2))
     assert verify_record(record).ok

@@ -14,9 +14,8 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 
 from service.api import create_app
 from service.runtime import build
-from tests.api.test_matches_flow import create
-from tests.api.test_refusals import assert_problem
 from tests.conftest import CREATOR, Player, signed_post
+from tests.helpers.matches import assert_problem, create
 
 MODES = ("before", "after")
 

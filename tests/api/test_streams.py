@@ -11,20 +11,10 @@ import httpx
 import pytest
 from httpx_sse import connect_sse
 
-from tests.api.test_matches_flow import create
 from tests.conftest import Player
+from tests.helpers.matches import claim_all, create
 
 TIMEOUT = httpx.Timeout(30.0)
-
-
-def claim_all(client: Any, made: dict[str, Any], players: list[Player]) -> str:
-    mid: str = made["id"]
-    for i, token in sorted(made["invites"].items()):
-        r = client.post(f"/v1/matches/{mid}/seats/{i}/claim", json={
-            "token": token, "public_key": players[int(i)].public_key, "name": players[int(i)].name,
-            "email": f"p{i}@example.org"})
-        assert r.status_code == 200, r.get_json()
-    return mid
 
 
 def race(client: Any, players: list[Player], target: int = 5) -> str:

@@ -8,12 +8,14 @@ import threading
 from typing import Any
 
 import httpx
+import pytest
 import requests
 from httpx_sse import connect_sse
 
-from tests.api.test_matches_flow import create
-from tests.api.test_streams import claim_all
 from tests.conftest import Player
+from tests.helpers.matches import claim_all, create
+
+pytestmark = pytest.mark.processes  # gunicorn with a gevent worker (gevent_served)
 
 STREAMS = 300  # far more than any thread pool of one process would hold (gthread: 8)
 

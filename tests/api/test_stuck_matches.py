@@ -11,9 +11,8 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 
 from service.api import create_app
 from service.runtime import build
-from tests.api.test_matches_flow import create, started
-from tests.api.test_refusals import assert_problem
 from tests.conftest import Player
+from tests.helpers.matches import assert_problem, create, started
 
 
 class FailingOnce:

@@ -17,8 +17,8 @@ from service.clock import iso
 from service.play.clock.vacations import book_of
 from service.play.matches import Matches
 from service.tools.cli.main import main
-from tests.api.test_contract import Api, openapi  # noqa: F401 - openapi is a fixture
 from tests.conftest import Player
+from tests.helpers.contract import Api
 
 NOW = datetime(2026, 12, 1, 10, 30, tzinfo=UTC)
 PATH = "/v1/me/vacations"
@@ -36,7 +36,7 @@ def _post(player: Player, body: Any) -> dict[str, Any]:
     return {"data": data, "content_type": "application/json", "headers": player.auth("POST", PATH, body=data)}
 
 
-def test_vacations_over_the_api(client: Any, openapi: OpenAPI, fixed: Matches,  # noqa: F811
+def test_vacations_over_the_api(client: Any, openapi: OpenAPI, fixed: Matches,
                                 players: list[Player]) -> None:
     api = Api(client, openapi)
     ana, bea = players[0], players[1]

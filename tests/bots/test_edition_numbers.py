@@ -20,7 +20,7 @@ from service.bots.knowledge import Greedy
 from service.games import edition_check, editions
 from service.games.base import Game, Rng
 from service.games.undo import without_undo
-from tests.games.test_editions import GAMES, changed_document, game
+from tests.helpers.editions import GAMES, changed_document, game
 
 
 def _bigger_ships(data: dict[str, Any]) -> None:

@@ -11,35 +11,16 @@ bot kinds to the contract, the search included (with small budgets: its decision
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
 from service import bots, games
 from service.bots.search import Budget, search
-from service.games.base import Game, Rng
+from service.games.base import Rng
 from service.games.undo import without_undo
+from tests.helpers.positions import positions
 
 GAMES = [g for g in ("el-capitan", "nauticus", "ophir") if bots.knowledge(g) is not None]
 CASES = [(g, n) for g in GAMES for n in games.registry()[g].players]
-
-
-def positions(game: Game[Any], players: int, count: int, seed: str) -> list[tuple[Any, int]]:
-    """``count`` positions (state, acting seat) reached by seeded random play, spread over a game."""
-    out: list[tuple[Any, int]] = []
-    rng = Rng.from_seed(seed)
-    state = game.setup(players, game.validate_options({}, players), rng).state
-    step = 0
-    while len(out) < count:
-        if game.outcome(state) is not None:  # over: start another match
-            state = game.setup(players, game.validate_options({}, players), rng).state
-        seat = game.active_seats(state)[0]
-        legal = without_undo(game.legal_actions(state, seat))
-        if len(legal) > 1 and step % 7 == 0:
-            out.append((state, seat))
-        state = game.apply(state, seat, legal[rng.randbelow(len(legal))], rng).state
-        step += 1
-    return out
 
 
 def test_every_game_has_its_bots() -> None:
@@ -91,7 +72,7 @@ def test_the_search_never_chooses_an_illegal_action(game_id: str, players: int) 
         game.apply(state, seat, action, Rng.from_seed(i))  # and the rules take it
 
 
-@pytest.mark.slow
+@pytest.mark.soak  # many positions of every game for every kind of bot
 @pytest.mark.parametrize(("game_id", "players"), CASES)
 def test_every_kind_never_chooses_an_illegal_action_over_many_positions(game_id: str, players: int) -> None:
     game = games.registry()[game_id]
@@ -105,7 +86,7 @@ CHOICES = """
 import json
 from service import bots, games
 from service.games.base import Rng
-from tests.bots.test_policies import positions
+from tests.helpers.positions import positions
 out = []
 for game_id in ("el-capitan", "nauticus", "ophir"):
     game = games.registry()[game_id]

@@ -17,7 +17,7 @@ from service.bots.policy import uniform_random
 from service.bots.search import Budget, search, search_policy
 from service.games.base import Action, Game, Outcome, Rng
 from service.games.undo import without_undo
-from tests.fixture_game import GAME, RaceState
+from tests.helpers.fixture_game import GAME, RaceState
 
 
 class BankAtOnce(Knowledge[RaceState]):

@@ -1,4 +1,4 @@
-"""The delivery tests' fixtures: the webhook ones (tests/delivery/hooks.py) and the jobs' mail setup."""
+"""The delivery tests' fixtures: the webhook ones (tests/helpers/hooks.py) and the jobs' mail setup."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 
 from service.config import Settings
 from tests.conftest import as_in_a_worker, forget_worker_service
-from tests.delivery.hooks import hs, hs_app, receiver
+from tests.helpers.hooks import hs, hs_app, receiver
 
 __all__ = ["hs", "hs_app", "outbox_settings", "receiver"]
 

@@ -18,7 +18,7 @@ from service.runtime import build
 from service.storage.connection import connect
 from service.storage.preferences import DigestBook, NoticePreferences, address_digest
 from tests.conftest import CREATOR_KEY, Player, worker_burst
-from tests.delivery.test_notices import assert_clean_8bit, body, parsed
+from tests.helpers.notices import assert_clean_8bit, body, parsed
 from workers import jobs
 
 ZOE = "zoe@example.org"

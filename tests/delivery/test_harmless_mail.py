@@ -19,8 +19,8 @@ import pytest
 from service.config import Settings
 from service.delivery.mail import Mail, deliver, shell_line
 from service.runtime import build
-from tests.api.test_matches_flow import create
 from tests.conftest import CREATOR_KEY, create_match
+from tests.helpers.matches import create
 from workers import jobs
 
 EVIL = "a`touch${IFS}x`@example.org"  # RFC 5322 admits it; our rule refuses the backtick and $

@@ -11,7 +11,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 
 from service.delivery.inbound import parse
-from tests.delivery import mailcorpus
+from tests.helpers import mailcorpus
 
 
 @pytest.fixture(scope="module")

@@ -7,9 +7,9 @@ from email.message import EmailMessage
 import pytest
 
 from service.delivery.inbound import MailTooBig, deliver_raw, parse
-from tests.delivery import mailcorpus
-from tests.delivery.mailcorpus import base
-from tests.delivery.recording import RecordingDesk
+from tests.helpers import mailcorpus
+from tests.helpers.mailcorpus import base
+from tests.helpers.recording import RecordingDesk
 
 
 def test_recipients_come_from_the_envelope_first_then_the_headers_each_once() -> None:

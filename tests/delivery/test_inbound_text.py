@@ -1,4 +1,4 @@
-"""The reply's own words, from mails as real clients write them (tests/delivery/mailcorpus.py)."""
+"""The reply's own words, from mails as real clients write them (tests/helpers/mailcorpus.py)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from email.message import EmailMessage
 import pytest
 
 from service.delivery.inbound import parse
-from tests.delivery import mailcorpus
-from tests.delivery.mailcorpus import CLIENTS, REPLIES, base
+from tests.helpers import mailcorpus
+from tests.helpers.mailcorpus import CLIENTS, REPLIES, base
 
 
 @pytest.mark.parametrize("reply", REPLIES)

@@ -19,8 +19,10 @@ import pytest
 from service.config import Settings
 from service.storage.embedded import free_port
 from tests.conftest import SmtpSink
-from tests.delivery.mailcorpus import wire
+from tests.helpers.mailcorpus import wire
 from tests.play.mail_desk import Table, mail_settings, open_table, words
+
+pytestmark = pytest.mark.processes  # `portolan mail-in` and the LMTP receiver as processes
 
 __all__ = ["mail_settings"]
 
@@ -31,7 +33,7 @@ def environment(s: Settings) -> dict[str, str]:
     """What an MTA's pipe (through deploy/mail/portolan-mail-in) or the receiver's unit gives Portolan."""
     return {**os.environ, "PYTHONPATH": str(ROOT), "REDIS_URL": s.redis_url, "PORTOLAN_NS": s.namespace,
             "PUBLIC_URL": s.public_url, "SMTP_URL": s.smtp_url or "", "MAIL_FROM": s.mail_from,
-            "PORTOLAN_MAIL_REPLY_TO": s.mail_reply_to, "PORTOLAN_PLUGINS": "tests.fixture_game"}
+            "PORTOLAN_MAIL_REPLY_TO": s.mail_reply_to, "PORTOLAN_PLUGINS": "tests.helpers.fixture_game"}
 
 
 def gmail_reply(table: Table, text: str) -> tuple[EmailMessage, str]:

@@ -13,8 +13,8 @@ from service.config import Settings
 from service.games import get as get_game
 from service.runtime import build
 from tests.conftest import CREATOR_KEY, Player
-from tests.delivery.test_notices import assert_clean_8bit, body, human_to_act, parsed, raw_mail
 from tests.games.player_words import problems
+from tests.helpers.notices import assert_clean_8bit, body, human_to_act, parsed, raw_mail
 from workers import jobs
 
 # lines of a notice that are commands, hashes or the fairness vocabulary, not words about the game:

@@ -6,8 +6,7 @@ from __future__ import annotations
 from service import games
 from service.config import Settings
 from tests.conftest import Player
-from tests.delivery.test_notice_picture import notice
-from tests.delivery.test_notices import body
+from tests.helpers.notices import body, notice
 
 
 def test_the_turn_notice_names_the_edition_and_its_provisional_values(outbox_settings: Settings,

@@ -1,7 +1,7 @@
 """The turn notice shows the seat's board as an inline PNG in its HTML part (issue 12): a
 ``multipart/related`` part with the HTML and the picture, referred to by ``cid:``, with alt text.
 The plain-text part stays as it was, and a picture that fails costs the picture, never the notice.
-Real Redis, the real job, real outbox files; the picture is the stub renderer's (tests/board_stub.py).
+Real Redis, the real job, real outbox files; the picture is the stub renderer's (tests/helpers/board_stub.py).
 """
 
 from __future__ import annotations
@@ -9,28 +9,14 @@ from __future__ import annotations
 import logging
 import re
 import struct
-from email.message import EmailMessage
 
 import pytest
 
 from service.config import Settings
 from service.runtime import build
-from tests.board_stub import use_stub
 from tests.conftest import Player
-from tests.delivery.test_notices import assert_clean_8bit, body, human_to_act, ophir_match, parsed, raw_mail
-from workers import jobs
-
-
-def notice(settings: Settings, players: list[Player]) -> tuple[EmailMessage, bytes, str, int, int]:
-    """Send the turn notice of the first person to act in an Ophir match; the message, its bytes,
-    the match, the seat and the ply."""
-    m = build(settings)
-    mid = ophir_match(m, players)
-    seat = human_to_act(m, mid)
-    ply = m.meta(mid)["ply"]
-    assert jobs.send_turn_notice(mid, seat, ply).startswith("sent")
-    raw = raw_mail(settings, f"notice:{mid}:{seat}:{ply}")
-    return parsed(raw), raw, mid, seat, ply
+from tests.helpers.board_stub import use_stub
+from tests.helpers.notices import assert_clean_8bit, body, human_to_act, notice, ophir_match
 
 
 def test_the_notice_shows_the_board_inline(outbox_settings: Settings, players: list[Player],

@@ -6,11 +6,7 @@ by replying, a working link and CLI line, an authentic Reply-To and List-Unsubsc
 from __future__ import annotations
 
 import shlex
-from email import message_from_bytes
-from email.message import EmailMessage
-from email.policy import default
-from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 import pytest
 
@@ -18,63 +14,11 @@ from service.config import Settings
 from service.games import get as get_game
 from service.play.mail.menu import SHOWN, menu
 from service.play.mail.reply_address import authentic, parse_reply_address
-from service.play.matches import Matches
 from service.proof import signing
 from service.runtime import build
 from tests.conftest import CREATOR_KEY, Player
+from tests.helpers.notices import ZOE, assert_clean_8bit, body, human_to_act, ophir_match, parsed, raw_mail
 from workers import jobs
-
-ZOE = "Zoë Ångström"
-
-
-def raw_mail(settings: Settings, key: str) -> bytes:
-    return (Path(settings.outbox_dir) / f"{key.replace(':', '-')}.eml").read_bytes()
-
-
-def parsed(raw: bytes) -> EmailMessage:
-    return cast(EmailMessage, message_from_bytes(raw, policy=default))
-
-
-def body(msg: EmailMessage, kind: str = "plain") -> str:
-    part = msg.get_body(preferencelist=(kind,))
-    assert part is not None
-    return str(part.get_content())
-
-
-def assert_clean_8bit(raw: bytes) -> None:
-    """Text bodies in plain UTF-8, never quoted-printable or base64 (an inline picture alone is
-    base64: PNG is binary), and no line over 998 octets."""
-    msg = parsed(raw)
-    for part in msg.walk():
-        if part.get_content_maintype() == "text":
-            assert part["Content-Transfer-Encoding"] == "8bit", part.get_content_type()
-        elif not part.is_multipart():
-            assert part.get_content_type() == "image/png" and part["Content-Transfer-Encoding"] == "base64"
-    assert b"quoted-printable" not in raw.lower()
-    assert raw.count(b"Content-Transfer-Encoding: 8bit") == 2
-    assert max(len(line) for line in raw.split(b"\n")) <= 998
-    raw.decode("utf-8")
-
-
-def ophir_match(m: Matches, players: list[Player]) -> str:
-    """Ophir: Zoë (seat 0) and Bea (seat 1) by invitation, seat 2 a random bot; Ana invites."""
-    made = m.create("ophir", {}, [{"invite": "zoe@example.org"}, {"invite": "bea@example.org"}, {"bot": "random"}],
-                    creator_key=CREATOR_KEY, creator_name="Ana")
-    mid = str(made["id"])
-    m.claim(mid, 0, made["invites"]["0"], players[0].public_key, ZOE, "zoe@example.org")
-    m.claim(mid, 1, made["invites"]["1"], players[1].public_key, "Bea", "bea@example.org")
-    return mid
-
-
-def human_to_act(m: Matches, mid: str) -> int:
-    """Play bot turns (through the job) until a person must act; that person's seat."""
-    for _ in range(50):
-        meta = m.meta(mid)
-        humans = [s for s in meta["active"] if meta["seats"][s]["kind"] == "human"]
-        if humans:
-            return humans[0]
-        jobs.play_bot(mid, meta["active"][0], meta["ply"])
-    raise AssertionError("no person got a turn")
 
 
 def test_a_turn_notice_has_everything_a_remote_player_needs(outbox_settings: Settings, players: list[Player]) -> None:

@@ -12,9 +12,9 @@ import pytest
 from service.config import Settings, parse_listen
 from service.delivery.receiver import controller, handler_for
 from service.storage.embedded import free_port
-from tests.delivery import mailcorpus
-from tests.delivery.mailcorpus import wire
-from tests.delivery.recording import RecordingDesk
+from tests.helpers import mailcorpus
+from tests.helpers.mailcorpus import wire
+from tests.helpers.recording import RecordingDesk
 
 REPLY = "turns+t-abc-1-12-abcdefghijkmnpqr@portolan.test"
 

@@ -19,7 +19,7 @@ from service.play.matches import Matches
 from service.play.outward.webhooks import match_owner, player_owner
 from service.runtime import build_webhooks
 from tests.conftest import CREATOR, CREATOR_KEY, Player, signed_headers, signed_post, worker_burst
-from tests.delivery.hooks import Received, Receiver, signed_get, verify
+from tests.helpers.hooks import Received, Receiver, signed_get, verify
 
 # -- where a hook may point ----------------------------------------------------------------------
 

@@ -17,7 +17,7 @@ from service.play.matches import Matches
 from service.play.outward.webhooks import player_owner
 from service.runtime import build_webhooks
 from tests.conftest import CREATOR, CREATOR_KEY, Player, signed_post, worker_burst
-from tests.delivery.hooks import Entry, Receiver, server_key, signed_get, start_match, verify
+from tests.helpers.hooks import Entry, Receiver, server_key, signed_get, start_match, verify
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "webhooks.md"
 

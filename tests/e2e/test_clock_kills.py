@@ -33,8 +33,8 @@ ROOT = Path(__file__).resolve().parents[2]
 TIMINGS = {"PORTOLAN_OUTBOX_CLAIM_S": "1", "PORTOLAN_JOB_DEADLINE_S": "1.5", "PORTOLAN_JOB_TIMEOUT_S": "2",
            "PORTOLAN_WATCHDOG_S": "0.3", "PORTOLAN_SWEEP_S": "0", "PORTOLAN_CLOCK_TICK_S": "0.5"}
 
-pytestmark = pytest.mark.skipif("clock" not in Settings.__dataclass_fields__,
-                                reason="needs the settings' clock (PORTOLAN_CLOCK read by runtime.build)")
+pytestmark = [pytest.mark.processes, pytest.mark.skipif("clock" not in Settings.__dataclass_fields__,
+                                reason="needs the settings' clock (PORTOLAN_CLOCK read by runtime.build)")]
 
 
 class Stack:
@@ -44,7 +44,7 @@ class Stack:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.env = dict(os.environ, REDIS_URL=settings.redis_url, PORTOLAN_NS=settings.namespace, SMTP_URL=smtp_url,
-                        PUBLIC_URL=self.url, MAIL_FROM=settings.mail_from, PORTOLAN_PLUGINS="tests.fixture_game",
+                        PUBLIC_URL=self.url, MAIL_FROM=settings.mail_from, PORTOLAN_PLUGINS="tests.helpers.fixture_game",
                         PYTHONPATH=str(ROOT), PORTOLAN_CLOCK=f"file:{clock.path}", PORTOLAN_CLOCK_ALLOW_FILE="on",
                         **TIMINGS)
         self.logs = logs

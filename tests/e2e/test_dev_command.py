@@ -12,13 +12,16 @@ import threading
 import time
 from pathlib import Path
 
+import pytest
 import requests
 
 from service.storage.embedded import free_port
 from service.tools.client import Client
 from tests.conftest import CREATOR
-from tests.processes import alive
-from tests.processes import children as children_of
+from tests.helpers.processes import alive
+from tests.helpers.processes import children as children_of
+
+pytestmark = pytest.mark.processes  # `portolan dev` and every process it starts
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -14,10 +14,9 @@ from email.policy import SMTP
 from service.config import Settings
 from service.runtime import build
 from tests.conftest import SmtpSink
-from tests.e2e.test_play_by_mail import receiver
 from tests.play.mail_desk import Table, mail_settings, open_table, words
 
-__all__ = ["mail_settings", "receiver"]
+__all__ = ["mail_settings"]
 
 
 def send(to_server: tuple[str, int], msg: EmailMessage, mail_from: str | None = None) -> str:

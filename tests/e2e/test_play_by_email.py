@@ -28,6 +28,8 @@ from service.storage.embedded import free_port
 from service.tools.cli.main import main
 from tests.conftest import SmtpSink
 
+pytestmark = pytest.mark.processes  # `portolan worker` as a child process (stack)
+
 ROOT = Path(__file__).resolve().parents[2]
 GAME_IDS = sorted(games.registry())
 # Ophir's CLI game is three minutes of subprocesses (a CLI call per step of a long game), and El
@@ -49,7 +51,7 @@ def stack(settings: Settings, smtp_sink: SmtpSink, tmp_path: Path) -> Iterator[s
     port = free_port()
     url = f"http://127.0.0.1:{port}"
     env = dict(os.environ, REDIS_URL=settings.redis_url, PORTOLAN_NS=settings.namespace, SMTP_URL=smtp_sink.url,
-               PUBLIC_URL=url, PORTOLAN_PLUGINS="tests.fixture_game", PYTHONPATH=str(ROOT))
+               PUBLIC_URL=url, PORTOLAN_PLUGINS="tests.helpers.fixture_game", PYTHONPATH=str(ROOT))
     # the worker's log goes to a file: a pipe nobody reads fills up and blocks the worker
     log = (tmp_path / "worker.log").open("wb")
     worker = subprocess.Popen([sys.executable, "-m", "service.tools.cli", "worker"], env=env, cwd=ROOT,
@@ -105,7 +107,9 @@ def wait_for(predicate: Any, timeout: float = 30.0, what: str = "") -> None:
     raise AssertionError(f"timed out waiting for {what}")
 
 
-@pytest.mark.parametrize("game", [pytest.param(g, marks=pytest.mark.slow) if g in SLOW_GAMES else g for g in GAME_IDS])
+# El Capitán (2 minutes on two busy cores) in CI's slow step; Ophir (9 minutes) with PORTOLAN_SOAK=1
+@pytest.mark.parametrize("game", [pytest.param(g, marks=pytest.mark.soak if g == "ophir" else pytest.mark.slow)
+                                  if g in SLOW_GAMES else g for g in GAME_IDS])
 def test_two_cli_players_and_a_bot_play_to_the_end(game: str, stack: str, smtp_sink: SmtpSink, tmp_path: Path,
                                                    capsys: pytest.CaptureFixture[str]) -> None:
     ana = CliPlayer(tmp_path / "ana", stack, "ana@example.org")

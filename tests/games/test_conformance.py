@@ -17,7 +17,7 @@ import pytest
 from service.games import registry
 from service.games.base import Game, Outcome, Rng
 from service.games.undo import without_undo
-from tests.fixture_game import GAME as FIXTURE
+from tests.helpers.fixture_game import GAME as FIXTURE
 
 GAMES: list[Game[Any]] = list({FIXTURE.id: FIXTURE, **registry()}.values())
 CASES = [(g, n) for g in GAMES for n in g.players]

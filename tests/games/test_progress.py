@@ -72,7 +72,7 @@ def test_first_and_last_action_policies_end_the_game(game: Game[Any], players: i
         assert result.ended, f"{game.id} {players}p {options}: policy {name} did not end within {bound} actions"
 
 
-@pytest.mark.slow
+@pytest.mark.soak  # every state of whole games hashed to find a repeat, for each sticky policy: a hunt
 @pytest.mark.parametrize(("game", "players", "options"), CASES, ids=IDS)
 def test_sticky_policies_never_repeat_a_state_and_end(game: Game[Any], players: int, options: dict[str, Any]) -> None:
     bound = step_bound(game, players, options)

@@ -12,8 +12,8 @@ from prometheus_client.parser import text_string_to_metric_families
 from service.config import Settings
 from service.delivery.mail import Mail, deliver
 from service.observe import logs
-from tests.api.test_matches_flow import started
 from tests.conftest import Player
+from tests.helpers.matches import started
 
 
 def scrape(client: Any) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:

@@ -15,8 +15,8 @@ from service.clock import iso
 from service.play.errors import BadRequest, Conflict, Forbidden
 from service.play.matches import Matches
 from service.proof.verify import verify_record
-from tests.clock_helpers import START, Hands, move, started
 from tests.conftest import CREATOR_KEY, Player
+from tests.helpers.clock_helpers import START, Hands, move, started
 
 
 @pytest.fixture

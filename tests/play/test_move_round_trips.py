@@ -10,8 +10,8 @@ import pytest
 from service.config import Settings
 from service.play.matches import Matches
 from service.runtime import build
-from tests.api.test_matches_flow import started
 from tests.conftest import Player, one_redis_only
+from tests.helpers.matches import started
 
 
 def _counting(service: Matches, monkeypatch: pytest.MonkeyPatch) -> list[str]:

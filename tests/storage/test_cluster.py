@@ -27,8 +27,10 @@ from service.config import Settings
 from service.proof.verify import verify_record
 from service.runtime import build
 from service.storage.embedded import EmbeddedCluster, EmbeddedRedis
-from tests.api.test_matches_flow import create
 from tests.conftest import ON_CLUSTER, Player, SmtpSink, as_in_a_worker, drop_namespace, forget_worker_service
+from tests.helpers.matches import create
+
+pytestmark = pytest.mark.processes  # a 3-master Redis Cluster of its own and a worker process
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -83,7 +85,7 @@ def test_a_whole_match_on_the_cluster(on_cluster: Settings, smtp_sink: SmtpSink,
     homes = Counter(nodes)
     mid = ids[0]
     worker = subprocess.Popen([sys.executable, "-m", "service.tools.cli", "worker"], cwd=ROOT,
-                              env=dict(os.environ, PORTOLAN_PLUGINS="tests.fixture_game", PYTHONPATH=str(ROOT)),
+                              env=dict(os.environ, PORTOLAN_PLUGINS="tests.helpers.fixture_game", PYTHONPATH=str(ROOT)),
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + 120

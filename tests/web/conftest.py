@@ -29,8 +29,8 @@ import pytest
 import requests
 
 from service.storage.embedded import free_port
-from tests.processes import alive
-from tests.processes import children as children_of
+from tests.helpers.processes import alive
+from tests.helpers.processes import children as children_of
 
 ROOT = Path(__file__).resolve().parents[2]
 LAUNCH_ARGS = ["--no-sandbox", "--headless=new", "--disable-gpu", "--disable-background-networking",

@@ -25,8 +25,7 @@ from service.proof import signing
 from service.proof.delegation import seat_key_body
 from service.proof.verify import verify_record
 from tests.conftest import CREATOR_KEY, Player
-from tests.test_mail_proof import two_player_match
-from tests.test_mail_proof_verify import first_mail_move, play_by_mail
+from tests.helpers.verify import first_mail_move, play_by_mail, two_player_match
 
 JS_VERIFY = """async ([record, key]) => {
   const { verifyRecord } = await import('/web/static/js/verify.js');
@@ -304,7 +303,8 @@ def test_a_record_with_timeouts_verifies_in_the_browser_and_an_earlier_timeout_f
     before the deadline its clock field names (re-hashed and re-signed with the server's key,
     so only the time is wrong) fails in both, at the same ply, in the same words."""
     from service.clock import parse_iso
-    from tests.test_verify_clock import Hands, earlier, play, rechain, started, time_out
+    from tests.helpers.clock_helpers import Hands, started
+    from tests.helpers.verify_clock import earlier, play, rechain, time_out
 
     hands = Hands()
     service.now = hands

@@ -20,7 +20,7 @@ import pytest
 from redis.client import PubSub, PubSubWorkerThread
 
 from service.config import Settings
-from service.runtime import connect
+from service.storage.connection import connect
 from workers.worker import QUEUES, with_clock, work_burst, worker_class
 
 BURSTS = 30

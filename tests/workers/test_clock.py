@@ -24,9 +24,9 @@ from service.delivery import clock as scheduling
 from service.play.matches import Matches
 from service.runtime import build
 from service.storage.clock import Deadlines
-from tests import clock_helpers
-from tests.clock_helpers import move
 from tests.conftest import Player, SmtpSink, worker_burst
+from tests.helpers import clock_helpers
+from tests.helpers.clock_helpers import move
 from workers import clock as clock_jobs
 from workers import jobs
 from workers import worker as worker_module

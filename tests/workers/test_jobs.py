@@ -10,10 +10,10 @@ from rq import Queue
 
 from service.config import Settings
 from service.games.base import Rng
-from service.play.matches import Matches
 from service.runtime import build
 from service.storage.connection import connect
 from tests.conftest import CREATOR_KEY, Player, SmtpSink, as_in_a_worker, worker_burst
+from tests.helpers.jobs import notices, start_human_match
 from workers import jobs
 
 
@@ -23,17 +23,6 @@ def smtp_settings(settings: Settings, smtp_sink: SmtpSink, monkeypatch: pytest.M
     as_in_a_worker(monkeypatch, {"REDIS_URL": s.redis_url, "SMTP_URL": s.smtp_url, "PORTOLAN_NS": s.namespace,
                                  "PUBLIC_URL": s.public_url, "OUTBOX_DIR": s.outbox_dir})
     return s
-
-
-def start_human_match(m: Matches, players: list[Player], seats: int = 2) -> str:
-    made = m.create("harbour-race", {}, [{"invite": f"p{i}@example.org"} for i in range(seats)], creator_key=CREATOR_KEY)
-    for i in range(seats):
-        m.claim(made["id"], i, made["invites"][str(i)], players[i].public_key, players[i].name, f"p{i}@example.org")
-    return str(made["id"])
-
-
-def notices(sink: SmtpSink) -> list[Any]:
-    return [msg for msg in sink.messages if msg["X-Portolan-Notice"].startswith("notice:")]
 
 
 def test_turn_notice_goes_out_once_over_smtp(smtp_settings: Settings, smtp_sink: SmtpSink, players: list[Player]) -> None:

@@ -38,6 +38,8 @@ from service.play.matches import Matches
 from service.tools.client import Client
 from tests.conftest import CREATOR, Player, smtp_server
 
+pytestmark = pytest.mark.processes  # workers as child processes, killed and restarted
+
 ROOT = Path(__file__).resolve().parents[2]
 TIMINGS = {"PORTOLAN_OUTBOX_CLAIM_S": "1", "PORTOLAN_JOB_DEADLINE_S": "1.5", "PORTOLAN_JOB_TIMEOUT_S": "2",
            "PORTOLAN_WATCHDOG_S": "0.3", "PORTOLAN_SWEEP_S": "0"}
@@ -94,7 +96,7 @@ class Workers:
     def __init__(self, settings: Settings, smtp_url: str, logs: Path, count: int) -> None:
         self.env = dict(os.environ, REDIS_URL=settings.redis_url, PORTOLAN_NS=settings.namespace, SMTP_URL=smtp_url,
                         PUBLIC_URL=settings.public_url, MAIL_FROM=settings.mail_from,
-                        PORTOLAN_PLUGINS="tests.fixture_game", PYTHONPATH=str(ROOT), **TIMINGS)
+                        PORTOLAN_PLUGINS="tests.helpers.fixture_game", PYTHONPATH=str(ROOT), **TIMINGS)
         self.logs = logs
         self.procs: list[subprocess.Popen[bytes]] = []
         self.kills: list[float] = []
@@ -243,7 +245,7 @@ def test_killed_workers_lose_no_notice_and_stall_no_bot(settings: Settings, serv
     assert facts["kills"] > 0
 
 
-@pytest.mark.slow
+@pytest.mark.soak  # many kills over a long run
 def test_soak_many_kills(settings: Settings, service: Matches, served: str, holding_sink: HoldingSink,
                          tmp_path: Path) -> None:
     facts = run_kills(settings, service, served, holding_sink, tmp_path, humans=8, bots=8, every=(0.2, 1.0), seed=29)

@@ -19,7 +19,7 @@ from service.delivery.watchdog import Watchdog
 from service.runtime import build
 from service.storage.connection import connect
 from tests.conftest import CREATOR_KEY, Player, SmtpSink, as_in_a_worker, worker_burst
-from tests.workers.test_jobs import notices, start_human_match
+from tests.helpers.jobs import notices, start_human_match
 from workers import jobs
 
 

@@ -161,7 +161,7 @@ def test_views_do_not_reveal_deck_order() -> None:
         assert GAME.view(a, seat) == GAME.view(b, seat)
 
 
-@pytest.mark.slow
+@pytest.mark.soak  # 25 random games per case: a hunt for rare faults
 @pytest.mark.parametrize(("players", "expansions"), CASES, ids=[f"{n}p-{'all' if e else 'none'}" for n, e in CASES])
 def test_many_random_playouts(players: int, expansions: list[str]) -> None:
     for seed in range(25):
@@ -170,7 +170,7 @@ def test_many_random_playouts(players: int, expansions: list[str]) -> None:
             assert canon(GAME.dump(replay(players, expansions, 100 + seed, log))) == canon(GAME.dump(state))
 
 
-@pytest.mark.slow
+@pytest.mark.soak  # every expansion subset at every player count
 @pytest.mark.parametrize("expansions", [["porto"], ["lisboa"], ["canarias"], ["porto", "canarias"], ["lisboa", "canarias"]])
 def test_expansion_subsets(expansions: list[str]) -> None:
     for players in range(2, 6):

@@ -112,7 +112,7 @@ def test_random_playouts(players: int) -> None:
         _check_game(players, seed)
 
 
-@pytest.mark.slow
+@pytest.mark.soak  # 200 random games per player count: a hunt for rare faults
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_random_playouts_large(players: int) -> None:
     for seed in range(3, 203):

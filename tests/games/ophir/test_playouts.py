@@ -148,7 +148,7 @@ def test_playout_exercises_every_action_type() -> None:
     assert seen == set(GAME.actions) - {"undo"}  # random playouts never undo (tests/games/test_undo.py does)
 
 
-@pytest.mark.slow
+@pytest.mark.soak  # 40 random games per player count: a hunt for rare faults
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_many_random_playouts(players: int) -> None:
     for seed in range(40):
