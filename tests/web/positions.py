@@ -4,8 +4,9 @@ queue sent as one move, the end screen) instead of a whole match of 900 to 1,450
 
 The test holds every seat's key itself: it creates a match of three invited seats, claims them
 with keys it made, and plays signed moves over HTTP (``service.tools.client.Client``, as the CLI
-does; about 15 ms a ply, so a near-end position of El Capitán or Ophir takes some 20 s instead of
-the 7 to 10 minutes of clicking). Then the browser players import the keys of seats 0 and 1 from
+does; one request a ply while a seat takes several steps, 15 to 50 ms a ply on 2 busy cores, so a
+near-end position of El Capitán or Ophir, 1,100 to 1,600 plies, takes 20 to 60 s instead of the 7
+to 10 minutes of clicking a whole match). Then the browser players import the keys of seats 0 and 1 from
 key backups (docs/web-client.md's format, as the key page writes them) and take over; seat 2
 stays with the test, which moves for it from Python.
 
@@ -84,7 +85,8 @@ class Plan:
 
 def _ophir_near_end(board: Mapping[str, Any]) -> bool:
     # the game ends when the temple is complete (rule §8 A) or the market finds no card (rule §8 B)
-    return board["temple"]["metals_to_finish"] <= 1 or (board["phase"] == "play" and board["market"]["face_down"] == 0)
+    return bool(board["temple"]["metals_to_finish"] <= 1
+                or (board["phase"] == "play" and board["market"]["face_down"] == 0))
 
 
 PLANS: dict[str, Plan] = {
