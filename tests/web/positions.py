@@ -96,8 +96,9 @@ PLANS: dict[str, Plan] = {
     # donations fill the temple; trades shift the market toward its end; both need goods and metal
     "ophir": Plan(("donate-metal", "buy-metal", "trade", "donate-goods", "gather", "anchor", "move"), 0.9,
                   _ophir_near_end),
-    "nauticus": Plan((), 0.0, lambda board: False),
 }
+NO_PLAN = Plan((), 0.0, lambda board: False)
+"""A game with no plan: uniformly random steps."""
 
 
 @dataclass
@@ -127,7 +128,7 @@ class Prepared:
         legal = [a["action"] for a in offered if a["action"]["type"] != "undo"]
         public = view
         assert legal, f"seat {seat} must act at ply {public['ply']} and has no legal action"
-        plan = PLANS[self.game]
+        plan = PLANS.get(self.game, NO_PLAN)
         action = None
         if prefer and self.rng.random() < plan.share:
             action = next((self.rng.choice(of) for kind in plan.prefer
