@@ -129,7 +129,7 @@ def _views(game: Game[Any], state: Any, players: int) -> Iterator[tuple[str, str
             yield "view", s
 
 
-def player_texts(p: Playthrough, *, every: int = 5, max_steps: int = 4000) -> Iterator[tuple[str, str]]:
+def player_texts(p: Playthrough, *, every: int = 5) -> Iterator[tuple[str, str]]:
     """``(where, text)`` for every text a player reads along one recorded playthrough.
 
     Events and the labels of every legal action at every step; every ``every`` steps also each
@@ -139,7 +139,7 @@ def player_texts(p: Playthrough, *, every: int = 5, max_steps: int = 4000) -> It
     for e in p.setup_events:
         yield "event", str(e.get("text", ""))
     earlier: list[dict[str, Any]] = []
-    for step in p.steps[:max_steps]:
+    for step in p.steps:
         state, seat, legal = step.before, step.seat, step.legal
         if step.index % every == 0:
             yield from _views(game, state, players)
@@ -158,8 +158,7 @@ def player_texts(p: Playthrough, *, every: int = 5, max_steps: int = 4000) -> It
         earlier.append(step.action)
         for e in step.events:
             yield "event", str(e.get("text", ""))
-    last = p.steps[max_steps - 1].after if len(p.steps) > max_steps else p.final
-    yield from _views(game, last, players)
+    yield from _views(game, p.final, players)
 
 
 def scan(playthroughs: Iterable[Playthrough], every: int = 5) -> dict[str, str]:
