@@ -50,9 +50,8 @@ def check_contract(p: Playthrough) -> None:
     assert p.failure is None, f"{p.name}: {p.failure}"
     json.dumps(p.setup_events)
     hidden = FACE_DOWN.get(game.id, ())
+    # a dead end, a crash of a listed action and a loop stopped the playthrough: p.failure says which
     for step in p.steps:
-        assert without_undo(step.legal), f"{p.name}: seat {step.seat} had to act with no legal action"
-        assert step.action in step.legal, f"{p.name}: step {step.index} played an action that was not listed"
         assert not step.idle_with_actions, f"{p.name} step {step.index}: inactive seats {step.idle_with_actions} have legal actions"
         before = canon(game.dump(step.before))
         assert text_digest(before) == step.before_digest, f"{p.name} step {step.index}: apply mutated its input"
