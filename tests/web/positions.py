@@ -81,6 +81,10 @@ class Plan:
     prefer: tuple[str, ...]
     share: float
     near_end: Callable[[Mapping[str, Any]], bool]
+    finisher: tuple[str, ...] = ()
+    """Action types that can end the game from a near-end position (a metal donation, which ends it
+    when the temple lacks one metal): the position is handed to the browser when its player is
+    offered one, so that the end is a click or a few away."""
 
 
 def _ophir_near_end(board: Mapping[str, Any]) -> bool:
@@ -95,7 +99,7 @@ PLANS: dict[str, Plan] = {
                        lambda board: board["phase"] == 3 and bool(board["phase_ending"])),
     # donations fill the temple; trades shift the market toward its end; both need goods and metal
     "ophir": Plan(("donate-metal", "buy-metal", "trade", "donate-goods", "gather", "anchor", "move"), 0.9,
-                  _ophir_near_end),
+                  _ophir_near_end, finisher=("donate-metal",)),
 }
 NO_PLAN = Plan((), 0.0, lambda board: False)
 """A game with no plan: uniformly random steps."""
@@ -152,12 +156,13 @@ def new_match(base_url: str, game: str, seed: int) -> Prepared:
 
 
 def prepare(base_url: str, game: str, seed: int, ready: Callable[[Mapping[str, Any]], bool],
-            attempts: int = 3) -> tuple[Prepared, dict[str, Any]]:
-    """A match advanced by the test until ``ready(public view)`` holds with a browser seat to move;
-    answers it and that view. Steps toward the end are preferred (:data:`PLANS`); once ``ready``
-    holds, the other seats play without that preference, so that they do not end the match before
-    the browser gets it. Should one end it all the same (chance is the server's), a new match is
-    prepared, up to ``attempts`` times."""
+            attempts: int = 3, finisher: tuple[str, ...] = ()) -> tuple[Prepared, dict[str, Any]]:
+    """A match advanced by the test until ``ready(public view)`` holds with a browser seat to move
+    (and, given ``finisher`` types, that seat offered one of them); answers it and that view. Steps
+    toward the end are preferred (:data:`PLANS`); once ``ready`` holds, the seats the browser does
+    not take play without that preference, so that they do not end the match before the browser
+    gets it. Should the match end all the same (chance is the server's), a new one is prepared, up
+    to ``attempts`` times."""
     for attempt in range(attempts):
         prepared = new_match(base_url, game, seed * 100 + attempt)
         public = prepared.public()
@@ -167,7 +172,13 @@ def prepare(base_url: str, game: str, seed: int, ready: Callable[[Mapping[str, A
             seat = int(public["active_seats"][0])
             close = ready(public)
             if close and seat in BROWSER_SEATS:
-                return prepared, public
+                if not finisher:
+                    return prepared, public
+                seat_view = prepared.api.view(prepared.match_id, seat, prepared.keys[seat])
+                if any(a["action"]["type"] in finisher for a in seat_view["legal_actions"]):
+                    return prepared, public
+                public = prepared.step(seat, seat_view, prefer=True)  # a browser seat heads for the end
+                continue
             public = prepared.step(seat, public, prefer=not close)
         else:
             raise AssertionError(f"{game}: no position ready within {MAX_PLIES} plies")
