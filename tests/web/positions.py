@@ -81,10 +81,10 @@ class Plan:
     prefer: tuple[str, ...]
     share: float
     near_end: Callable[[Mapping[str, Any]], bool]
-    finisher: tuple[str, ...] = ()
-    """Action types that can end the game from a near-end position (a metal donation, which ends it
-    when the temple lacks one metal): the position is handed to the browser when its player is
-    offered one, so that the end is a click or a few away."""
+    hand_over: Callable[[Mapping[str, Any], int, set[str]], bool] = lambda board, seat, offered: True
+    """Near the end, whether to hand the position to the browser seat ``seat`` to move, given the
+    action types it is offered: when it may make the step that ends the game (or starts its last
+    round), so that the end is a click or a few away. Until then the test moves for it too."""
 
 
 def _ophir_near_end(board: Mapping[str, Any]) -> bool:
@@ -93,13 +93,32 @@ def _ophir_near_end(board: Mapping[str, Any]) -> bool:
                 or (board["phase"] == "play" and board["market"]["face_down"] == 0))
 
 
+def _el_capitan_supply(board: Mapping[str, Any], seat: int) -> int:
+    """The pieces a seat has still to place (rule §6.1: the phase ends with the round in which a
+    player placed the last)."""
+    return int(sum(board["players"][seat]["supply"].values()))
+
+
+def _el_capitan_near_end(board: Mapping[str, Any]) -> bool:
+    return board["phase"] == 3 and (bool(board["phase_ending"]) or
+                                    min(_el_capitan_supply(board, s) for s in range(len(board["players"]))) <= 1)
+
+
+def _el_capitan_hand_over(board: Mapping[str, Any], seat: int, offered: set[str]) -> bool:
+    # the last round is on, or this seat may place its last piece and so start it
+    return bool(board["phase_ending"]) or (_el_capitan_supply(board, seat) == 1
+                                           and bool(offered & {"build-warehouse", "build-fortress"}))
+
+
 PLANS: dict[str, Plan] = {
-    # El Capitán ends with the third phase (rule §4); passing ends turns, and so phases, soonest
-    "el-capitan": Plan(("pass", "end-turn", "settle-loan", "choose-start-player"), 0.5,
-                       lambda board: board["phase"] == 3 and bool(board["phase_ending"])),
-    # donations fill the temple; trades shift the market toward its end; both need goods and metal
+    # El Capitán ends with the third phase (rule §4), which ends with the round in which a player
+    # placed every piece (rule §6.1): building brings it nearer
+    "el-capitan": Plan(("build-warehouse", "build-fortress", "sail", "buy-card", "end-turn"), 0.5,
+                       _el_capitan_near_end, _el_capitan_hand_over),
+    # donations fill the temple (a donation of its last metal ends the game); trades shift the
+    # market toward its end; both need goods and metal
     "ophir": Plan(("donate-metal", "buy-metal", "trade", "donate-goods", "gather", "anchor", "move"), 0.9,
-                  _ophir_near_end, finisher=("donate-metal",)),
+                  _ophir_near_end, lambda board, seat, offered: "donate-metal" in offered),
 }
 NO_PLAN = Plan((), 0.0, lambda board: False)
 """A game with no plan: uniformly random steps."""
@@ -156,9 +175,10 @@ def new_match(base_url: str, game: str, seed: int) -> Prepared:
 
 
 def prepare(base_url: str, game: str, seed: int, ready: Callable[[Mapping[str, Any]], bool],
-            attempts: int = 3, finisher: tuple[str, ...] = ()) -> tuple[Prepared, dict[str, Any]]:
+            hand_over: Callable[[Mapping[str, Any], int, set[str]], bool] | None = None,
+            attempts: int = 3) -> tuple[Prepared, dict[str, Any]]:
     """A match advanced by the test until ``ready(public view)`` holds with a browser seat to move
-    (and, given ``finisher`` types, that seat offered one of them); answers it and that view. Steps
+    (and, given ``hand_over``, it says yes for that seat); answers it and that view. Steps
     toward the end are preferred (:data:`PLANS`); once ``ready`` holds, the seats the browser does
     not take play without that preference, so that they do not end the match before the browser
     gets it. Should the match end all the same (chance is the server's), a new one is prepared, up
@@ -172,10 +192,10 @@ def prepare(base_url: str, game: str, seed: int, ready: Callable[[Mapping[str, A
             seat = int(public["active_seats"][0])
             close = ready(public)
             if close and seat in BROWSER_SEATS:
-                if not finisher:
+                if hand_over is None:
                     return prepared, public
                 seat_view = prepared.api.view(prepared.match_id, seat, prepared.keys[seat])
-                if any(a["action"]["type"] in finisher for a in seat_view["legal_actions"]):
+                if hand_over(seat_view["board"], seat, {a["action"]["type"] for a in seat_view["legal_actions"]}):
                     return prepared, public
                 public = prepared.step(seat, seat_view, prefer=True)  # a browser seat heads for the end
                 continue

@@ -275,8 +275,7 @@ def test_a_prepared_near_end_is_played_to_the_end_by_clicking(game: str, dev: De
     the ranks on both pages, and the finished record verified on the log page and in Python."""
     started = time.monotonic()
     plan = PLANS[game]
-    prepared, public = prepare(dev.url, game, SEEDS[game], lambda view: plan.near_end(view["board"]),
-                               finisher=plan.finisher)
+    prepared, public = prepare(dev.url, game, SEEDS[game], lambda view: plan.near_end(view["board"]), plan.hand_over)
     prepared_at, by_api = int(public["ply"]), prepared.plies_by_python
     pages = take_over(prepared, new_player, tmp_path)
     rng = random.Random(SEEDS[game])
