@@ -5,8 +5,8 @@ queue sent as one move, the end screen) instead of a whole match of 900 to 1,450
 The test holds every seat's key itself: it creates a match of three invited seats, claims them
 with keys it made, and plays signed moves over HTTP (``service.tools.client.Client``, as the CLI
 does; one request a ply while a seat takes several steps, 15 to 50 ms a ply on 2 busy cores, so a
-near-end position of El Capitán or Ophir, 1,100 to 1,600 plies, takes 20 to 60 s instead of the 7
-to 10 minutes of clicking a whole match). Then the browser players import the keys of seats 0 and 1 from
+near-end position, some 550 plies of El Capitán or 1,000 to 2,800 of Ophir, takes 10 to 40 s
+instead of the 7 to 10 minutes of clicking a whole match). Then the browser players import the keys of seats 0 and 1 from
 key backups (docs/web-client.md's format, as the key page writes them) and take over; seat 2
 stays with the test, which moves for it from Python.
 
