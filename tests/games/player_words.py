@@ -1,4 +1,5 @@
-"""What a player reads, gathered from random positions, and the checks it must pass.
+"""What a player reads, gathered along the recorded playthroughs (tests/helpers/playthrough.py),
+and the checks it must pass.
 
 A box owner reads events, the labels of the legal actions, the text rendering, the views' words and
 the messages of refused actions. None of it may carry a note meant for the people who wrote the rules
@@ -10,13 +11,14 @@ by number, or an internal id where the game has a name for the thing.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 from service.games.base import Game, GameError, Rng
 from service.games.words import RULE_REF
+from tests.helpers.playthrough import Playthrough
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -117,61 +119,57 @@ def _strings(obj: Any) -> Iterator[str]:
             yield from _strings(value)
 
 
-def player_texts(game: Game[Any], players: int, seed: int, *, every: int = 5, max_steps: int = 4000,
-                 options: Mapping[str, Any] | None = None) -> Iterator[tuple[str, str]]:
-    """``(where, text)`` for every text a player reads along one random playout.
+def _views(game: Game[Any], state: Any, players: int) -> Iterator[tuple[str, str]]:
+    """The words of every seat's and a spectator's view of ``state``, and of its rendering."""
+    for seat in [None, *range(players)]:
+        view = game.view(state, seat)
+        for line in game.render(view).splitlines():
+            yield "render", line
+        for s in _strings(view):
+            yield "view", s
+
+
+def player_texts(p: Playthrough, *, every: int = 5) -> Iterator[tuple[str, str]]:
+    """``(where, text)`` for every text a player reads along one recorded playthrough.
 
     Events and the labels of every legal action at every step; every ``every`` steps also each
     seat's and a spectator's view (its words and its rendering) and the refusals of actions that were
     legal earlier, offered again by every seat, and of a few malformed actions."""
-    rng = Rng.from_seed(f"words/{game.id}/{players}/{seed}")
-    state, events = game.setup(players, game.validate_options(options or {}, players),
-                               Rng.from_seed(f"words-setup/{seed}"))
+    game, players = p.game, p.players
+    for e in p.setup_events:
+        yield "event", str(e.get("text", ""))
     earlier: list[dict[str, Any]] = []
-    step = 0
-    while True:
-        for e in events:
-            yield "event", str(e.get("text", ""))
-        active = game.active_seats(state)
-        if step % every == 0 or not active:
-            for seat in [None, *range(players)]:
-                view = game.view(state, seat)
-                for line in game.render(view).splitlines():
-                    yield "render", line
-                for s in _strings(view):
-                    yield "view", s
-        if not active or step >= max_steps:
-            return
-        seat = active[rng.randbelow(len(active))]
-        legal = game.legal_actions(state, seat)
+    for step in p.steps:
+        state, seat, legal = step.before, step.seat, step.legal
+        if step.index % every == 0:
+            yield from _views(game, state, players)
         for a in legal:
             yield "action", game.describe_action(a)
             yield "label", game.label_action(state, seat, a)
-        if step % every == 0:
+        if step.index % every == 0:
             malformed: list[dict[str, Any]] = [{"type": "no-such-action"}, {**legal[0], "nosuchfield": 1},
                                                {"type": legal[0]["type"]}]
             for old in [*earlier[-12:], *malformed]:
                 for other in range(players):
                     try:
-                        game.apply(state, other, old, Rng.from_seed(step))
+                        game.apply(state, other, old, Rng.from_seed(step.index))
                     except GameError as exc:
                         yield "error", exc.message
-        action = legal[rng.randbelow(len(legal))]
-        earlier.append(action)
-        state, events = game.apply(state, seat, action, Rng.from_seed(f"words/{seed}/{step}"))
-        step += 1
+        earlier.append(step.action)
+        for e in step.events:
+            yield "event", str(e.get("text", ""))
+    yield from _views(game, p.final, players)
 
 
-def scan(game: Game[Any], players: int, seeds: range, every: int = 5,
-         options: Mapping[str, Any] | None = None) -> dict[str, str]:
-    """The problems found over playouts from ``seeds``: ``problem -> an example text`` (first seen)."""
+def scan(playthroughs: Iterable[Playthrough], every: int = 5) -> dict[str, str]:
+    """The problems found along ``playthroughs``: ``problem -> an example text`` (first seen)."""
     found: dict[str, str] = {}
     seen: set[tuple[str, str]] = set()  # the same sentence recurs thousands of times: check it once
-    for seed in seeds:
-        for where, text in player_texts(game, players, seed, every=every, options=options):
+    for p in playthroughs:
+        for where, text in player_texts(p, every=every):
             if (where, text) in seen:
                 continue
             seen.add((where, text))
-            for why in problems(game, text, where):
+            for why in problems(p.game, text, where):
                 found.setdefault(f"{where}: {why}", text)
     return found

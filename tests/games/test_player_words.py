@@ -4,7 +4,8 @@ rules pages that the messages cite (issue 16, item 4).
 What a box owner reads (events, menu labels, renderings, the views' sentences, refusals) must be
 plain English: a rule cited only by an id that ``docs/rules/<game>.md`` defines, no "seed", "spec"
 or "unverified" outside the provisional footnote, no "1 coins" or "worker(s)", names instead of
-ids and seat numbers. ``tests/games/player_words.py`` gathers the texts and holds the checks.
+ids and seat numbers. ``tests/games/player_words.py`` gathers the texts along the playthroughs of
+tests/helpers/playthrough.py (the ones the conformance and undo checks walk) and holds the checks.
 """
 
 from __future__ import annotations
@@ -19,35 +20,27 @@ from service.games import registry
 from service.games.base import Game
 from service.games.words import RULES_PAGES, count, plural
 from tests.games.player_words import RULE_REF, page_ids, problems, scan
+from tests.helpers.playthrough import SLOW_SEEDS, default_seeds, playthrough
 
 GAMES: dict[str, Game[Any]] = {k: g for k, g in registry().items() if k in RULES_PAGES}
 """The games that have a rules reference page (a plugin game installed beside them has its own words)."""
 CASES = [(g, n) for g in GAMES.values() for n in g.players]
 IDS = [f"{g.id}-{n}p" for g, n in CASES]
-EXPANSIONS = {"expansions": ["porto", "lisboa", "canarias"]}
 PACKAGES = {"el-capitan": "el_capitan", "nauticus": "nauticus", "ophir": "ophir"}
-
-
-def _options(game: Game[Any], seed: int) -> dict[str, Any] | None:
-    """Every other seed of El Capitán plays with all three expansion cities (the pirate's words)."""
-    return EXPANSIONS if game.id == "el-capitan" and seed % 2 else None
 
 
 @pytest.mark.parametrize(("game", "players"), CASES, ids=IDS)
 def test_the_words_of_random_positions_are_plain(game: Game[Any], players: int) -> None:
-    found: dict[str, str] = {}
-    for seed in range(2):
-        # every 10th position: a few seconds per game and player count; the slow twin looks closer
-        found.update(scan(game, players, range(seed, seed + 1), every=10, options=_options(game, seed)))
+    # every 10th position's views and refusals (events and labels at every one): a few seconds per
+    # game and player count; the slow twin looks closer. Odd seeds of El Capitán have the expansions.
+    found = scan((playthrough(game.id, players, seed) for seed in default_seeds(players)), every=10)
     assert not found, "\n".join(f"{why}: {text!r}" for why, text in found.items())
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize(("game", "players"), CASES, ids=IDS)
 def test_the_words_of_many_random_positions_are_plain(game: Game[Any], players: int) -> None:
-    found: dict[str, str] = {}
-    for seed in range(2, 10):
-        found.update(scan(game, players, range(seed, seed + 1), every=2, options=_options(game, seed)))
+    found = scan((playthrough(game.id, players, seed) for seed in SLOW_SEEDS), every=2)
     assert not found, "\n".join(f"{why}: {text!r}" for why, text in found.items())
 
 

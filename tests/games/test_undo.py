@@ -1,16 +1,17 @@
-"""Undo within a turn (issue 16 item 3), for every game: random playouts that interleave undo
-with play.
+"""Undo within a turn (issue 16 item 3), for every game: random playthroughs that interleave undo
+with play (tests/helpers/playthrough.py plays them once; the conformance and player-words checks
+walk the same ones).
 
-The test keeps its own account of what undo may take back, independently of the games' trail:
-the dumps before each step the acting seat made since its turn began, cleared at a step that drew
-on the Rng or changed hidden information, or when another seat acts. Then
+The check keeps its own account of what undo may take back, independently of the games' trail:
+the digests of the states before each step the acting seat made since its turn began, cleared at a
+step that drew on the Rng or changed hidden information, or when another seat acts. Then
 
 * whenever undo is offered, that account is not empty, and undo gives back exactly the state before
   the last of those steps (canonical dump), however many undos follow one another;
 * undo is never offered past a step that drew or revealed (the account would be empty);
 * a refused undo changes nothing and says "nothing to undo";
 * the undo data never shows in a view;
-* a playout with undos still ends.
+* a playthrough with undos still ends.
 """
 
 from __future__ import annotations
@@ -24,9 +25,11 @@ import pytest
 from service.games import registry
 from service.games.base import Game, IllegalAction, InvalidAction, Rng
 from service.games.undo import UNDO, TurnUndo, fold_undone, without_undo
+from tests.helpers.playthrough import SLOW_SEEDS, Playthrough, default_seeds, digest, playthrough
 
 GAMES: list[TurnUndo[Any]] = [g for g in registry().values() if isinstance(g, TurnUndo)]
 CASES = [(g, n) for g in GAMES for n in g.players]
+IDS = [f"{g.id}-{n}p" for g, n in CASES]
 
 
 def _canon(obj: Any) -> str:
@@ -46,58 +49,52 @@ def offered(game: Game[Any], state: Any, seat: int) -> bool:
     return any(a["type"] == UNDO for a in game.legal_actions(state, seat))
 
 
-def playout_with_undo(game: TurnUndo[Any], players: int, seed: int, max_steps: int = 20_000) -> tuple[Any, int, int]:
-    """Random play in which a seat that may undo does so about one time in three (and then maybe
-    again). Returns the final state, the steps and the undos made."""
-    rng = Rng.from_seed(f"undo/{game.id}/{players}/{seed}")
-    state, _ = game.setup(players, game.validate_options({}), Rng.from_seed(f"undo-setup/{seed}"))
+def check_undo(p: Playthrough) -> int:
+    """Walk one recorded playthrough with the account above; answers the undos it made."""
+    game = p.game
+    assert isinstance(game, TurnUndo)
+    assert p.failure is None, f"{p.name}: {p.failure}"
     hidden = HIDDEN[game.id]
-    account: list[str] = []  # dumps before the acting seat's revocable steps of this turn
+    account: list[str] = []  # digests of the states before the acting seat's revocable steps of this turn
     account_seat = -1
-    steps = undos = 0
-    while game.active_seats(state):
-        assert steps < max_steps, f"{game.id}/{players}p seed {seed}: no end after {max_steps} steps"
-        seat = game.active_seats(state)[0]
+    for step in p.steps:
+        state, seat, legal = step.before, step.seat, step.legal
         if seat != account_seat:
             account, account_seat = [], seat
-        legal = game.legal_actions(state, seat)
-        can_undo = any(a["type"] == UNDO for a in legal)
+        can_undo = step.undo_offered
         assert legal[-1:] == [{"type": UNDO}] or not can_undo, "undo is listed last"
         if can_undo:
-            assert account, f"{game.id}: undo offered with nothing revocable behind it (step {steps})"
+            assert account, f"{p.name}: undo offered with nothing revocable behind it (step {step.index})"
             bare = game.with_undo(state, None)
-            for viewer in [None, *range(players)]:
+            for viewer in [None, *range(p.players)]:
                 assert game.view(state, viewer) == game.view(bare, viewer), "the undo data shows in a view"
         else:
-            before = _canon(game.dump(state))
             with pytest.raises(IllegalAction, match="nothing to undo"):
                 game.apply(state, seat, {"type": UNDO}, Rng.from_seed(0))
-            assert _canon(game.dump(state)) == before
-        step_rng = Rng.from_seed(f"{seed}/{steps}")
-        if can_undo and rng.randbelow(3) == 0:
-            state, events = game.apply(state, seat, {"type": UNDO}, step_rng)
-            assert step_rng.draws == 0, "an undo drew on chance"
-            assert _canon(game.dump(state)) == account.pop(), f"{game.id}: undo did not restore the state (step {steps})"
-            assert [e["type"] for e in events] == ["undone"] and events[0]["takes_back"] >= 1
-            undos += 1
+            assert digest(game, state) == step.before_digest, "a refused undo changed the state"
+        if step.is_undo:
+            assert step.draws == 0, "an undo drew on chance"
+            assert digest(game, step.after) == account.pop(), f"{p.name}: undo did not restore the state (step {step.index})"
+            assert [e["type"] for e in step.events] == ["undone"] and step.events[0]["takes_back"] >= 1
+        elif step.draws or hidden(step.after) != hidden(state):
+            account = []  # chance or a reveal: nothing before it may be taken back
         else:
-            action = without_undo(legal)[rng.randbelow(len(legal) - can_undo)]
-            dumped = _canon(game.dump(state))
-            new = game.apply(state, seat, action, step_rng).state
-            if step_rng.draws or hidden(new) != hidden(state):
-                account = []  # chance or a reveal: nothing before it may be taken back
-            else:
-                account.append(dumped)
-            state = new
-        steps += 1
-    return state, steps, undos
+            account.append(step.before_digest)
+    assert game.outcome(p.final) is not None
+    return p.undos
 
 
-@pytest.mark.parametrize(("game", "players"), CASES, ids=[f"{g.id}-{n}p" for g, n in CASES])
+@pytest.mark.parametrize(("game", "players"), CASES, ids=IDS)
 def test_undo_restores_the_state_and_never_passes_chance_or_a_reveal(game: TurnUndo[Any], players: int) -> None:
-    state, _steps, undos = playout_with_undo(game, players, seed=players)
-    assert game.outcome(state) is not None
-    assert undos > 10, "the playout hardly exercised undo"
+    undos = sum(check_undo(playthrough(game.id, players, seed)) for seed in default_seeds(players))
+    assert undos > 10, "the playthroughs hardly exercised undo"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("game", "players"), CASES, ids=IDS)
+def test_undo_in_many_playthroughs(game: TurnUndo[Any], players: int) -> None:
+    undos = sum(check_undo(playthrough(game.id, players, seed)) for seed in SLOW_SEEDS)
+    assert undos > 10 * len(SLOW_SEEDS), "the playthroughs hardly exercised undo"
 
 
 def test_every_game_offers_undo() -> None:

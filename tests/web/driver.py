@@ -105,11 +105,27 @@ class Clicker:
     rng: random.Random
     spot_share: float = 0.3
     """How often a step is picked on the board instead of from the buttons (when it has spots)."""
+    prefer: tuple[str, ...] = ()
+    """Action types to click first when a button of one is there (the first type listed that is),
+    ``prefer_share`` of the time: a player heading for the end of a prepared position (donating to
+    the temple, passing) instead of wandering; the rest of the time any button or spot."""
+    prefer_share: float = 0.0
     steps: int = 0
     spot_steps: int = 0
     retries: int = 0
     moves: int = 0
     seconds: list[float] = field(default_factory=list)
+    sent: list[tuple[int, int]] = field(default_factory=list)
+    """``(ply, steps queued)`` of every move sent: the record must hold each as one entry of that many actions."""
+
+    def _preferred(self) -> Any:
+        """A button of the first preferred action type the page offers, or None."""
+        for kind in self.prefer:
+            buttons = self.page.locator(f"{STEP_BUTTONS}[data-type='{kind}']")
+            n = buttons.count()
+            if n:
+                return buttons.nth(self.rng.randrange(n))
+        return None
 
     def _pick_spot(self) -> str:
         """Pick a step on the board (a spot, by mouse or keyboard; the chooser when it stands for
@@ -161,7 +177,8 @@ class Clicker:
                 settle(page)
                 how = self._pick_spot() if self.rng.random() < self.spot_share else ""
                 if not how:
-                    button = page.locator(STEP_BUTTONS).nth(self.rng.randrange(n))
+                    wanted = self._preferred() if self.prefer and self.rng.random() < self.prefer_share else None
+                    button = wanted or page.locator(STEP_BUTTONS).nth(self.rng.randrange(n))
                     how = f"button {button.text_content()!r}"
                     button.click()
                 try:
@@ -186,6 +203,7 @@ class Clicker:
         except Exception as exc:
             raise AssertionError(f"the move at ply {ply} was not accepted: {error_text(page)!r}") from exc
         self.steps += queued
+        self.sent.append((ply, queued))
         self.moves += 1
         self.seconds.append(time.monotonic() - started)
 

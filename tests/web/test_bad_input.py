@@ -11,55 +11,18 @@ seat from Python while the page has a step queued; the page's event stream is cu
 
 from __future__ import annotations
 
-import base64
 import json
-import os
 import random
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
-
-from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from cryptography.hazmat.primitives.ciphers.aead import AESGCM
-from cryptography.hazmat.primitives.kdf.pbkdf2 import PBKDF2HMAC
 
 from service.proof import signing
 from service.tools.client import Client
 from tests.conftest import CREATOR
 from tests.web.conftest import ROOT, Dev
 from tests.web.driver import error_text, wait_for_ply
-
-PASSPHRASE = "harbour lights at dusk"
-
-
-def b64e(raw: bytes) -> str:
-    return base64.urlsafe_b64encode(raw).rstrip(b"=").decode()
-
-
-def backup_of(private_key: str, path: Path) -> Path:
-    """A ``portolan-key-backup/1`` file of a CLI private key, as the key page writes them."""
-    seed = signing.b64d(private_key)
-    pkcs8 = Ed25519PrivateKey.from_private_bytes(seed).private_bytes(
-        serialization.Encoding.DER, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
-    salt, iv = os.urandom(16), os.urandom(12)
-    key = PBKDF2HMAC(hashes.SHA256(), 32, salt, 600_000).derive(PASSPHRASE.encode())
-    path.write_text(json.dumps({
-        "format": "portolan-key-backup/1", "public_key": signing.public_key_of(private_key),
-        "kdf": {"name": "PBKDF2", "hash": "SHA-256", "iterations": 600_000, "salt": b64e(salt)},
-        "cipher": {"name": "AES-GCM", "iv": b64e(iv)},
-        "wrapped": b64e(AESGCM(key).encrypt(iv, pkcs8, None)), "created": "2026-01-01T00:00:00Z"}))
-    return path
-
-
-def import_key(page: Any, backup: Path) -> None:
-    page.goto("/keys")
-    page.wait_for_selector("body[data-ready=true]", state="attached")
-    page.set_input_files("input#import-file", str(backup))
-    page.fill("input#import-passphrase", PASSPHRASE)
-    page.click("button#import")
-    public = json.loads(backup.read_text())["public_key"]
-    page.wait_for_function("(key) => document.querySelector('#public-key').dataset.publicKey === key", arg=public)
+from tests.web.positions import backup_of, import_key
 
 
 def test_a_bad_token_in_an_invite_link_is_refused_in_words(dev: Dev, new_player: Callable[[], Any]) -> None:
