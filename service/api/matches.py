@@ -192,7 +192,7 @@ def seat_view(match_id: str, seat: int) -> Any:
 
 @bp.post("/<match_id>/moves")
 def move(match_id: str) -> Any:
-    """Submit a signed move envelope (DESIGN §4). A resubmitted envelope answers privately
+    """Submit a signed move envelope (docs/architecture.md, "The three trips of a move"). A resubmitted envelope answers privately
     only to a request signed (Authorization, covering this body) with the seat's own key; a
     present Authorization header must verify, whoever's key it names."""
     data = schemas.body(schemas.Move)

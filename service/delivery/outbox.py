@@ -1,4 +1,4 @@
-"""The dispatcher: consumers of the outbox that every commit appends to (DESIGN §11).
+"""The dispatcher: consumers of the outbox that every commit appends to (docs/architecture.md, "The way out").
 
 A commit (creation, start, move, abort) appends one entry to its bucket's outbox stream in the
 same atomic step (service.storage.store). Here, one **consumer group per concern** reads every

@@ -14,7 +14,7 @@ and one commit can write both:
                                 found by comparing it with the log entry at that ply
 ``<ns>m:{b}:<id>:seed``         the secret seed (never served while the match runs)
 ``<ns>ended:{b}``               sorted set: the bucket's ended matches by end time, until archived
-``<ns>outbox:{b}``              stream: what every commit in the bucket announces (DESIGN §11)
+``<ns>outbox:{b}``              stream: what every commit in the bucket announces (docs/architecture.md, "The way out")
 ``<ns>key:<public key>``        set of ``id:seat`` a key holds (the "my turns" listing)
 ``<ns>matches``                 sorted set of every match id by creation time
 ``<ns>quota:{scope}:<name>``    a fixed-window counter (invitations per creator, per recipient)

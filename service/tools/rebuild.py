@@ -1,6 +1,6 @@
 """Rebuilding a match's cached state from its log (operator command ``portolan rebuild``).
 
-The log is the truth (DESIGN §5); after a rules fix, or to audit, the state is replayed from
+The log is the truth (docs/architecture.md, "State in Redis"); after a rules fix, or to audit, the state is replayed from
 the seed and the accepted moves and compared with the stored cache.
 """
 

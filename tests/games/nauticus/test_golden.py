@@ -1,4 +1,4 @@
-"""Golden replays (DESIGN §10): a recorded game replayed through the current rules must reproduce the
+"""Golden replays (docs/architecture.md, "Tests and CI"): a recorded game replayed through the current rules must reproduce the
 recorded checkpoints. A rules change that alters a golden file must say why; regenerate with
 ``NAUTICUS_REGOLD=1 pytest tests/games/nauticus/test_golden.py``."""
 

@@ -1,4 +1,4 @@
-"""Golden replays (DESIGN §10): a recorded seed, options and action log with checkpoints.
+"""Golden replays (docs/architecture.md, "Tests and CI"): a recorded seed, options and action log with checkpoints.
 
 Replaying the log through the current rules must reproduce every checkpoint (a digest of the
 canonical state dump plus a few readable numbers). A rules change that alters a golden file
