@@ -30,11 +30,11 @@ def play_bots(m: Matches, mid: str, seed: str, max_moves: int) -> None:
     pick = Rng.from_seed(seed)
     for _ in range(max_moves):
         meta = m.meta(mid)
-        if meta["status"] != "active":
+        if meta.status != "active":
             break
-        seat = meta["active"][0]
+        seat = meta.active[0]
         legal = m.view(mid, seat)["legal_actions"]
-        env, sig = m.sign_as_bot(mid, seat, meta["ply"], [legal[pick.randbelow(len(legal))]["action"]])
+        env, sig = m.sign_as_bot(mid, seat, meta.ply, [legal[pick.randbelow(len(legal))]["action"]])
         m.submit(mid, env, sig, by="bot:random")
 
 
@@ -42,7 +42,7 @@ def play_to_end(m: Matches, game: str, players: int, seed: str = "x", max_moves:
     """An all-bot match played through the signed submit path to its end."""
     mid = str(m.create(game, {}, [{"bot": "random"}] * players, creator_key=CREATOR_KEY)["id"])
     play_bots(m, mid, seed, max_moves)
-    assert m.meta(mid)["status"] == "finished"
+    assert m.meta(mid).status == "finished"
     return mid
 
 
@@ -163,7 +163,7 @@ def test_same_keys_different_matches_independent_dice(service: Matches, players:
         for i in range(2):
             service.claim(made["id"], i, made["invites"][str(i)], players[i].public_key, players[i].name, "", nonce="same")
         meta = service.meta(made["id"])
-        secret = fairness.match_secret(service.store.seed(made["id"]), made["id"], meta["seats"])
+        secret = fairness.match_secret(service.store.seed(made["id"]), made["id"], [r.to_dict() for r in meta.seats])
         rng = fairness.ply_rng(secret, 0)
         streams.append([rng.randbelow(1 << 32) for _ in range(8)])
     assert streams[0] != streams[1]

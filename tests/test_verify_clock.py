@@ -42,7 +42,7 @@ def hands(service: Matches) -> Hands:
 
 
 def controller(m: Matches, mid: str, seat: int) -> str:
-    return str(m.meta(mid)["standing"]["controllers"][seat])
+    return str(m.meta(mid).standing["controllers"][seat])
 
 
 def play(m: Matches, hands: Hands, players: list[Player], mid: str, *, until: Any = None, moves: int | None = None) -> None:
@@ -50,15 +50,15 @@ def play(m: Matches, hands: Hands, players: list[Player], mid: str, *, until: An
     seats it plays) until the match is over, ``until(meta)`` holds, or ``moves`` were made."""
     for _ in range(moves or 400):
         meta = m.meta(mid)
-        if meta["status"] != "active" or (until is not None and until(meta)):
+        if meta.status != "active" or (until is not None and until(meta)):
             return
         hands.advance(timedelta(hours=1))
-        seat = meta["active"][0]
+        seat = meta.active[0]
         if controller(m, mid, seat) == "player":
             legal = m.view(mid, seat)["legal_actions"]
             move(m, players[seat], mid, seat, [legal[-1]["action"]])
         else:
-            assert m.server_move(mid, seat, meta["ply"]) is not None
+            assert m.server_move(mid, seat, meta.ply) is not None
     if moves is None:
         raise AssertionError("the match did not get there")
 
@@ -67,7 +67,7 @@ def time_out(m: Matches, hands: Hands, mid: str) -> int:
     """Let the active seat run out of time: move the clock to when its policy acts, take the
     timeout; the ply of the timeout entry."""
     meta = m.meta(mid)
-    seat = meta["active"][0]
+    seat = meta.active[0]
     status = m.clock_status(meta)[seat]
     assert status.acts_at is not None and status.controller == "player"
     hands.at = max(hands.at, status.acts_at)
@@ -209,12 +209,12 @@ def test_a_bank_over_weekends_and_a_vacation_verifies_and_its_own_deadline_is_ch
     service.pauses = vacations
     mid = started(service, players, time_control={"kind": "bank", "initial_days": 1, "increment_days": 1,
                                                   "weekends": False}, timeout_policy={"grace_hours": 0})
-    seat = service.meta(mid)["active"][0]
+    seat = service.meta(mid).active[0]
     vacations.by_key[players[seat].public_key] = [(START + timedelta(hours=2), START + timedelta(days=1, hours=2))]
     ply = time_out(service, hands, mid)
     entry = service.log(mid)[ply]
     assert parse_iso(entry["clock"]["deadline"]) == START + 2 * DAY  # a day of weekday time, a day of vacation
-    play(service, hands, players, mid, until=lambda meta: meta["ply"] > ply + 4)
+    play(service, hands, players, mid, until=lambda meta: meta.ply > ply + 4)
     # the seat's next turns run over a weekend (Saturday and Sunday do not count)
     hands.at = max(hands.at, datetime(2026, 12, 4, 20, 0, tzinfo=UTC))
     play(service, hands, players, mid)
@@ -287,11 +287,11 @@ def test_a_past_board_replays_through_match_actions(service: Matches, hands: Han
     from service.play.views.boards import position
 
     mid = started(service, players, n=3, time_control={"kind": "per-move", "days": 1})
-    gone = next(s for s in range(3) if s not in service.meta(mid)["active"])
+    gone = next(s for s in range(3) if s not in service.meta(mid).active)
     move(service, players[gone], mid, gone, [{"type": "match:resign"}])
     time_out(service, hands, mid)
     play(service, hands, players, mid, moves=2)
-    ply = service.meta(mid)["ply"]
+    ply = service.meta(mid).ply
     for at in range(ply):
         assert position(service, mid, None, at).ply == at
 

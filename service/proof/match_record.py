@@ -38,9 +38,12 @@ JSONObject = dict[str, Any]
 """A JSON object whose shape another module owns (a game's options, an outcome, a time control,
 a standing, an edition pin): carried here as stored, typed where it is read."""
 
+ENDED: Final = ("finished", "aborted")
+"""The statuses of a match that is over."""
+
 _SEAT_ONLY_WITH_A_VALUE: Final = frozenset({"bot", "invite_hash", "mail_key", "mail_generation", "mail_delegation",
                                             "custody", "genesis_key", "key_attached", "attach_hash",
-                                            "attach_expires"})
+                                            "attach_expires", "key_changes", "mail_withdrawals"})
 
 
 @dataclass(frozen=True)
@@ -61,7 +64,10 @@ class SeatRow:
     * ``genesis_key``: the key the seat had at the start, kept when a key was attached later
       (the record's genesis names it; ``key_changes`` say from which ply the new key signs);
     * ``key_attached``, ``attach_hash``, ``attach_expires``: a key attached to a custodial seat,
-      and the pending attach token's hash and expiry.
+      and the pending attach token's hash and expiry;
+    * ``key_changes``: each such attach (``seat``, ``from_ply``, the keys), for the record;
+    * ``mail_withdrawals``: each withdrawn mail delegation (``seat``, ``ply``, ``mail_key``,
+      ``signature``), for the record.
 
     ``absent`` names the always-typed fields the stored row lacked; ``unknown`` keeps fields this
     build does not know (written by a newer one): rendering the row back loses and adds nothing.
@@ -84,6 +90,8 @@ class SeatRow:
     key_attached: bool | None = None
     attach_hash: str | None = None
     attach_expires: str | None = None
+    key_changes: tuple[JSONObject, ...] | None = None
+    mail_withdrawals: tuple[JSONObject, ...] | None = None
     absent: frozenset[str] = frozenset()
     unknown: Mapping[str, Any] = field(default_factory=dict)
 
@@ -110,13 +118,21 @@ class SeatRow:
     @classmethod
     def from_dict(cls, row: Mapping[str, Any]) -> SeatRow:
         """A seat row as stored (a JSON object of the meta's ``seats``)."""
-        return cls(**{k: row[k] for k in _SEAT_FIELDS if k in row},
+        values: dict[str, Any] = {k: row[k] for k in _SEAT_FIELDS if k in row}
+        for name in ("key_changes", "mail_withdrawals"):
+            if values.get(name) is not None:
+                values[name] = tuple(values[name])
+        return cls(**values,
                    absent=frozenset(k for k in _SEAT_FIELDS if k not in row and k not in _SEAT_ONLY_WITH_A_VALUE),
                    unknown={k: v for k, v in row.items() if k not in _SEAT_FIELDS})
 
     def to_dict(self) -> JSONObject:
         """The row as stored: the fields it has, in the order the service writes them."""
-        return _rendered(self, _SEAT_FIELDS, _SEAT_ONLY_WITH_A_VALUE)
+        out = _rendered(self, _SEAT_FIELDS, _SEAT_ONLY_WITH_A_VALUE)
+        for name in ("key_changes", "mail_withdrawals"):
+            if out.get(name) is not None:
+                out[name] = list(out[name])
+        return out
 
     def but(self, **changes: Any) -> SeatRow:
         """This row with some fields changed (:func:`dataclasses.replace`); a field set here is
@@ -187,7 +203,7 @@ class MatchMeta:
     @property
     def ended(self) -> bool:
         """Is the match over (finished or aborted)?"""
-        return self.status in ("finished", "aborted")
+        return self.status in ENDED
 
     @property
     def is_archived(self) -> bool:

@@ -27,7 +27,7 @@ def notice(settings: Settings, players: list[Player]) -> tuple[EmailMessage, byt
     m = build(settings)
     mid = ophir_match(m, players)
     seat = human_to_act(m, mid)
-    ply = m.meta(mid)["ply"]
+    ply = m.meta(mid).ply
     assert jobs.send_turn_notice(mid, seat, ply).startswith("sent")
     raw = raw_mail(settings, f"notice:{mid}:{seat}:{ply}")
     return parsed(raw), raw, mid, seat, ply

@@ -10,7 +10,7 @@ from email import message_from_bytes
 from email.message import EmailMessage
 from email.policy import default
 from pathlib import Path
-from typing import Any, cast
+from typing import cast
 
 import pytest
 
@@ -20,6 +20,7 @@ from service.play.mail.menu import SHOWN, menu
 from service.play.mail.reply_address import authentic, parse_reply_address
 from service.play.matches import Matches
 from service.proof import signing
+from service.proof.match_record import MatchMeta
 from service.runtime import build
 from tests.conftest import CREATOR_KEY, Player
 from workers import jobs
@@ -70,10 +71,10 @@ def human_to_act(m: Matches, mid: str) -> int:
     """Play bot turns (through the job) until a person must act; that person's seat."""
     for _ in range(50):
         meta = m.meta(mid)
-        humans = [s for s in meta["active"] if meta["seats"][s]["kind"] == "human"]
+        humans = [s for s in meta.active if meta.seats[s].kind == "human"]
         if humans:
             return humans[0]
-        jobs.play_bot(mid, meta["active"][0], meta["ply"])
+        jobs.play_bot(mid, meta.active[0], meta.ply)
     raise AssertionError("no person got a turn")
 
 
@@ -81,7 +82,7 @@ def test_a_turn_notice_has_everything_a_remote_player_needs(outbox_settings: Set
     m = build(outbox_settings)
     mid = ophir_match(m, players)
     seat = human_to_act(m, mid)
-    ply = m.meta(mid)["ply"]
+    ply = m.meta(mid).ply
     assert jobs.send_turn_notice(mid, seat, ply).startswith("sent")
     raw = raw_mail(outbox_settings, f"notice:{mid}:{seat}:{ply}")
     assert_clean_8bit(raw)
@@ -125,7 +126,7 @@ def test_a_non_ascii_name_reaches_the_eml_as_utf8_bytes(outbox_settings: Setting
     m = build(outbox_settings)
     mid = ophir_match(m, players)
     seat = human_to_act(m, mid)
-    ply = m.meta(mid)["ply"]
+    ply = m.meta(mid).ply
     jobs.send_turn_notice(mid, seat, ply)
     raw = raw_mail(outbox_settings, f"notice:{mid}:{seat}:{ply}")
     assert ZOE.encode("utf-8") in raw  # in the player list, whoever the notice is for
@@ -137,12 +138,11 @@ def test_a_custodial_seat_gets_no_cli_line(outbox_settings: Settings, players: l
     mid = ophir_match(m, players)
     seat = human_to_act(m, mid)
 
-    def custodial(meta: dict[str, Any]) -> dict[str, Any]:
-        meta["seats"][seat]["custody"] = "server"  # as join_by_mail leaves it (helper A's field)
-        return {"seats": meta["seats"]}
+    def custodial(meta: MatchMeta) -> MatchMeta:
+        return meta.with_seat(meta.seats[seat].but(custody="server"))  # as join_by_mail leaves it
 
     m.store.update_meta(mid, custodial)
-    ply = m.meta(mid)["ply"]
+    ply = m.meta(mid).ply
     jobs.send_turn_notice(mid, seat, ply)
     text = body(parsed(raw_mail(outbox_settings, f"notice:{mid}:{seat}:{ply}")))
     assert "portolan move" not in text and "reply to this mail" in text
@@ -202,23 +202,23 @@ def test_the_game_over_mail_names_people_scores_ranks_and_the_record(outbox_sett
     m.claim(mid, 0, made["invites"]["0"], players[0].public_key, ZOE, "zoe@example.org")
     for _ in range(400):  # Zoë banks whenever she can, else rolls; the bot plays through its job
         meta = m.meta(mid)
-        if meta["status"] != "active":
+        if meta.status != "active":
             break
-        if meta["active"] == [0]:
+        if meta.active == (0,):
             legal = [a["action"] for a in m.view(mid, 0)["legal_actions"]]
             action = {"type": "bank"} if {"type": "bank"} in legal else legal[0]
-            env = {"match": mid, "seat": 0, "ply": meta["ply"], "actions": [action], "nonce": f"n{meta['ply']}"}
+            env = {"match": mid, "seat": 0, "ply": meta.ply, "actions": [action], "nonce": f"n{meta.ply}"}
             m.submit(mid, env, signing.sign(players[0].private_key, env))
         else:
-            jobs.play_bot(mid, 1, meta["ply"])
+            jobs.play_bot(mid, 1, meta.ply)
     meta = m.meta(mid)
-    assert meta["status"] == "finished"
+    assert meta.status == "finished"
     assert jobs.send_match_over(mid, 0).startswith("sent")
     raw = raw_mail(outbox_settings, f"over:{mid}:0")
     assert_clean_8bit(raw)
     msg = parsed(raw)
     text = body(msg)
-    outcome = meta["outcome"]
+    outcome = meta.outcome
     colours = get_game("harbour-race").seat_names(2)  # type: ignore[union-attr]
     for seat, who in ((0, ZOE), (1, "random bot")):
         assert f"{outcome['ranks'][seat]}. {who} ({colours[seat]}, seat {seat}): {outcome['scores'][seat]}" in text
