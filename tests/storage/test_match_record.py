@@ -6,7 +6,9 @@ from __future__ import annotations
 from typing import Any, cast
 
 from service.play.matches import Matches
+from service.play.seats import key_attach, keys
 from service.proof import signing
+from service.proof.delegation import seat_key_body, withdrawal_body
 from service.proof.match_record import MatchMeta, SeatRow
 from service.storage.keys import decode_meta
 from tests.conftest import CREATOR, CREATOR_KEY, Player
@@ -47,6 +49,20 @@ def _kinds(service: Matches, players: list[Player]) -> dict[str, str]:
     made["mail-delegated, custodial, clock"] = delegated["id"]
     service.attach_token(delegated["id"], 0)
     made["attach pending"] = delegated["id"]
+    attached = service.create(GAME, {}, INVITES, creator_key=CREATOR_KEY)
+    service.claim(attached["id"], 1, attached["invites"]["1"], players[1].public_key, "P1", "p1@example.org",
+                  nonce="n1", mail_delegation=signing.sign(
+                      players[1].private_key,
+                      service.delegation_body(attached["id"], 1, service.mail_public_key(attached["id"], 1, 0))))
+    service.join_by_mail(attached["id"], 0, "Custodian", "c@example.org")
+    token, ply = service.attach_token(attached["id"], 0), service.meta(attached["id"]).ply
+    key_attach.attach_key(service, attached["id"], 0, token, players[0].public_key, ply,
+                          signing.sign(players[0].private_key, seat_key_body(attached["id"], 0, players[0].public_key,
+                                                                             ply)))
+    mail_key = service.meta(attached["id"]).seats[1].mail_key or ""
+    keys.withdraw_mail_delegation(service, attached["id"], 1, players[1].public_key,
+                                  signing.sign(players[1].private_key, withdrawal_body(attached["id"], 1, mail_key)))
+    made["key attached, delegation withdrawn"] = attached["id"]
     made["bots"] = service.create(GAME, {}, [{"bot": "random"}, {"bot": "random"}], creator_key=CREATOR_KEY)["id"]
     finished = service.create(GAME, {"target": 5}, [{"bot": "random"}, {"bot": "random"}], creator_key=CREATOR_KEY,
                               time_control={"kind": "per-move", "days": 2})["id"]
@@ -78,6 +94,9 @@ def test_the_record_of_every_kind_of_match_renders_as_it_was_read(service: Match
         assert not typed.unknown and not any(r.unknown for r in typed.seats), f"{kind}: a field the type lacks"
     seats = MatchMeta.from_dict(_stored(service, made["mail-delegated, custodial, clock"])).seats
     assert seats[0].is_custodial and seats[1].mail_key and seats[1].mail_delegation
+    changed = MatchMeta.from_dict(_stored(service, made["key attached, delegation withdrawn"])).seats
+    assert changed[0].key_changes and changed[0].genesis_key and changed[1].mail_withdrawals
+    assert changed[1].generation == 1
     finished = _stored(service, made["finished"])
     assert finished["status"] == "finished" and finished["outcome"] and finished["clocks"]
     assert _stored(service, made["stand-in after a timeout"])["standing"]
