@@ -55,10 +55,10 @@ def measure(url: str, folder: Path, game_id: str, players: int, bot: str) -> dic
     trace: list[tuple[int, int]] = []
     for _ in range(20_000):
         meta = matches.meta(mid)
-        if meta["status"] != "active":
+        if meta.status != "active":
             break
-        matches.server_move(mid, meta["active"][0], meta["ply"])
-        ply = int(meta["ply"]) + 1
+        matches.server_move(mid, meta.active[0], meta.ply)
+        ply = meta.ply + 1
         if ply % 5 == 0:
             trace.append((ply, sum(_sizes(r, namespace, mid).values())))
     final = _sizes(r, namespace, mid)

@@ -124,9 +124,9 @@ def test_create_with_a_clock_and_show_it(table: tuple[Portolan, Portolan, Clock]
     mid = create(ana, bea, "--time-control", "per-move:3", "--no-weekends", "--reminders", "half,24",
                  "--timeout", "forfeit-end", "--grace", "48h")
     meta = service.meta(mid)
-    assert meta["time_control"] == {"kind": "per-move", "days": 3, "weekends": False, "reminders": ["half", 24]}
-    assert meta["timeout_policy"] == {"policy": "forfeit", "after_forfeit": "end", "grace_hours": 48}
-    mover = meta["active"][0]
+    assert meta.time_control == {"kind": "per-move", "days": 3, "weekends": False, "reminders": ["half", 24]}
+    assert meta.timeout_policy == {"policy": "forfeit", "after_forfeit": "end", "grace_hours": 48}
+    mover = meta.active[0]
     seat_clock = service.view(mid)["clock"]["seats"][mover]
     shown = ana("show", mid)
     assert ("Clock: 3 days per move (weekends do not count); a late seat forfeits (the match ends when fewer than "
@@ -163,41 +163,41 @@ def test_abort_is_the_creators_while_waiting_then_a_vote(table: tuple[Portolan, 
     mid = create(ana, bea)
     assert "still needed: 1 vote (seat 1)" in ana("abort", mid)
     assert "error 409 already-voted" in ana("abort", mid, ok=2)
-    assert service.meta(mid)["status"] == "active"
+    assert service.meta(mid).status == "active"
     assert "your vote was the last one needed" in bea("abort", mid)
-    assert service.meta(mid)["status"] == "aborted"
+    assert service.meta(mid).status == "aborted"
 
 
 @pytest.mark.processes  # every command a `portolan` process
 def test_resign_asks_first(table: tuple[Portolan, Portolan, Clock], service: Matches) -> None:
     ana, bea, _ = table
     mid = create(ana, bea, "--timeout", "forfeit-end")
-    ply = service.meta(mid)["ply"]
+    ply = service.meta(mid).ply
     assert "not resigned (nothing was sent)" in bea("resign", mid, ok=1, stdin="no\n")
     assert "not resigned" in bea("resign", mid, ok=1)  # end of input is no
-    assert service.meta(mid)["ply"] == ply
+    assert service.meta(mid).ply == ply
     out = bea("resign", mid, stdin="yes\n")
     assert "seat 1 of match" in out and "resigned; the match is now finished" in out
     assert "- Seat 1 resigned and is ranked last." in out and "- The match ends: fewer than 2 players remain." in out
-    assert service.meta(mid)["outcome"]["ranks"] == [1, 2]
+    assert service.meta(mid).outcome["ranks"] == [1, 2]
     assert "error 409 match-not-active" in ana("resign", mid, "--yes", ok=2)
     # a seat that is not yours: refused by the server, nothing changes
     other = create(ana, bea)
     assert "error 403 not-your-seat" in ana("resign", other, "--seat", "1", "--yes", ok=2)
-    assert service.meta(other)["ply"] == 0
+    assert service.meta(other).ply == 0
 
 
 @pytest.mark.processes  # every command a `portolan` process
 def test_back_takes_the_seat_from_the_stand_in(table: tuple[Portolan, Portolan, Clock], service: Matches) -> None:
     ana, bea, clock = table
     mid = create(ana, bea, "--time-control", "per-move:1", "--grace", "0h")
-    seat = service.meta(mid)["active"][0]
+    seat = service.meta(mid).active[0]
     player = (ana, bea)[seat]
     assert "error 409 no-stand-in" in player("back", mid, ok=2)
     clock.advance(86400 + 60)
     assert service.timeout(mid, seat) is not None
-    assert service.meta(mid)["standing"]["controllers"][seat] == "stand-in"
-    if seat in service.meta(mid)["active"]:  # the stand-in's roll kept the turn: no worker plays on here
+    assert service.meta(mid).standing["controllers"][seat] == "stand-in"
+    if seat in service.meta(mid).active:  # the stand-in's roll kept the turn: no worker plays on here
         assert "played by a stand-in bot, until its player is back" in ana("show", mid)
     assert f"seat {seat} of match {mid} is yours again" in player("back", mid)
-    assert service.meta(mid)["standing"]["controllers"][seat] == "player"
+    assert service.meta(mid).standing["controllers"][seat] == "player"

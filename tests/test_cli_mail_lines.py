@@ -37,7 +37,7 @@ def test_create_claim_and_notices_print_lines_that_work_elsewhere(served: str, h
     assert len(claims) == 2 and "join Their Name" in printed
     first = claims[0]
     mid = first[2]
-    assert service.meta(mid)["creator_name"] == "Zoë"
+    assert service.meta(mid).creator_name == "Zoë"
     assert first[first.index("--server") + 1] == served and first[first.index("--email") + 1] == "zoe@example.org"
     assert f"invite token {first[4]}" in printed
     [abort] = lines_with(printed, "created by")  # the abort hint names the server too

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from service.proof.match_record import MatchMeta
 from service.tools.cli.main import main
 from service.tools.terminal import terminal_safe
 from tests.conftest import Player
@@ -18,9 +19,8 @@ HOSTILE = "Eve\x1b]0;owned\x07\x1b[2J\u009b31m\u202eevil\x00"
 
 def _plant_name(service: Any, mid: str, seat: int, name: str) -> None:
     """Write a name straight into the store, as a match from before the claim check would hold it."""
-    def change(meta: dict[str, Any]) -> dict[str, Any]:
-        meta["seats"][seat]["name"] = name
-        return {"seats": meta["seats"]}
+    def change(meta: MatchMeta) -> MatchMeta:
+        return meta.with_seat(meta.seats[seat].but(name=name))
 
     service.store.update_meta(mid, change)
 

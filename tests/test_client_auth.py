@@ -18,7 +18,7 @@ def test_sdk_signed_reads_moves_and_retries(served: str, service: Matches, playe
     mid = made["id"]
     for i in range(2):
         service.claim(mid, i, made["invites"][str(i)], players[i].public_key, players[i].name, "")
-    seat = service.meta(mid)["active"][0]
+    seat = service.meta(mid).active[0]
     me = Client(served, private_key=players[seat].private_key)
 
     view = me.view(mid, seat)

@@ -214,14 +214,14 @@ def test_the_service_and_the_sweeps_cutoffs_read_the_file_clock(settings: Settin
     for seat in (0, 1):
         m.claim(made["id"], seat, made["invites"][str(seat)], players[seat].public_key, players[seat].name,
                 f"p{seat}@example.org")
-    assert m.meta(made["id"])["status"] == "active"
+    assert m.meta(made["id"]).status == "active"
     # a turn that began just now is not "a notice that never went out"... until the clock says
     # that two minutes have passed (no notice mark: nothing sent one in this test)
     assert not [w for w in listings.unsent_notices(m, older_than_s=120) if w[0] == made["id"]]
     Clock.named(f"file:{path}").advance(300)
     assert [w for w in listings.unsent_notices(m, older_than_s=120) if w[0] == made["id"]]
     assert m.moment() - Clock().now() > timedelta(seconds=290)
-    assert m.now() > m.meta(made["id"])["updated_at"]
+    assert m.now() > m.meta(made["id"]).updated_at
 
 
 # -- portolan dev's clock ------------------------------------------------------------------------

@@ -5,14 +5,15 @@ from __future__ import annotations
 from typing import Any
 
 from service.play.outward import events
+from service.proof.match_record import MatchMeta
 
-META: dict[str, Any] = {
+META = MatchMeta.from_dict({
     "id": "k7x3abcdefgh", "game": "harbour-race", "ply": 2, "status": "active", "active": [0],
     "updated_at": "2026-12-01T10:00:02.000Z", "started_at": "2026-12-01T10:00:00.000Z",
     "setup_events": [{"type": "start", "seat": 1}, {"type": "dealt", "cards": [3], "visible_to": [1]}],
     "outcome": None, "head": "h2",
     "seats": [{"seat": 0, "name": "Ana"}, {"seat": 1, "name": "Bea"}],
-}
+})
 
 
 def entry(ply: int, seat: int, nxt: dict[str, Any] | None) -> dict[str, Any]:
@@ -45,7 +46,7 @@ def test_an_old_entry_without_its_after_state_takes_it_from_the_meta_only_when_n
 
 
 def test_the_last_move_carries_the_outcome_and_ids_are_stable_and_distinct() -> None:
-    over = dict(META, status="finished", active=[], outcome={"scores": [3, 12], "ranks": [2, 1]})
+    over = META.but(status="finished", active=(), outcome={"scores": [3, 12], "ranks": [2, 1]})
     last = events.move(over, entry(1, 1, {"ply": 2, "status": "finished", "active": []}))
     assert last["outcome"] == {"scores": [3, 12], "ranks": [2, 1]}
     done = events.finished(over)
@@ -56,7 +57,7 @@ def test_the_last_move_carries_the_outcome_and_ids_are_stable_and_distinct() -> 
 
 
 def test_started_hides_secret_setup_events_and_names_first_seats_only_at_ply_0() -> None:
-    at0 = dict(META, ply=0)
+    at0 = META.but(ply=0)
     s = events.started(at0)
     assert s["active_seats"] == [0] and [x["type"] for x in s["events"]] == ["start"]
     assert [x["type"] for x in events.started(at0, viewer=1)["events"]] == ["start", "dealt"]

@@ -15,6 +15,7 @@ from service.play.matches import Matches
 from service.proof import signing
 from service.proof.chain import entry_hash
 from service.proof.delegation import custodial_private_key
+from service.proof.match_record import MatchMeta
 from tests.conftest import CREATOR_KEY, Player
 from tests.helpers.verify import delegate, two_player_match
 
@@ -23,7 +24,7 @@ def digest_of(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def snapshot(m: Matches, mid: str) -> tuple[dict[str, Any], int]:
+def snapshot(m: Matches, mid: str) -> tuple[MatchMeta, int]:
     return m.meta(mid), m.store.log_length(mid)
 
 
@@ -31,7 +32,7 @@ def test_a_delegated_mail_move_is_signed_by_the_mail_key_and_logged_with_its_del
         service: Matches, players: list[Player]) -> None:
     mid = two_player_match(service, players)
     meta = service.meta(mid)
-    seat = meta["active"][0]
+    seat = meta.active[0]
     msg = digest_of("the first reply")
     result = service.submit_by_mail(mid, seat, 0, [{"type": "roll"}], message_digest=msg)
     assert result["replayed"] is False and result["accepted_ply"] == 0
@@ -41,23 +42,23 @@ def test_a_delegated_mail_move_is_signed_by_the_mail_key_and_logged_with_its_del
     assert entry["mail"] == {"digest": msg}
     assert entry["envelope"]["nonce"] == "mail-" + msg[:32]
     assert entry_hash(mid, entry) == entry["hash"]
-    row = meta["seats"][seat]
+    row = meta.seats[seat]
     if seat == 0:  # delegated: the mail key signs, the delegation signed by Ana's key rides along
-        assert entry["delegation"]["body"] == service.delegation_body(mid, 0, row["mail_key"])
+        assert entry["delegation"]["body"] == service.delegation_body(mid, 0, row.mail_key)
         assert signing.verify(players[0].public_key, entry["delegation"]["body"], entry["delegation"]["signature"])
-        assert signing.verify(row["mail_key"], entry["envelope"], entry["signature"])
+        assert signing.verify(row.mail_key, entry["envelope"], entry["signature"])
         assert not signing.verify(players[0].public_key, entry["envelope"], entry["signature"])
     else:  # custodial: the seat's own (server-held) key signs, and there is nothing delegated
         assert "delegation" not in entry
-        assert row["custody"] == "server"
-        assert signing.verify(row["public_key"], entry["envelope"], entry["signature"])
+        assert row.custody == "server"
+        assert signing.verify(row.public_key, entry["envelope"], entry["signature"])
 
 
 def test_the_custodial_seat_key_is_derived_from_the_server_key(service: Matches, players: list[Player]) -> None:
     mid = two_player_match(service, players)
-    row = service.meta(mid)["seats"][1]
-    assert row["custody"] == "server" and row["name"] == "Cid" and row["email"] == "cid@example.org"
-    assert row["public_key"] == signing.public_key_of(custodial_private_key(service.server_key, mid, 1))
+    row = service.meta(mid).seats[1]
+    assert row.custody == "server" and row.name == "Cid" and row.email == "cid@example.org"
+    assert row.public_key == signing.public_key_of(custodial_private_key(service.server_key, mid, 1))
     assert service.mail_ready(service.meta(mid), 1) is None
     # joining again is the same join (a redelivered "join" mail), not a conflict
     again = service.join_by_mail(mid, 1, "Cid", "cid@example.org")
@@ -68,11 +69,11 @@ def test_mail_moves_play_both_kinds_of_seat(service: Matches, players: list[Play
     mid = two_player_match(service, players)
     for n in range(12):
         meta = service.meta(mid)
-        if meta["status"] != "active":
+        if meta.status != "active":
             break
-        seat = meta["active"][0]
+        seat = meta.active[0]
         legal = service.view(mid, seat)["legal_actions"]
-        service.submit_by_mail(mid, seat, meta["ply"], [legal[-1]["action"]], message_digest=digest_of(f"reply {n}"))
+        service.submit_by_mail(mid, seat, meta.ply, [legal[-1]["action"]], message_digest=digest_of(f"reply {n}"))
     entries = service.store.log(mid)
     assert len(entries) >= 2 and all(e["by"] == "email" for e in entries)
     assert {e["seat"] for e in entries} == {0, 1}
@@ -80,7 +81,7 @@ def test_mail_moves_play_both_kinds_of_seat(service: Matches, players: list[Play
 
 def test_a_redelivered_message_moves_once(service: Matches, players: list[Player]) -> None:
     mid = two_player_match(service, players)
-    seat = service.meta(mid)["active"][0]
+    seat = service.meta(mid).active[0]
     msg = digest_of("one reply, delivered twice")
     first = service.submit_by_mail(mid, seat, 0, [{"type": "roll"}], message_digest=msg)
     again = service.submit_by_mail(mid, seat, 0, [{"type": "roll"}], message_digest=msg)
@@ -92,15 +93,15 @@ def test_a_redelivered_message_moves_once(service: Matches, players: list[Player
 def test_a_seat_without_a_delegation_is_refused_and_nothing_changes(service: Matches, players: list[Player]) -> None:
     mid = two_player_match(service, players, delegated=False)
     meta = service.meta(mid)
-    if meta["active"] != [0]:  # let the custodial seat pass the turn to Ana first
-        while service.meta(mid)["active"] != [0]:
+    if meta.active != (0,):  # let the custodial seat pass the turn to Ana first
+        while service.meta(mid).active != (0,):
             m = service.meta(mid)
-            service.submit_by_mail(mid, 1, m["ply"], [{"type": "roll"}], message_digest=digest_of(f"cid {m['ply']}"))
+            service.submit_by_mail(mid, 1, m.ply, [{"type": "roll"}], message_digest=digest_of(f"cid {m.ply}"))
     before = snapshot(service, mid)
     reason = service.mail_ready(before[0], 0)
     assert reason is not None and "has not delegated moves by mail" in reason
     with pytest.raises(Forbidden) as refused:
-        service.submit_by_mail(mid, 0, before[0]["ply"], [{"type": "roll"}], message_digest=digest_of("ana"))
+        service.submit_by_mail(mid, 0, before[0].ply, [{"type": "roll"}], message_digest=digest_of("ana"))
     assert refused.value.code == "no-mail-delegation" and refused.value.status == 403
     assert refused.value.message == reason
     assert snapshot(service, mid) == before
@@ -109,7 +110,7 @@ def test_a_seat_without_a_delegation_is_refused_and_nothing_changes(service: Mat
 def test_mail_moves_are_refused_like_any_move(service: Matches, players: list[Player]) -> None:
     mid = two_player_match(service, players)
     meta = service.meta(mid)
-    seat, other = meta["active"][0], 1 - meta["active"][0]
+    seat, other = meta.active[0], 1 - meta.active[0]
     before = snapshot(service, mid)
     cases: list[tuple[type[ServiceError], str, int, int, list[dict[str, Any]]]] = [
         (Unprocessable, "illegal-action", seat, 0, [{"type": "bank"}]),  # nothing to bank yet
@@ -139,12 +140,12 @@ def test_a_claim_with_a_forged_delegation_is_refused(service: Matches, players: 
     with pytest.raises(Unauthorized) as refused:
         service.claim(mid, 0, made["invites"]["0"], players[0].public_key, "Ana", "", mail_delegation=forged)
     assert refused.value.code == "bad-mail-delegation"
-    assert service.meta(mid)["status"] == "waiting" and not service.meta(mid)["seats"][0]["claimed"]
+    assert service.meta(mid).status == "waiting" and not service.meta(mid).seats[0].claimed
 
 
 def test_submit_refuses_to_log_a_move_as_by_email(service: Matches, players: list[Player]) -> None:
     mid = two_player_match(service, players)
-    seat = service.meta(mid)["active"][0]
+    seat = service.meta(mid).active[0]
     env = {"match": mid, "seat": seat, "ply": 0, "actions": [{"type": "roll"}], "nonce": "x"}
     sig = signing.sign(custodial_private_key(service.server_key, mid, 1), env)
     with pytest.raises(BadRequest) as refused:
@@ -163,13 +164,13 @@ def test_a_withdrawal_made_elsewhere_while_a_mail_move_is_on_its_way_stops_it(
     from service.proof.delegation import withdrawal_body
 
     mid = two_player_match(service, players)
-    while service.meta(mid)["active"] != [0]:
+    while service.meta(mid).active != (0,):
         m = service.meta(mid)
-        service.submit_by_mail(mid, 1, m["ply"], [{"type": "roll"}], message_digest=digest_of(f"cid {m['ply']}"))
-    ply = service.meta(mid)["ply"]
+        service.submit_by_mail(mid, 1, m.ply, [{"type": "roll"}], message_digest=digest_of(f"cid {m.ply}"))
+    ply = service.meta(mid).ply
     assert service.states.held_meta(mid, ply) is not None  # what the fast path would judge by
     other = Matches(service.store, service.server_key)  # another process on the same store
-    mail_key = other.meta(mid)["seats"][0]["mail_key"]
+    mail_key = other.meta(mid).seats[0].mail_key
     checked = keys.submit_checked  # what the mail move commits through, after its first check
 
     def withdrawn_meanwhile(*args: Any, **kwargs: Any) -> dict[str, Any]:

@@ -35,11 +35,11 @@ def test_claim_delegates_by_default_and_the_delegation_can_be_withdrawn_and_gran
     assert main(["--server", served, "claim", mid, "0", token, "--name", "Ana"]) == 0
     said = capsys.readouterr().out
     assert "your key signed a mail delegation" in said and f"portolan mail-delegation {mid} --seat 0 withdraw" in said
-    row = service.meta(mid)["seats"][0]
+    row = service.meta(mid).seats[0]
     key = load_key("default")
-    assert row["public_key"] == signing.public_key_of(key)
-    assert row["mail_key"] == service.mail_public_key(mid, 0, 0)
-    assert signing.verify(row["public_key"], service.delegation_body(mid, 0, row["mail_key"]), row["mail_delegation"])
+    assert row.public_key == signing.public_key_of(key)
+    assert row.mail_key == service.mail_public_key(mid, 0, 0)
+    assert signing.verify(row.public_key, service.delegation_body(mid, 0, row.mail_key), row.mail_delegation)
 
     assert main(["--server", served, "mail-delegation", mid, "withdraw"]) == 0  # the seat remembered by claim
     assert "mail delegation withdrawn" in capsys.readouterr().out
@@ -48,8 +48,8 @@ def test_claim_delegates_by_default_and_the_delegation_can_be_withdrawn_and_gran
     assert "no-mail-delegation" in capsys.readouterr().err
     assert main(["--server", served, "mail-delegation", mid, "grant"]) == 0
     assert "mail delegation granted" in capsys.readouterr().out
-    row = service.meta(mid)["seats"][0]
-    assert row["mail_generation"] == 1 and row["mail_key"] == service.mail_public_key(mid, 0, 1)
+    row = service.meta(mid).seats[0]
+    assert row.mail_generation == 1 and row.mail_key == service.mail_public_key(mid, 0, 1)
     assert verify_record(service.record(mid)).ok
 
 
@@ -58,7 +58,7 @@ def test_claim_with_no_mail_does_not_delegate(served: str, service: Matches, hom
     mid, token = invited(service)
     assert main(["--server", served, "claim", mid, "0", token, "--name", "Ana", "--no-mail"]) == 0
     assert "moves by mail: off (--no-mail)" in capsys.readouterr().out
-    assert service.meta(mid)["seats"][0]["mail_delegation"] == ""
+    assert service.meta(mid).seats[0].mail_delegation == ""
 
 
 def test_attach_key_hands_a_custodial_seat_to_the_users_key(served: str, service: Matches, home: Path,
@@ -70,10 +70,10 @@ def test_attach_key_hands_a_custodial_seat_to_the_users_key(served: str, service
     assert re.fullmatch(r"[0-9a-f]{32}", token)
     assert main(["--server", served, "attach-key", mid, "--seat", "0", "--token", "not-it"]) == 2
     assert "bad-attach-token" in capsys.readouterr().err
-    assert service.meta(mid)["seats"][0]["custody"] == "server"
+    assert service.meta(mid).seats[0].custody == "server"
     assert main(["--server", served, "attach-key", mid, "--seat", "0", "--token", token]) == 0
     assert "now signs with your key 'default'" in capsys.readouterr().out
-    row = service.meta(mid)["seats"][0]
-    assert row["custody"] == "player" and row["public_key"] == signing.public_key_of(load_key("default"))
+    row = service.meta(mid).seats[0]
+    assert row.custody == "player" and row.public_key == signing.public_key_of(load_key("default"))
     report = verify_record(service.record(mid))
     assert report.ok, report.text()

@@ -24,7 +24,7 @@ from tests.helpers.verify import first_mail_move, play_by_mail, two_player_match
 def finished(service: Matches, players: list[Player]) -> dict[str, Any]:
     mid = two_player_match(service, players)
     play_by_mail(service, mid)
-    assert service.meta(mid)["status"] == "finished"
+    assert service.meta(mid).status == "finished"
     return service.record(mid)
 
 
@@ -145,19 +145,19 @@ def test_a_finished_match_with_a_key_change_verifies_offline(service: Matches, p
     cid = players[2]
     mid = two_player_match(service, players)
     play_by_mail(service, mid, moves=4)
-    ply = service.meta(mid)["ply"]
+    ply = service.meta(mid).ply
     attach_key(service, mid, 1, service.attach_token(mid, 1), cid.public_key, ply,
                signing.sign(cid.private_key, seat_key_body(mid, 1, cid.public_key, ply)))
     for n in range(10_000):
         meta = service.meta(mid)
-        if meta["status"] != "active":
+        if meta.status != "active":
             break
-        seat = meta["active"][0]
+        seat = meta.active[0]
         action = service.view(mid, seat)["legal_actions"][-1]["action"]
         if seat == 1:
-            service.submit(mid, **cid.envelope(mid, 1, meta["ply"], [action], nonce=f"c{n}"))
+            service.submit(mid, **cid.envelope(mid, 1, meta.ply, [action], nonce=f"c{n}"))
         else:
-            service.submit_by_mail(mid, 0, meta["ply"], [action],
+            service.submit_by_mail(mid, 0, meta.ply, [action],
                                    message_digest=hashlib.sha256(f"ana {n}".encode()).hexdigest())
     record = service.record(mid)
     assert record["status"] == "finished" and record["key_changes"][0]["from_ply"] == ply

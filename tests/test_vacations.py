@@ -227,7 +227,7 @@ def test_a_vacation_pauses_the_clocks_of_every_seat_the_key_holds(service: Match
         for seat in (0, 1):
             service.claim(made["id"], seat, made["invites"][str(seat)], players[seat].public_key,
                           players[seat].name, f"p{seat}@example.org")
-        return made["id"], service.meta(made["id"])["active"][0]
+        return made["id"], service.meta(made["id"]).active[0]
 
     one, seat = started()
     before = service.clock_status(service.meta(one))[seat].deadline
@@ -256,7 +256,7 @@ def test_a_vacation_ended_early_brings_the_next_wake_forward(service: Matches, b
     for seat in (0, 1):
         service.claim(made["id"], seat, made["invites"][str(seat)], players[seat].public_key, players[seat].name,
                       f"p{seat}@example.org")
-    mid, seat = made["id"], service.meta(made["id"])["active"][0]
+    mid, seat = made["id"], service.meta(made["id"]).active[0]
     index = Deadlines(service.store.r, service.store.ns)
     taken = book.declare(players[seat].public_key, "2026-12-02", 5)  # build() wired the book to replan
     later = index.when(mid)
@@ -274,7 +274,7 @@ def test_a_vacation_changes_the_views_etag(client: Any, service: Matches, book: 
     for seat in (0, 1):
         service.claim(made["id"], seat, made["invites"][str(seat)], players[seat].public_key, players[seat].name,
                       f"p{seat}@example.org")
-    mid, seat = made["id"], service.meta(made["id"])["active"][0]
+    mid, seat = made["id"], service.meta(made["id"]).active[0]
     first = client.get(f"/v1/matches/{mid}")
     assert client.get(f"/v1/matches/{mid}", headers={"If-None-Match": first.headers["ETag"]}).status_code == 304
     book.declare(players[seat].public_key, "2026-12-02", 3)

@@ -145,7 +145,7 @@ def test_same_keys_different_matches_independent_dice(service: Matches, players:
         for i in range(2):
             service.claim(made["id"], i, made["invites"][str(i)], players[i].public_key, players[i].name, "", nonce="same")
         meta = service.meta(made["id"])
-        secret = fairness.match_secret(service.store.seed(made["id"]), made["id"], meta["seats"])
+        secret = fairness.match_secret(service.store.seed(made["id"]), made["id"], [r.to_dict() for r in meta.seats])
         rng = fairness.ply_rng(secret, 0)
         streams.append([rng.randbelow(1 << 32) for _ in range(8)])
     assert streams[0] != streams[1]

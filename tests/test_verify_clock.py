@@ -148,12 +148,12 @@ def test_a_bank_over_weekends_and_a_vacation_verifies_and_its_own_deadline_is_ch
     service.pauses = vacations
     mid = started(service, players, time_control={"kind": "bank", "initial_days": 1, "increment_days": 1,
                                                   "weekends": False}, timeout_policy={"grace_hours": 0})
-    seat = service.meta(mid)["active"][0]
+    seat = service.meta(mid).active[0]
     vacations.by_key[players[seat].public_key] = [(START + timedelta(hours=2), START + timedelta(days=1, hours=2))]
     ply = time_out(service, hands, mid)
     entry = service.log(mid)[ply]
     assert parse_iso(entry["clock"]["deadline"]) == START + 2 * DAY  # a day of weekday time, a day of vacation
-    play(service, hands, players, mid, until=lambda meta: meta["ply"] > ply + 4)
+    play(service, hands, players, mid, until=lambda meta: meta.ply > ply + 4)
     # the seat's next turns run over a weekend (Saturday and Sunday do not count)
     hands.at = max(hands.at, datetime(2026, 12, 4, 20, 0, tzinfo=UTC))
     play(service, hands, players, mid)
@@ -226,11 +226,11 @@ def test_a_past_board_replays_through_match_actions(service: Matches, hands: Han
     from service.play.views.boards import position
 
     mid = started(service, players, n=3, time_control={"kind": "per-move", "days": 1})
-    gone = next(s for s in range(3) if s not in service.meta(mid)["active"])
+    gone = next(s for s in range(3) if s not in service.meta(mid).active)
     move(service, players[gone], mid, gone, [{"type": "match:resign"}])
     time_out(service, hands, mid)
     play(service, hands, players, mid, moves=2)
-    ply = service.meta(mid)["ply"]
+    ply = service.meta(mid).ply
     for at in range(ply):
         assert position(service, mid, None, at).ply == at
 

@@ -30,7 +30,7 @@ def play_some(m: Matches, game: str, players: int, moves: int) -> str:
     """An all-bot match, ``moves`` moves in, still running."""
     mid = str(m.create(game, {}, [{"bot": "random"}] * players, creator_key=CREATOR_KEY)["id"])
     play_bots(m, mid, "live", moves)
-    assert m.meta(mid)["status"] == "active"
+    assert m.meta(mid).status == "active"
     return mid
 
 
@@ -43,7 +43,7 @@ def live_record(client: Any, service: Matches, game: str, moves: int = 12) -> di
 
 def _hides_something(service: Matches, record: dict[str, Any]) -> bool:
     mid = record["header"]["match"]
-    full = [*service.meta(mid)["setup_events"], *(e for x in service.store.log(mid) for e in x["events"])]
+    full = [*service.meta(mid).setup_events, *(e for x in service.store.log(mid) for e in x["events"])]
     return any("visible_to" in e for e in full)
 
 
@@ -116,13 +116,13 @@ def test_a_format_1_match_from_before_still_verifies_live_and_finished(client: A
     """Matches created before format 2 keep their chain (plain digests of the full event lists)."""
     made = service.create("el-capitan", {}, [{"bot": "random"}] * 3, creator_key=CREATOR_KEY)  # all bots: started at once
     mid = made["id"]
-    assert service.meta(mid)["format"] == RECORD_FORMAT
+    assert service.meta(mid).format == RECORD_FORMAT
     # rebuild it as an old match would be stored: no format field, format-1 digests from the start
-    old = dict(service.meta(mid), format="")
-    service.store.update_meta(mid, lambda meta: {"format": "", "head": chain_genesis(service.header(old))})
+    old = service.meta(mid).but(format="")
+    service.store.update_meta(mid, lambda meta: meta.but(format="", head=chain_genesis(service.header(old))))
     service.states.clear()  # the stored meta was rewritten behind this process
     play_bots(service, mid, "old", 10)
-    assert service.meta(mid)["ply"] == 10
+    assert service.meta(mid).ply == 10
     record = client.get(f"/v1/matches/{mid}/record").get_json()
     assert record["header"]["format"] == "portolan-record/1" and "withheld" not in record
     report = verify_record(record)

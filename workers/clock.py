@@ -16,7 +16,6 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from functools import lru_cache
-from typing import Any
 
 from rq import get_current_job
 
@@ -25,6 +24,7 @@ from service.delivery.clock import Due, Scheduler, SeatStatus, plan, scheduler_o
 from service.delivery.dispatch import RQDispatcher
 from service.play.errors import Conflict
 from service.play.matches import Matches
+from service.proof.match_record import MatchMeta
 from workers.jobs import job_outcome, preferences, send_once, service, settings
 
 log = logging.getLogger("portolan.clock")
@@ -53,7 +53,7 @@ def wake(match_id: str) -> str:
 def wake_with(m: Matches, s: Scheduler, match_id: str, current_job: str | None = None) -> str:
     """:func:`wake` over a given service and scheduler (the worker's tick thread, tests)."""
     meta = m.store.meta(match_id)
-    if meta is None or meta.get("status") != "active":
+    if meta is None or meta.status != "active":
         s.deadlines.drop(match_id)
         return "skipped: the match is not running"
     now = m.moment()
@@ -99,16 +99,16 @@ def once(m: Matches, mark: str, act: Callable[[], None]) -> bool:
     return True
 
 
-def _decide(m: Matches, rq: RQDispatcher, meta: dict[str, Any], d: Due) -> None:
+def _decide(m: Matches, rq: RQDispatcher, meta: MatchMeta, d: Due) -> None:
     """Enqueue the mails of one reminder or late note and announce it in the outbox (webhooks,
     streams and the players' inboxes carry it as an event of kind ``reminder``)."""
-    match_id = str(meta["id"])
+    match_id = str(meta.id)
     since = int(d.since.timestamp())
-    seats = meta["seats"]
+    seats = meta.seats
     if d.kind == "reminder":
         rq.reminder(match_id, d.seat, since, d.name)
     else:
-        rq.late_notes(match_id, d.seat, since, d.day, [r["seat"] for r in seats if r["kind"] == "human" and r["email"]])
+        rq.late_notes(match_id, d.seat, since, d.day, [r.seat for r in seats if r.kind == "human" and r.email])
     m.store.announce(match_id, "reminder", {"seat": d.seat, "reminder": d.name if d.kind == "reminder" else "late",
                                             "day": d.day, "since": d.since.isoformat(), "id": d.mark(match_id)})
 
@@ -131,11 +131,11 @@ def tick_with(m: Matches, s: Scheduler) -> str:
     return f"woke {len(ids) - failed} match(es)" + (f", {failed} failed" if failed else "")
 
 
-def _seat_status(m: Matches, match_id: str, seat: int, since: int) -> tuple[dict[str, Any], SeatStatus] | None:
+def _seat_status(m: Matches, match_id: str, seat: int, since: int) -> tuple[MatchMeta, SeatStatus] | None:
     """The match and the seat's clock status if the seat's clock still runs since ``since``
     (epoch seconds) and its player plays it; None when the mail would no longer be true."""
     meta = m.store.meta(match_id)
-    if meta is None or meta.get("status") != "active":
+    if meta is None or meta.status != "active":
         return None
     for st in m.clock_status(meta, m.moment()):
         if (st.seat == seat and st.controller == "player" and st.running and st.since is not None
@@ -155,7 +155,7 @@ def send_reminder(match_id: str, seat: int, since: int, name: str) -> str:
         m.store.job_done(jid)
         return "skipped: the seat moved, or its deadline passed"
     meta, status = found
-    email = meta["seats"][seat]["email"]
+    email = meta.seats[seat].email
     if not email or preferences().get(str(email)) == "off":
         m.store.job_done(jid)
         return "skipped: no address, or the player turned notices off"
@@ -176,7 +176,7 @@ def send_late_note(match_id: str, late: int, since: int, day: int, to: int) -> s
         m.store.job_done(jid)
         return "skipped: the late seat moved, or its timeout came"
     meta, status = found
-    email = meta["seats"][to]["email"]
+    email = meta.seats[to].email
     if not email or preferences().get(str(email)) == "off":
         m.store.job_done(jid)
         return "skipped: no address, or the player turned notices off"

@@ -105,7 +105,7 @@ def _send_turn_notice(match_id: str, seat: int, ply: int) -> str:
     m = service()
     jid = job_id("notice", match_id, seat, ply)
     meta = m.meta(match_id)
-    if meta["status"] != "active" or seat not in meta["active"]:
+    if meta.status != "active" or seat not in meta.active:
         m.store.job_done(jid)
         return "skipped: the seat need not act any more"
     mark = f"notice:{match_id}:{seat}:{ply}"
@@ -113,12 +113,12 @@ def _send_turn_notice(match_id: str, seat: int, ply: int) -> str:
         m.store.claim_once(mark)  # dealt with: the sweep's look for unsent notices must not send it
         m.store.job_done(jid)
         return "skipped: the server plays this seat now"
-    email = meta["seats"][seat]["email"]
+    email = meta.seats[seat].email
     choice = preferences().get(email) if email else "every"
     if choice != "every":
         if choice == "digest":
-            since = (meta.get("active_since") or {}).get(str(seat))
-            digest_book().remember(email, match_id, seat, meta["updated_at"] if since is None else _since(m, match_id, since))
+            since = (meta.active_since or {}).get(str(seat))
+            digest_book().remember(email, match_id, seat, meta.updated_at if since is None else _since(m, match_id, since))
         m.store.claim_once(mark)  # dealt with: the sweep's look for unsent notices must not send it after all
         m.store.job_done(jid)
         why = "kept for the daily digest" if choice == "digest" else "the player turned notices off"
@@ -137,7 +137,7 @@ def _since(m: Matches, match_id: str, ply: int) -> str:
         if entries:
             return str(entries[0]["accepted_at"])
     meta = m.meta(match_id)
-    return str(meta.get("started_at") or meta["updated_at"])
+    return str(meta.started_at or meta.updated_at)
 
 
 def send_match_over(match_id: str, seat: int) -> str:
@@ -146,11 +146,11 @@ def send_match_over(match_id: str, seat: int) -> str:
     jid = job_id("over", match_id, seat)
     meta = m.meta(match_id)
     mark = f"over:{match_id}:{seat}"
-    row = meta["seats"][seat]
-    if not row["email"]:
+    row = meta.seats[seat]
+    if not row.email:
         m.store.job_done(jid)
         return "skipped"
-    if preferences().get(row["email"]) == "off":  # "stop notices" means every mail of a match
+    if preferences().get(row.email) == "off":  # "stop notices" means every mail of a match
         m.store.job_done(jid)
         return "skipped: the player turned notices off"
     return job_outcome(m, jid, send_once(m, mark, lambda: letters.match_over(m, settings(), match_id, seat, mark)), "skipped")
@@ -162,7 +162,7 @@ def send_invite(match_id: str, seat: int, email: str, token: str) -> str:
     m = service()
     jid = job_id("invite", match_id, seat)
     meta = m.meta(match_id)
-    if meta["status"] == "aborted":  # e.g. its creation failed halfway: the token is good for nothing
+    if meta.status == "aborted":  # e.g. its creation failed halfway: the token is good for nothing
         m.store.job_done(jid)
         return "skipped: the match was aborted"
     mark = f"invite:{match_id}:{seat}"

@@ -14,7 +14,6 @@ from __future__ import annotations
 import logging
 import re
 import time
-from typing import Any
 
 from flask import current_app, g, request
 from redis.exceptions import RedisError
@@ -24,6 +23,7 @@ from service.api.schemas import raw_body
 from service.play.errors import Unauthorized
 from service.play.matches import Matches
 from service.proof import signing
+from service.proof.match_record import MatchMeta
 from service.proof.signing import NONCE_PATTERN, signed_request_body
 
 log = logging.getLogger("portolan.api")
@@ -80,7 +80,7 @@ def signed_key() -> str:
     return key
 
 
-def signed_key_reading_meta(match_id: str) -> tuple[str, dict[str, Any] | None]:
+def signed_key_reading_meta(match_id: str) -> tuple[str, MatchMeta | None]:
     """:func:`signed_key`, and the meta of ``match_id`` (None: no such match) read in the same
     round trip as the nonce is spent. The answers are those of :func:`signed_key` followed by a
     read of the match: a bad or replayed signature is refused before the match is looked at."""

@@ -12,6 +12,7 @@ from service.api.auth import signed_key
 from service.api.matches import _arg, _int_arg, service
 from service.delivery.rasterise import to_png
 from service.play.views import boards, preview
+from service.proof.match_record import MatchMeta
 
 bp = Blueprint("boards", __name__, url_prefix="/v1/matches")
 
@@ -21,7 +22,7 @@ PAST_MAX_AGE = 365 * 24 * 3600
 SVG_TYPE = "image/svg+xml; charset=utf-8"
 
 
-def _viewer(match_id: str) -> tuple[int | None, int | None, dict[str, Any]]:
+def _viewer(match_id: str) -> tuple[int | None, int | None, MatchMeta]:
     """``?seat`` (authenticated: the request must be signed by that seat's key) and ``?ply``,
     with the match's meta as read. Both are checked before the match is looked up."""
     seat = _int_arg("seat", -1, 0, 63) if _arg("seat") is not None else None

@@ -18,6 +18,7 @@ from service.observe import logs
 from service.play import listings
 from service.play.errors import BadRequest, Unauthorized
 from service.play.matches import Matches
+from service.proof.match_record import MatchMeta
 from service.storage.streams import Wakeups
 
 moves_log = logging.getLogger("portolan.moves")
@@ -32,11 +33,11 @@ def service() -> Matches:
     return m
 
 
-def _etag(meta: dict[str, Any]) -> str:
+def _etag(meta: MatchMeta) -> str:
     """The view's version: its ply and status, and for a match on a clock the digest of its clock
     block too (a player's vacation moves a deadline without a move)."""
-    tag = f'{meta["ply"]}-{meta["status"]}'
-    if (meta.get("time_control") or {}).get("kind", "none") != "none" and meta["status"] == "active":
+    tag = f'{meta.ply}-{meta.status}'
+    if (meta.time_control or {}).get("kind", "none") != "none" and meta.status == "active":
         clock = json.dumps(service().clock_view(meta)["seats"], sort_keys=True)
         tag += "-" + hashlib.sha256(clock.encode()).hexdigest()[:8]
     return f'"{tag}"'
@@ -111,7 +112,7 @@ def _wait_arg() -> int:
     return _int_arg("wait", 0, 0, MAX_WAIT_S)
 
 
-def _poll(match_id: str, meta: dict[str, Any], wait: int) -> tuple[dict[str, Any], Response | None]:
+def _poll(match_id: str, meta: MatchMeta, wait: int) -> tuple[MatchMeta, Response | None]:
     """Honour ``If-None-Match`` and ``?wait=N``: the newest meta, and a 304 to answer with while
     the match still carries the ETag the client holds (after up to ``wait`` seconds).
 
@@ -228,7 +229,7 @@ def log(match_id: str) -> Any:
     start = _int_arg("from", 0, 0, 10**9)
     m = service()
     meta = m.meta(match_id)
-    return {"match": match_id, "from": start, "ply": meta["ply"], "head": meta["head"] or None,
+    return {"match": match_id, "from": start, "ply": meta.ply, "head": meta.head or None,
             "entries": m.log(match_id, start)}
 
 

@@ -99,7 +99,7 @@ def match_events(match_id: str) -> Any:
     raw_last = _last_event_id()
     meta = m.authenticate(match_id, seat, signed_key()) if seat is not None else m.meta(match_id)
     after = streams.parse_match_event_id(raw_last, meta)
-    if after is not None and meta["status"] in streams.DONE and after >= meta["ply"]:
+    if after is not None and meta.status in streams.DONE and after >= meta.ply:
         return Response(status=204, headers=HEADERS)  # all sent and nothing will follow: EventSource stops
     slot = _slot()
     return _stream(streams.follow_match(m, wakeups, current_app.extensions["portolan.feeds"], match_id, seat, after,

@@ -161,7 +161,7 @@ class Scheduler:
         so look again in RETRY_S rather than at once. ``current_job``: the wake job running this,
         which must not be scheduled again under its own id while it runs."""
         meta = self.matches.store.meta(match_id)
-        if meta is None or meta.get("status") != "active":
+        if meta is None or meta.status != "active":
             self.deadlines.drop(match_id)
             return None
         now = self.matches.moment()

@@ -11,6 +11,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from service.delivery.clock import SeatStatus as Status
+from service.proof.match_record import MatchMeta
 
 if TYPE_CHECKING:
     from service.play.matches import Matches
@@ -46,11 +47,11 @@ def due_in(status: Status, now: datetime) -> str:
     return f"in {span((deadline - now).total_seconds())} (by {when_text(deadline)})"
 
 
-def _policy(meta: Mapping[str, Any]) -> dict[str, Any]:
-    return dict(meta.get("timeout_policy") or {"policy": "stand-in", "after_forfeit": "bot", "grace_hours": 24})
+def _policy(meta: MatchMeta) -> dict[str, Any]:
+    return dict(meta.timeout_policy or {"policy": "stand-in", "after_forfeit": "bot", "grace_hours": 24})
 
 
-def what_happens(meta: Mapping[str, Any], you: bool, name: str) -> str:
+def what_happens(meta: MatchMeta, you: bool, name: str) -> str:
     """What the match's timeout policy does to a late seat, as the rest of a sentence."""
     policy = _policy(meta)
     your = "your" if you else "their"
@@ -66,24 +67,24 @@ def what_happens(meta: Mapping[str, Any], you: bool, name: str) -> str:
     return f"a stand-in bot plays {your} moves until {'you move' if you else 'they move'} again"
 
 
-def reminder_lines(meta: Mapping[str, Any], status: Status, now: datetime) -> list[str]:
+def reminder_lines(meta: MatchMeta, status: Status, now: datetime) -> list[str]:
     """The paragraphs of a reminder."""
-    lines = [f"Your move in match {meta['id']} is due {due_in(status, now)}."]
+    lines = [f"Your move in match {meta.id} is due {due_in(status, now)}."]
     if status.acts_at is not None:
         lines.append(f"If you have not moved by {when_text(status.acts_at)}, {what_happens(meta, True, '')}.")
     return lines
 
 
-def late_lines(meta: Mapping[str, Any], status: Status, who: Mapping[str, Any], is_you: bool, day: int) -> list[str]:
+def late_lines(meta: MatchMeta, status: Status, who: Mapping[str, Any], is_you: bool, day: int) -> list[str]:
     """The paragraphs of the daily late note about seat ``who`` (to that seat itself: ``is_you``)."""
     name = "You" if is_you else f"{who['who']} ({who['colour']}, seat {who['seat']})"
     verb = "are" if is_you else "is"
     deadline = status.deadline
     if day <= 0 or deadline is None:
         first = f"{name} {'have' if is_you else 'has'} not moved by the deadline" + (
-            f" ({when_text(deadline)})" if deadline else "") + f" in match {meta['id']}"
+            f" ({when_text(deadline)})" if deadline else "") + f" in match {meta.id}"
     else:
-        first = f"{name} {verb} late by {day} day{'s' if day != 1 else ''} in match {meta['id']}"
+        first = f"{name} {verb} late by {day} day{'s' if day != 1 else ''} in match {meta.id}"
     if status.acts_at is not None:
         first += f"; at {when_text(status.acts_at)} {what_happens(meta, is_you, str(who['who']))}"
     lines = [first + "."]
@@ -92,7 +93,7 @@ def late_lines(meta: Mapping[str, Any], status: Status, who: Mapping[str, Any], 
     return lines
 
 
-def deadline_line(m: Matches, meta: Mapping[str, Any], seat: int) -> str:
+def deadline_line(m: Matches, meta: MatchMeta, seat: int) -> str:
     """The turn notice's sentence about the seat's deadline ("" when its clock does not run)."""
     now = m.moment()
     for st in m.clock_status(meta, now):
@@ -104,16 +105,16 @@ def deadline_line(m: Matches, meta: Mapping[str, Any], seat: int) -> str:
     return ""
 
 
-def ending(meta: Mapping[str, Any], events: Sequence[Mapping[str, Any]] = ()) -> dict[str, Any]:
+def ending(meta: MatchMeta, events: Sequence[Mapping[str, Any]] = ()) -> dict[str, Any]:
     """Why a match ended outside its rules, for the end mail: ``ended_early`` (a sentence, or ""),
     ``left`` (the seats that resigned or forfeited, first to leave first)."""
-    standing = meta.get("standing") or {}
+    standing = meta.standing or {}
     reason = next((str(e.get("reason", "")) for e in reversed(list(events))
                    if e.get("type") in ("match-aborted", "match-ended")), "")
     ended = standing.get("ended")
-    if meta.get("status") == "aborted" and not reason:
+    if meta.status == "aborted" and not reason:
         reason = "the players or the clock cancelled it"
     if ended == "forfeits" and not reason:
         reason = "fewer than 2 players remain"
-    sentence = f"The match ended early: {reason}." if ended in ("aborted", "forfeits") or meta.get("status") == "aborted" else ""
+    sentence = f"The match ended early: {reason}." if ended in ("aborted", "forfeits") or meta.status == "aborted" else ""
     return {"ended_early": sentence, "left": list(standing.get("forfeited") or [])}

@@ -32,6 +32,7 @@ from service.play.mail.reply_address import Kind, reply_address
 from service.play.matches import Matches
 from service.play.views import boards
 from service.proof.chain import visible_events
+from service.proof.match_record import MatchMeta
 
 log = logging.getLogger("portolan.letters")
 
@@ -80,26 +81,26 @@ def cli_line(match_id: str, seat: int, action: Mapping[str, Any], *, ply: int | 
     return shell_line([*words, json.dumps(action, separators=(",", ":"))])
 
 
-def players_of(game: Game[Any], meta: Mapping[str, Any]) -> list[dict[str, Any]]:
+def players_of(game: Game[Any], meta: MatchMeta) -> list[dict[str, Any]]:
     """Every seat as the mails list it: seat number, colour, and who plays it (a person's name,
     ``random bot``, or nobody yet). Invited addresses are never shown to the other players."""
-    colours = game.seat_names(meta["players"])
+    colours = game.seat_names(meta.players)
     rows = []
-    for row in meta["seats"]:
-        if row["kind"] == "bot":
-            who = f"{row.get('bot', 'random')} bot"
-        elif row["claimed"]:
-            who = row["name"] or "a player with no name"
+    for row in meta.seats:
+        if row.kind == "bot":
+            who = f"{row.bot or 'random'} bot"
+        elif row.claimed:
+            who = row.name or "a player with no name"
         else:
             who = "invited, not joined yet"
-        rows.append({"seat": row["seat"], "colour": colours[row["seat"]], "who": who,
-                     "custodial": row.get("custody") == "server"})
+        rows.append({"seat": row.seat, "colour": colours[row.seat], "who": who,
+                     "custodial": row.custody == "server"})
     return rows
 
 
-def inviter_of(meta: Mapping[str, Any]) -> str:
+def inviter_of(meta: MatchMeta) -> str:
     """Who invited: the creator's name as given at creation, or "" when none was given."""
-    return str(meta.get("creator_name") or "")
+    return str(meta.creator_name or "")
 
 
 def happened_since(m: Matches, match_id: str, seat: int, ply: int) -> list[str]:
@@ -117,19 +118,19 @@ def happened_since(m: Matches, match_id: str, seat: int, ply: int) -> list[str]:
     return [e.get("text", e["type"]) for e in visible_events(fold_undone(since), seat)]
 
 
-def _common(m: Matches, settings: Settings, meta: Mapping[str, Any], seat: int) -> dict[str, Any]:
+def _common(m: Matches, settings: Settings, meta: MatchMeta, seat: int) -> dict[str, Any]:
     """What every mail about ``seat`` of a match shows."""
     game = m.game_of(meta)
     players = players_of(game, meta)
-    return {"match": meta["id"], "seat": seat, "game_title": game.title, "players": players,
-            "you": players[seat], "name": meta["seats"][seat]["name"], "inviter": inviter_of(meta),
-            "public_url": m.public_url, "link": match_link(m.public_url, meta["id"]),
+    return {"match": meta.id, "seat": seat, "game_title": game.title, "players": players,
+            "you": players[seat], "name": meta.seats[seat].name, "inviter": inviter_of(meta),
+            "public_url": m.public_url, "link": match_link(m.public_url, meta.id),
             "rules_link": f"{m.public_url}{rules_url(game.id)}" if rules_url(game.id) else "",
-            "custodial": meta["seats"][seat].get("custody") == "server",
-            "reply_o": reply_to(m, settings, "o", meta["id"], seat)}
+            "custodial": meta.seats[seat].custody == "server",
+            "reply_o": reply_to(m, settings, "o", meta.id, seat)}
 
 
-def board_picture(m: Matches, meta: Mapping[str, Any], view: Mapping[str, Any], seat: int) -> InlineImage | None:
+def board_picture(m: Matches, meta: MatchMeta, view: Mapping[str, Any], seat: int) -> InlineImage | None:
     """The seat's board as an inline PNG for the notice, or None when there is none to give.
 
     A picture is a nicety: the plain-text board and the menu say everything a reply needs. So a
@@ -137,17 +138,17 @@ def board_picture(m: Matches, meta: Mapping[str, Any], view: Mapping[str, Any], 
     the notice (logged, so the failure is seen and fixed)."""
     game = m.game_of(meta)
     try:
-        svg = boards.draw(meta["game"], view["board"], view.get("legal_actions", []), boards.picture_edition(m, meta))
+        svg = boards.draw(meta.game, view["board"], view.get("legal_actions", []), boards.picture_edition(m, meta))
         if svg is None:
             return None
         png = to_png(svg)
     except Exception:  # any failure of the picture's code, whatever it is, must not stop the mail
-        log.warning("no picture for the notice of match %s seat %s at ply %s", meta["id"], seat, view["ply"],
+        log.warning("no picture for the notice of match %s seat %s at ply %s", meta.id, seat, view["ply"],
                     exc_info=True)
         return None
-    colour = game.seat_names(meta["players"])[seat]
-    return InlineImage(cid=f"board.{meta['id']}.{seat}.{view['ply']}@{_cid_domain(m.public_url)}", png=png,
-                       alt=f"The board of {game.title}, match {meta['id']} at ply {view['ply']}, as {colour} "
+    colour = game.seat_names(meta.players)[seat]
+    return InlineImage(cid=f"board.{meta.id}.{seat}.{view['ply']}@{_cid_domain(m.public_url)}", png=png,
+                       alt=f"The board of {game.title}, match {meta.id} at ply {view['ply']}, as {colour} "
                            f"(seat {seat}) sees it")
 
 
@@ -163,8 +164,8 @@ def turn_notice(m: Matches, settings: Settings, match_id: str, seat: int, key: s
     The menu, the ply of the ``Reply-To`` and the CLI line all come from one view, so the
     numbers a reply picks mean what the notice showed, at the ply the reply address names."""
     meta = m.meta(match_id)
-    row = meta["seats"][seat]
-    if not row["email"]:
+    row = meta.seats[seat]
+    if not row.email:
         return None
     view = m.view(match_id, seat, meta)
     ply = int(view["ply"])
@@ -177,12 +178,12 @@ def turn_notice(m: Matches, settings: Settings, match_id: str, seat: int, key: s
         "others_to_act": [p for p in to_act if p["seat"] != seat],
         "cli_line": cli_line(match_id, seat, items[0].action, ply=ply, server=m.public_url) if items else "",
         "pick_line": shell_line(["portolan", "move", match_id, "--seat", seat, "--pick", "N", "--server", m.public_url]),
-        "head": view["head"], "commitment": meta["commitment"],
+        "head": view["head"], "commitment": meta.commitment,
         "deadline": clock_words.deadline_line(m, meta, seat),
     })
     title = m.game_of(meta).title
     picture = board_picture(m, meta, view, seat)
-    return render("turn_notice", row["email"], f"[Portolan] Your turn in {title} ({match_id}, ply {ply})", key, ctx,
+    return render("turn_notice", row.email, f"[Portolan] Your turn in {title} ({match_id}, ply {ply})", key, ctx,
                   reply_to=reply_to(m, settings, "t", match_id, seat, ply),
                   headers=(unsubscribe(m, settings, match_id, seat),), images=(picture,) if picture else ())
 
@@ -193,7 +194,7 @@ def invitation(m: Matches, settings: Settings, match_id: str, seat: int, email: 
     meta = m.meta(match_id)
     ctx = _common(m, settings, meta, seat)
     claim = ["portolan", "claim", match_id, seat, token, "--name", "Your name", "--email", email, "--server", m.public_url]
-    ctx.update({"token": token, "to": email, "commitment": meta["commitment"], "claim_line": shell_line(claim),
+    ctx.update({"token": token, "to": email, "commitment": meta.commitment, "claim_line": shell_line(claim),
                 "claim_link": claim_link(m.public_url, match_id, seat, token),
                 "install_line": f"python3 -m venv ~/portolan-venv && . ~/portolan-venv/bin/activate && "
                                 f"{settings.install} && portolan keygen && {shell_line(claim)}"})
@@ -206,22 +207,22 @@ def match_over(m: Matches, settings: Settings, match_id: str, seat: int, key: st
     """The game-over mail of ``seat``: the standings by name, colour, score and rank, and how to
     fetch and verify the record (None: the seat has no address)."""
     meta = m.meta(match_id)
-    row = meta["seats"][seat]
-    if not row["email"]:
+    row = meta.seats[seat]
+    if not row.email:
         return None
     ctx = _common(m, settings, meta, seat)
-    last = m.store.log(match_id, -1, -1) if int(meta["ply"]) > 0 else []
+    last = m.store.log(match_id, -1, -1) if int(meta.ply) > 0 else []
     ctx.update(clock_words.ending(meta, last[0].get("events", []) if last else []))
-    if meta["status"] == "aborted":
-        ctx.update({"ply": meta["ply"], "head": meta["head"], "record": record_link(m.public_url, match_id)})
-        return render("match_aborted", row["email"], f"[Portolan] {ctx['game_title']} {match_id} was aborted", key,
+    if meta.status == "aborted":
+        ctx.update({"ply": meta.ply, "head": meta.head, "record": record_link(m.public_url, match_id)})
+        return render("match_aborted", row.email, f"[Portolan] {ctx['game_title']} {match_id} was aborted", key,
                       ctx, reply_to=ctx["reply_o"], headers=(unsubscribe(m, settings, match_id, seat),))
-    outcome = meta.get("outcome") or {"scores": [], "ranks": []}
+    outcome = meta.outcome or {"scores": [], "ranks": []}
     standings = sorted(({**ctx["players"][s], "score": outcome["scores"][s], "rank": outcome["ranks"][s]}
                         for s in range(len(outcome["scores"]))), key=lambda r: (r["rank"], r["seat"]))
-    ctx.update({"ply": meta["ply"], "standings": standings, "head": meta["head"],
+    ctx.update({"ply": meta.ply, "standings": standings, "head": meta.head,
                 "record": record_link(m.public_url, match_id)})
-    return render("match_over", row["email"], f"[Portolan] {ctx['game_title']} {match_id} is over", key, ctx,
+    return render("match_over", row.email, f"[Portolan] {ctx['game_title']} {match_id} is over", key, ctx,
                   reply_to=ctx["reply_o"], headers=(unsubscribe(m, settings, match_id, seat),))
 
 
@@ -234,16 +235,15 @@ def waiting_lines(m: Matches, settings: Settings, email: str,
     metas = m.store.metas([mid for mid, _, _ in seats], ("id", "game", "status", "ply", "active", "seats", "players",
                                                          "creator_name"))
     for (mid, seat, since), meta in zip(seats, metas, strict=True):
-        rows = (meta or {}).get("seats") or []
-        waiting = (bool(meta) and meta.get("status") == "active" and seat in meta.get("active", [])
-                   and seat < len(rows) and rows[seat]["email"].lower() == email.strip().lower())
-        if not waiting:
+        waiting = (meta is not None and meta.status == "active" and seat in meta.active
+                   and seat < len(meta.seats) and meta.seats[seat].email.lower() == email.strip().lower())
+        if meta is None or not waiting:
             gone.append((mid, seat))
             continue
         game = m.game_of(meta)
         players = players_of(game, meta)
-        lines.append({"match": mid, "seat": seat, "game_title": game.title, "ply": meta["ply"], "since": since[:16].replace("T", " "),
-                      "you": players[seat], "to_act": [p for p in players if p["seat"] in meta["active"]],
+        lines.append({"match": mid, "seat": seat, "game_title": game.title, "ply": meta.ply, "since": since[:16].replace("T", " "),
+                      "you": players[seat], "to_act": [p for p in players if p["seat"] in meta.active],
                       "link": match_link(m.public_url, mid), "reply": reply_to(m, settings, "o", mid, seat)})
     return lines, gone
 
@@ -262,14 +262,14 @@ def reminder(m: Matches, settings: Settings, match_id: str, seat: int, status: S
              key: str) -> Mail | None:
     """The reminder to ``seat`` that its move is due (None: the seat has no address)."""
     meta = m.meta(match_id)
-    row = meta["seats"][seat]
-    if not row["email"]:
+    row = meta.seats[seat]
+    if not row.email:
         return None
     ctx = _common(m, settings, meta, seat)
     due = clock_words.due_in(status, now)
-    ctx.update({"ply": meta["ply"], "lines": clock_words.reminder_lines(meta, status, now)})
-    return render("clock_note", row["email"], f"[Portolan] Your move in {ctx['game_title']} ({match_id}) is due {due}",
-                  key, ctx, reply_to=reply_to(m, settings, "t", match_id, seat, int(meta["ply"])),
+    ctx.update({"ply": meta.ply, "lines": clock_words.reminder_lines(meta, status, now)})
+    return render("clock_note", row.email, f"[Portolan] Your move in {ctx['game_title']} ({match_id}) is due {due}",
+                  key, ctx, reply_to=reply_to(m, settings, "t", match_id, seat, int(meta.ply)),
                   headers=(unsubscribe(m, settings, match_id, seat),))
 
 
@@ -277,13 +277,13 @@ def late_note(m: Matches, settings: Settings, match_id: str, late: int, seat: in
               status: SeatStatus, now: datetime, key: str) -> Mail | None:
     """The daily note to ``seat`` that seat ``late`` is late (None: ``seat`` has no address)."""
     meta = m.meta(match_id)
-    row = meta["seats"][seat]
-    if not row["email"]:
+    row = meta.seats[seat]
+    if not row.email:
         return None
     ctx = _common(m, settings, meta, seat)
     who = ctx["players"][late]
-    ctx.update({"ply": meta["ply"], "lines": clock_words.late_lines(meta, status, who, late == seat, day)})
+    ctx.update({"ply": meta.ply, "lines": clock_words.late_lines(meta, status, who, late == seat, day)})
     subject = (f"[Portolan] You are late in {ctx['game_title']} ({match_id})" if late == seat else
                f"[Portolan] {who['who']} is late in {ctx['game_title']} ({match_id})")
-    return render("clock_note", row["email"], subject, key, ctx, reply_to=ctx["reply_o"],
+    return render("clock_note", row.email, subject, key, ctx, reply_to=ctx["reply_o"],
                   headers=(unsubscribe(m, settings, match_id, seat),))

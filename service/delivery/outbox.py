@@ -29,13 +29,14 @@ import os
 import socket
 import threading
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Any
 
 from service.config import Settings
 from service.delivery import clock, inboxes, webhooks
 from service.delivery.dispatch import RQDispatcher
 from service.play.matches import Matches
+from service.proof.match_record import MatchMeta
 from service.proof.standing import Standing
 from service.storage.outbox_streams import OutboxRecord
 
@@ -164,23 +165,23 @@ def jobs_for(service: Matches, dispatcher: RQDispatcher, entry: OutboxEntry) -> 
     if entry.kind not in ("started", "moved"):
         return
     meta = service.meta(entry.match)
-    seats = meta["seats"]
+    seats = meta.seats
     before = data.get("before", [])
     after = data.get("after", [])
     served = server_played(meta)
-    humans = [s for s in after if seats[s]["kind"] == "human" and s not in before and s not in served]
+    humans = [s for s in after if seats[s].is_human and s not in before and s not in served]
     if humans:
         dispatcher.turn(entry.match, entry.ply, humans)
     for s in after:
-        if seats[s]["kind"] == "bot" or s in served:
+        if seats[s].is_bot or s in served:
             dispatcher.bot(entry.match, entry.ply, s)
     if data.get("status") in ("finished", "aborted"):
-        dispatcher.finished(entry.match, entry.ply, [s["seat"] for s in seats if s["kind"] == "human"])
+        dispatcher.finished(entry.match, entry.ply, [s.seat for s in seats if s.kind == "human"])
 
 
-def server_played(meta: Mapping[str, Any]) -> set[int]:
-    """The human seats the server moves for now (meta["standing"]; none in a match without one)."""
-    raw = meta.get("standing")
+def server_played(meta: MatchMeta) -> set[int]:
+    """The human seats the server moves for now (meta.standing; none in a match without one)."""
+    raw = meta.standing
     if not raw:
         return set()
     standing = Standing.from_json(raw)

@@ -15,7 +15,7 @@ invitation quotas in place; the caches (``states``) change with every move anywa
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
@@ -30,6 +30,7 @@ from service.play.ports import Pauses
 from service.play.state_cache import MISSING, StateCache
 from service.play.throttle import InviteLimits
 from service.proof import delegation, fairness, signing
+from service.proof.match_record import MatchMeta
 
 if TYPE_CHECKING:  # the store is injected; importing it here would drag Redis into the verifier
     from service.storage.store import Store
@@ -115,28 +116,28 @@ class MatchContext:
 
     # -- the lookups of a match -------------------------------------------------------------------
 
-    def game_of(self, meta: Mapping[str, Any]) -> Game[Any]:
+    def game_of(self, meta: MatchMeta) -> Game[Any]:
         """The game of a match, playing with the numbers of the edition the match pinned."""
-        game = games.get(meta["game"])
+        game = games.get(meta.game)
         if game is None:  # a match of a game this build no longer has
-            raise NotFound("unknown-game", f"this server does not host the game {meta['game']!r}")
-        return editions.installed().game(game, meta.get("edition"))
+            raise NotFound("unknown-game", f"this server does not host the game {meta.game!r}")
+        return editions.installed().game(game, meta.edition)
 
-    def edition_of(self, meta: Mapping[str, Any]) -> Edition:
+    def edition_of(self, meta: MatchMeta) -> Edition:
         """The edition a match pinned (:func:`service.play.editions.Shelf.pinned`)."""
-        game = games.get(meta["game"])
+        game = games.get(meta.game)
         if game is None:
-            raise NotFound("unknown-game", f"this server does not host the game {meta['game']!r}")
-        return editions.installed().pinned(game, meta.get("edition"))
+            raise NotFound("unknown-game", f"this server does not host the game {meta.game!r}")
+        return editions.installed().pinned(game, meta.edition)
 
-    def meta(self, match_id: str) -> dict[str, Any]:
+    def meta(self, match_id: str) -> MatchMeta:
         """The match's stored meta (its record's header and state of play); 404 ``unknown-match``."""
         meta = self.store.meta(match_id) if _readable(match_id) else None
         if meta is None:
             raise NotFound("unknown-match", f"there is no match {match_id!r}")
         return meta
 
-    def meta_for_move(self, match_id: str) -> dict[str, Any]:
+    def meta_for_move(self, match_id: str) -> MatchMeta:
         """:meth:`meta`, with the state at its ply read in the same round trip and kept in the
         state cache: a move that reaches a process which did not make the match's last ply
         (another API process did) needs both, and read one after the other they cost a round
@@ -146,12 +147,12 @@ class MatchContext:
         meta, blob = self.store.meta_and_state(match_id)
         if meta is None:
             raise NotFound("unknown-match", f"there is no match {match_id!r}")
-        ply = meta["ply"]
+        ply = meta.ply
         if blob is not None and blob["ply"] == ply and self.states.state_at(match_id, ply) is MISSING:
             self.states.remember(match_id, ply, self.game_of(meta).load(blob["state"]))
         return meta
 
-    def state(self, match_id: str, meta: Mapping[str, Any]) -> Any:
+    def state(self, match_id: str, meta: MatchMeta) -> Any:
         """The rules state at exactly ``meta``'s ply, parsed once per process and ply.
 
         A move may land between a request's read of the meta and its read of the state, so the
@@ -159,7 +160,7 @@ class MatchContext:
         would answer a stale move with the rules' 400/422 instead of 409, so a mismatch raises
         409 ``stale-ply`` (:class:`Moved`, with the stored ply); readers that only want the
         latest view catch it and read the meta again (:meth:`fresh`)."""
-        ply = meta["ply"]
+        ply = meta.ply
         cached = self.states.state_at(match_id, ply)
         if cached is not MISSING:
             return cached
@@ -173,7 +174,7 @@ class MatchContext:
             raise Moved(match_id, ply, blob["ply"])
         return state
 
-    def fresh(self, match_id: str, meta: Mapping[str, Any]) -> tuple[Mapping[str, Any], Any]:
+    def fresh(self, match_id: str, meta: MatchMeta) -> tuple[MatchMeta, Any]:
         """A meta and the state at its ply, reading the meta again while moves land in between."""
         for _ in range(5):
             try:
@@ -182,12 +183,12 @@ class MatchContext:
                 meta = self.meta(match_id)
         return meta, self.state(match_id, meta)  # five moves in a row overtook us: let it surface
 
-    def secret(self, match_id: str, meta: Mapping[str, Any]) -> bytes:
+    def secret(self, match_id: str, meta: MatchMeta) -> bytes:
         """The match secret (docs/record-format.md): the seed bound to the match and its seats,
         which keys every random draw and hidden salt; computed once per process and match."""
         secret = self._secrets.get(match_id)
         if secret is None:
-            secret = fairness.match_secret(self.store.seed(match_id), match_id, records.genesis_seats(meta["seats"]))
+            secret = fairness.match_secret(self.store.seed(match_id), match_id, records.genesis_seats(meta.seats))
             if len(self._secrets) >= 4096:  # a bound, not an LRU: recomputing costs one GET
                 self._secrets.clear()
             self._secrets[match_id] = secret

@@ -54,7 +54,7 @@ class Shelf:
         return found
 
     def pinned(self, game: Game[Any], pin: Mapping[str, Any] | None) -> Edition:
-        """The edition a match pinned (``meta["edition"]``; None: a match from before editions,
+        """The edition a match pinned (``meta.edition``; None: a match from before editions,
         which plays the shipped data). The digest decides: an operator who changed the file
         under a running match gets a refusal, never a match whose numbers changed."""
         if pin is None:

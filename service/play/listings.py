@@ -6,7 +6,6 @@ Reads over many matches' metas in one round trip each; no rules state is loaded.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
@@ -14,6 +13,7 @@ from service.play.clock.clocks import standing_of
 from service.play.context import MatchContext
 from service.play.ports import Dispatcher
 from service.play.seats.lifecycle import finish_start
+from service.proof.match_record import MatchMeta
 
 
 def lobby(ctx: MatchContext, status: str | None = None, game: str | None = None, limit: int = 50) -> list[dict[str, Any]]:
@@ -22,11 +22,11 @@ def lobby(ctx: MatchContext, status: str | None = None, game: str | None = None,
     fields = ("id", "game", "status", "ply", "players", "seats", "created_at", "updated_at")
     out = []
     for m in ctx.store.metas(ids, fields):
-        if not m or (status and m["status"] != status) or (game and m["game"] != game):
+        if not m or (status and m.status != status) or (game and m.game != game):
             continue
-        out.append({"id": m["id"], "game": m["game"], "status": m["status"], "ply": m["ply"],
-                    "players": m["players"], "open_seats": [s["seat"] for s in m["seats"] if not s["claimed"]],
-                    "created_at": m["created_at"], "updated_at": m["updated_at"]})
+        out.append({"id": m.id, "game": m.game, "status": m.status, "ply": m.ply,
+                    "players": m.players, "open_seats": [s.seat for s in m.seats if not s.claimed],
+                    "created_at": m.created_at, "updated_at": m.updated_at})
         if len(out) >= limit:
             break
     return out
@@ -39,9 +39,9 @@ def my_turns(ctx: MatchContext, public_key: str) -> list[dict[str, Any]]:
     metas = ctx.store.metas(ids, ("game", "status", "ply", "active", "updated_at"))
     out = []
     for (mid, seat), m in zip(held, metas, strict=True):
-        if m.get("status") == "active" and seat in m.get("active", []):
-            out.append({"match": mid, "seat": seat, "game": m["game"], "ply": m["ply"],
-                        "since": m.get("updated_at")})
+        if m is not None and m.status == "active" and seat in m.active:
+            out.append({"match": mid, "seat": seat, "game": m.game, "ply": m.ply,
+                        "since": None if "updated_at" in m.absent else m.updated_at})
     return out
 
 
@@ -54,12 +54,12 @@ def unsent_notices(ctx: MatchContext, older_than_s: float = 120.0, scan: int = 1
     cutoff = ctx.moment().timestamp() - older_than_s  # updated_at is by the service's clock
     wanted: list[tuple[str, int, int]] = []
     for m in ctx.store.metas(ids, ("id", "status", "active", "active_since", "seats", "updated_at")):
-        if m.get("status") != "active" or _timestamp(m["updated_at"]) > cutoff:
+        if m is None or m.status != "active" or _timestamp(m.updated_at) > cutoff:
             continue
-        since = m.get("active_since") or {}
-        for seat in m["active"]:
-            if m["seats"][seat]["kind"] == "human" and str(seat) in since:
-                wanted.append((m["id"], seat, int(since[str(seat)])))
+        since = m.active_since
+        for seat in m.active:
+            if m.seats[seat].kind == "human" and str(seat) in since:
+                wanted.append((m.id, seat, int(since[str(seat)])))
     taken = ctx.store.marked([f"notice:{mid}:{seat}:{ply}" for mid, seat, ply in wanted])
     return [w for w, done in zip(wanted, taken, strict=True) if not done]
 
@@ -80,15 +80,15 @@ def stalled_bots(ctx: MatchContext, older_than_s: float = 120.0, scan: int = 10_
     failed for good. Nothing else would ever move such a match: every human waits on the bot."""
     ids = ctx.store.match_ids(newest_first=True, limit=scan)
     cutoff = ctx.moment().timestamp() - older_than_s  # updated_at is by the service's clock
-    return [(m["id"], seat, int(m["ply"]))
+    return [(m.id, seat, int(m.ply))
             for m in ctx.store.metas(ids, ("id", "status", "ply", "active", "seats", "updated_at", "standing"))
-            if m.get("status") == "active" and _timestamp(m["updated_at"]) <= cutoff
-            for seat in m["active"] if m["seats"][seat]["kind"] == "bot" or _server_plays(m, seat)]
+            if m is not None and m.status == "active" and _timestamp(m.updated_at) <= cutoff
+            for seat in m.active if m.seats[seat].is_bot or _server_plays(m, seat)]
 
 
-def _server_plays(meta: Mapping[str, Any], seat: int) -> bool:
+def _server_plays(meta: MatchMeta, seat: int) -> bool:
     """Does the server move for this seat (a stand-in, a skipped turn, a departed player)?"""
-    return bool(meta.get("standing")) and standing_of(meta).server_plays(seat)
+    return bool(meta.standing) and standing_of(meta).server_plays(seat)
 
 
 def resume_stalled_bots(ctx: MatchContext, dispatcher: Dispatcher, older_than_s: float = 120.0) -> int:
@@ -108,9 +108,9 @@ def unstarted_matches(ctx: MatchContext, older_than_s: float = 120.0, scan: int 
     up: such a match waited for ever, listed in the lobby with no seat anyone could take."""
     ids = ctx.store.match_ids(newest_first=True, limit=scan)
     cutoff = ctx.moment().timestamp() - older_than_s  # updated_at is by the service's clock
-    return [m["id"] for m in ctx.store.metas(ids, ("id", "status", "seats", "updated_at"))
-            if m.get("status") == "waiting" and _timestamp(m["updated_at"]) <= cutoff
-            and all(s["claimed"] for s in m["seats"])]
+    return [m.id for m in ctx.store.metas(ids, ("id", "status", "seats", "updated_at"))
+            if m is not None and m.status == "waiting" and _timestamp(m.updated_at) <= cutoff
+            and all(s.claimed for s in m.seats)]
 
 
 def start_unstarted_matches(ctx: MatchContext, older_than_s: float = 120.0) -> int:

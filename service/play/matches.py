@@ -25,6 +25,7 @@ from service.play.seats import claims, key_attach, keys, lifecycle, signers
 from service.play.seats.lifecycle import ID_ALPHABET, new_match_id
 from service.play.views import match as views
 from service.proof import delegation
+from service.proof.match_record import MatchMeta
 
 __all__ = ["ID_ALPHABET", "Matches", "new_match_id", "utcnow"]
 
@@ -67,7 +68,7 @@ class Matches(MatchContext):
         """What the seat's key signs to let replies by mail move for it with ``mail_key``."""
         return delegation.delegation_body(match_id, seat, mail_key)
 
-    def mail_ready(self, meta: Mapping[str, Any], seat: int) -> str | None:
+    def mail_ready(self, meta: MatchMeta, seat: int) -> str | None:
         """None when the seat may move by mail now, else the sentence saying why not."""
         return keys.mail_ready(meta, seat)
 
@@ -91,7 +92,7 @@ class Matches(MatchContext):
         return signers.spend_request_nonce(self, public_key, nonce, ttl)
 
     def spend_request_nonce_reading_meta(self, public_key: str, nonce: str, ttl: int,
-                                         match_id: str) -> tuple[bool, dict[str, Any] | None]:
+                                         match_id: str) -> tuple[bool, MatchMeta | None]:
         """:meth:`spend_request_nonce` and the match's meta in one round trip."""
         return signers.spend_request_nonce_reading_meta(self, public_key, nonce, ttl, match_id)
 
@@ -100,7 +101,7 @@ class Matches(MatchContext):
         signers.release_request_nonce(self, public_key, nonce)
 
     def authenticate(self, match_id: str, seat: int, public_key: str,
-                     meta: dict[str, Any] | None = None) -> dict[str, Any]:
+                     meta: MatchMeta | None = None) -> MatchMeta:
         """Check that ``public_key`` holds ``seat`` (see :func:`service.play.seats.signers.authenticate`)."""
         return signers.authenticate(self, match_id, seat, public_key, meta)
 
@@ -135,11 +136,11 @@ class Matches(MatchContext):
 
     # -- reading -------------------------------------------------------------------------------------
 
-    def public_meta(self, meta: Mapping[str, Any]) -> dict[str, Any]:
+    def public_meta(self, meta: MatchMeta) -> dict[str, Any]:
         """What anyone may know about a match (no emails, no token hashes)."""
         return views.public_meta(self, meta)
 
-    def view(self, match_id: str, seat: int | None = None, meta: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    def view(self, match_id: str, seat: int | None = None, meta: MatchMeta | None = None) -> dict[str, Any]:
         """The spectator view or a seat's private view (see :func:`service.play.views.match.view`)."""
         return views.view(self, match_id, seat, meta)
 
@@ -147,7 +148,7 @@ class Matches(MatchContext):
         """Accepted moves from ply ``start`` on, with signatures, receipts and visible events."""
         return views.log(self, match_id, start, viewer)
 
-    def header(self, meta: Mapping[str, Any], setup_events: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    def header(self, meta: MatchMeta, setup_events: list[dict[str, Any]] | None = None) -> dict[str, Any]:
         """The public header of the record; its digest starts the hash chain."""
         return views.header(self, meta, setup_events)
 
@@ -155,14 +156,14 @@ class Matches(MatchContext):
         """The verifiable record (see :func:`service.play.views.match.record`)."""
         return views.record(self, match_id)
 
-    def pauses_of(self, meta: Mapping[str, Any]) -> clocks.PausesOf:
+    def pauses_of(self, meta: MatchMeta) -> clocks.PausesOf:
         """Each seat's pauses: its player's vacations (see :func:`service.play.clock.clocks.pauses_of`)."""
         return clocks.pauses_of(self, meta)
 
-    def clock_status(self, meta: Mapping[str, Any], now: datetime | None = None) -> list[clocks.SeatClockStatus]:
+    def clock_status(self, meta: MatchMeta, now: datetime | None = None) -> list[clocks.SeatClockStatus]:
         """Every seat's clock (deadline, late, reminders) at ``now`` (default: the clock now)."""
         return clocks.status_now(self, meta, now)
 
-    def clock_view(self, meta: Mapping[str, Any], now: datetime | None = None) -> dict[str, Any]:
+    def clock_view(self, meta: MatchMeta, now: datetime | None = None) -> dict[str, Any]:
         """The ``clock`` block of the match views at ``now`` (default: the clock now)."""
         return clocks.view_now(self, meta, now)

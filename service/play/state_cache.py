@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Mapping
 from typing import Any
+
+from service.proof.match_record import MatchMeta
 
 MISSING = object()
 """What :meth:`StateCache.state_at` gives when it holds no state for that ply."""
@@ -24,7 +25,7 @@ class StateCache:
 
     def __init__(self, size: int = 512) -> None:
         self.size = size
-        self._items: OrderedDict[str, tuple[int, Any, Mapping[str, Any] | None]] = OrderedDict()
+        self._items: OrderedDict[str, tuple[int, Any, MatchMeta | None]] = OrderedDict()
         self._lock = threading.Lock()
 
     def state_at(self, match_id: str, ply: int) -> Any:
@@ -36,15 +37,15 @@ class StateCache:
             self._items.move_to_end(match_id)
             return hit[1]
 
-    def held_meta(self, match_id: str, ply: int) -> Mapping[str, Any] | None:
+    def held_meta(self, match_id: str, ply: int) -> MatchMeta | None:
         """The meta this process left at ``ply`` when it made that ply of an active match, else None."""
         with self._lock:
             hit = self._items.get(match_id)
-        if hit is None or hit[0] != ply or hit[2] is None or hit[2]["status"] != "active":
+        if hit is None or hit[0] != ply or hit[2] is None or hit[2].status != "active":
             return None
         return hit[2]
 
-    def remember(self, match_id: str, ply: int, state: Any, meta: Mapping[str, Any] | None = None) -> None:
+    def remember(self, match_id: str, ply: int, state: Any, meta: MatchMeta | None = None) -> None:
         """Keep ``state`` (and the ``meta`` of the same ply, if known) as the match's latest."""
         with self._lock:
             self._items[match_id] = (ply, state, meta)

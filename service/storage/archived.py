@@ -14,6 +14,7 @@ from typing import Any, cast
 
 import redis
 
+from service.proof.match_record import MatchMeta
 from service.storage.archive import Archive, ArchiveError, digest_of, pack, unpack
 from service.storage.keys import BUCKETS, ENDED, TOMBSTONE_FIELDS, bucket_of, decode_meta, encode_meta
 from service.storage.log_codec import unpack_entry
@@ -54,11 +55,12 @@ class ArchivedMatches:
                     raw = cast(dict[bytes, bytes], pipe.hgetall(meta_key))
                     if not raw:
                         raise KeyError(match_id)
-                    meta = decode_meta(raw)
-                    if "archived" in meta:
-                        return str(meta["archived"])
-                    if meta.get("status") not in ENDED:
-                        raise ValueError(f"match {match_id} has not ended (status {meta.get('status')}); "
+                    meta = decode_meta(raw)  # the stored form: what the document keeps
+                    record = MatchMeta.from_dict({"id": match_id, **meta})
+                    if record.archived is not None:
+                        return record.archived
+                    if record.status not in ENDED:
+                        raise ValueError(f"match {match_id} has not ended (status {record.status}); "
                                          "only an ended match is archived")
                     state = pipe.get(parts[0])
                     seed = pipe.get(parts[3])

@@ -9,6 +9,8 @@ import time
 from datetime import datetime
 from typing import Any
 
+from service.proof.match_record import ENDED as MATCH_ENDED
+
 BUCKETS = "abcdefghijkmnpqrstuvwxyz23456789"
 """The outbox buckets: the alphabet match ids are written in (``service.play.seats.lifecycle.ID_ALPHABET``,
 which a test holds equal), so a match's bucket is the first character of its id."""
@@ -16,7 +18,7 @@ OUTBOX_DAYS = 7
 """How long outbox entries are kept (trimmed by MINID at each append): far longer than any
 consumer may be down, short enough that the streams stay small."""
 
-ENDED = ("finished", "aborted")
+ENDED = MATCH_ENDED
 """The statuses of a match that is over: such a match may be archived."""
 TOMBSTONE_FIELDS = ("id", "game", "status", "ply", "players", "seats", "active", "active_since", "creator_name",
                     "created_at", "updated_at")

@@ -53,9 +53,10 @@ from typing import Any, cast
 import redis
 
 from service.proof import signing
+from service.proof.match_record import MatchMeta
 from service.storage.archive import Archive, FolderArchive
 from service.storage.archived import ArchivedMatches
-from service.storage.keys import BUCKETS, ENDED, OUTBOX_DAYS, bucket_of, decode_meta, encode_meta, epoch_of, lrange
+from service.storage.keys import BUCKETS, OUTBOX_DAYS, bucket_of, decode_meta, encode_meta, epoch_of, lrange
 from service.storage.log_codec import pack_entry, unpack_entry
 from service.storage.outbox_streams import OutboxStreams
 
@@ -182,14 +183,14 @@ class Store(OutboxStreams, ArchivedMatches):
 
     # -- matches ---------------------------------------------------------------------------
 
-    def create(self, meta: dict[str, Any], seed: bytes, created: float, announce: Announcement | None = None) -> None:
+    def create(self, meta: MatchMeta, seed: bytes, created: float, announce: Announcement | None = None) -> None:
         """Store a new match's meta and its secret seed (and its outbox entry, in the same MULTI)."""
-        mid = meta["id"]
+        mid = meta.id
         pipe = self.r.pipeline(transaction=True)
-        pipe.hset(self._k(mid, "meta"), mapping=encode_meta(meta))  # type: ignore[arg-type]
+        pipe.hset(self._k(mid, "meta"), mapping=encode_meta(meta.to_dict()))  # type: ignore[arg-type]
         pipe.set(self._k(mid, "seed"), seed.hex())
         pipe.zadd(self.matches_key(bucket_of(mid)), {mid: created})
-        wake = None if announce is None else self._announce(pipe, mid, int(meta["ply"]), announce)
+        wake = None if announce is None else self._announce(pipe, mid, meta.ply, announce)
         pipe.execute()
         self._wake(wake)
 
@@ -217,16 +218,16 @@ class Store(OutboxStreams, ArchivedMatches):
         pipe.execute()
         self._wake(wake)
 
-    def meta(self, match_id: str) -> dict[str, Any] | None:
-        """The decoded meta of a match, or None when there is no such match."""
+    def meta(self, match_id: str) -> MatchMeta | None:
+        """The meta of a match, parsed, or None when there is no such match."""
         return self._meta_of(cast(dict[bytes, bytes], self.r.hgetall(self._k(match_id, "meta"))))
 
-    def _whole_meta(self, tombstone: dict[str, Any]) -> dict[str, Any]:
+    def _whole_meta(self, tombstone: dict[str, Any]) -> MatchMeta:
         """An archived match's meta: the archived one, under what the tombstone holds now."""
         doc = self._document(tombstone["id"], tombstone)
-        return {**doc["meta"], **tombstone}
+        return MatchMeta.from_dict({**doc["meta"], **tombstone})
 
-    def meta_and_state(self, match_id: str) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+    def meta_and_state(self, match_id: str) -> tuple[MatchMeta | None, dict[str, Any] | None]:
         """:meth:`meta` and :meth:`state` in one round trip, read together (MULTI), so both are
         of the same ply: what a move needs when this process does not hold the match."""
         pipe = self.r.pipeline(transaction=True)
@@ -234,29 +235,30 @@ class Store(OutboxStreams, ArchivedMatches):
         pipe.get(self._k(match_id, "state"))
         raw, state = pipe.execute()
         meta = self._meta_of(raw)
-        if state is None and meta is not None and "archived" in meta:
+        if state is None and meta is not None and meta.is_archived:
             return meta, self.state(match_id)
         return meta, None if state is None else cast(dict[str, Any], json.loads(cast(bytes, state)))
 
-    def _meta_of(self, raw: dict[bytes, bytes]) -> dict[str, Any] | None:
-        """A meta hash as read, decoded (an archived match's whole meta from its document)."""
+    def _meta_of(self, raw: dict[bytes, bytes]) -> MatchMeta | None:
+        """A meta hash as read, parsed (an archived match's whole meta from its document)."""
         if not raw:
             return None
         meta = decode_meta(raw)
-        return self._whole_meta(meta) if "archived" in meta else meta
+        return self._whole_meta(meta) if "archived" in meta else MatchMeta.from_dict(meta)
 
     def ply(self, match_id: str) -> int | None:
         raw = self.r.hget(self._k(match_id, "meta"), "ply")
         return None if raw is None else int(cast(bytes, raw))
 
-    def update_meta(self, match_id: str, change: Callable[[dict[str, Any]], dict[str, Any]],
+    def update_meta(self, match_id: str, change: Callable[[MatchMeta], MatchMeta],
                     state: dict[str, Any] | None = None,
-                    announce: Callable[[dict[str, Any], dict[str, Any]], Announcement | None] | None = None,
-                    ) -> dict[str, Any]:
+                    announce: Callable[[MatchMeta, MatchMeta], Announcement | None] | None = None,
+                    ) -> MatchMeta:
         """Read-modify-write of a match's meta under WATCH. ``change`` gets the current meta and
-        returns the fields to write (it may raise to abort); an optional ``state`` blob is written
-        in the same transaction, and so is the outbox entry ``announce(before, after)`` returns
-        (None: nothing to announce). Retries on a lost race; returns the new meta."""
+        returns the new one (it may raise to abort); the fields whose stored form differs are
+        written. An optional ``state`` blob is written in the same transaction, and so is the
+        outbox entry ``announce(before, after)`` returns (None: nothing to announce). Retries on
+        a lost race; returns the new meta."""
         key = self._k(match_id, "meta")
         while True:
             with self.r.pipeline(transaction=True) as pipe:
@@ -265,19 +267,21 @@ class Store(OutboxStreams, ArchivedMatches):
                     raw = cast(dict[bytes, bytes], pipe.hgetall(key))
                     if not raw:
                         raise KeyError(match_id)
-                    current = decode_meta(raw)
-                    if "archived" in current:
-                        current = self._whole_meta(current)
-                    fields = change(current)
-                    after = {**current, **fields}
+                    stored = decode_meta(raw)
+                    current = self._whole_meta(stored) if "archived" in stored else MatchMeta.from_dict(stored)
+                    after = change(current)
+                    before_form, after_form = current.to_dict(), after.to_dict()
+                    # only what changed is written, as the hash holds it (a field is never removed)
+                    fields = {k: v for k, v in after_form.items() if k not in before_form or before_form[k] != v}
                     entry = announce(current, after) if announce is not None else None
                     pipe.multi()
-                    pipe.hset(key, mapping=encode_meta(fields))  # type: ignore[arg-type]
-                    if after.get("status") in ENDED and current.get("status") not in ENDED and "archived" not in after:
-                        pipe.zadd(self.ended_key(bucket_of(match_id)), {match_id: epoch_of(str(after.get("updated_at", "")))})
+                    if fields:  # an empty HSET is an error; nothing new is nothing to write
+                        pipe.hset(key, mapping=encode_meta(fields))  # type: ignore[arg-type]
+                    if after.ended and not current.ended and not after.is_archived:
+                        pipe.zadd(self.ended_key(bucket_of(match_id)), {match_id: epoch_of(after.updated_at)})
                     if state is not None:
                         pipe.set(self._k(match_id, "state"), json.dumps(state, separators=(",", ":")))
-                    wake = None if entry is None else self._announce(pipe, match_id, int(after["ply"]), entry)
+                    wake = None if entry is None else self._announce(pipe, match_id, after.ply, entry)
                     pipe.execute()
                     self._wake(wake)
                     return after
@@ -398,15 +402,16 @@ class Store(OutboxStreams, ArchivedMatches):
             out.append((mid, int(seat)))
         return sorted(out)
 
-    def metas(self, match_ids: list[str], fields: tuple[str, ...]) -> list[dict[str, Any]]:
-        """Selected meta fields of many matches in one round trip."""
+    def metas(self, match_ids: list[str], fields: tuple[str, ...]) -> list[MatchMeta | None]:
+        """Selected meta fields of many matches in one round trip (None for a match that is not
+        there). The fields not selected read as their defaults: a listing reads only what it asked."""
         pipe = self.r.pipeline(transaction=False)
         for mid in match_ids:
             pipe.hmget(self._k(mid, "meta"), list(fields))
-        out = []
-        for values in pipe.execute():
+        out: list[MatchMeta | None] = []
+        for mid, values in zip(match_ids, pipe.execute(), strict=True):
             raw = {f.encode(): v for f, v in zip(fields, values, strict=True) if v is not None}
-            out.append(decode_meta(raw))
+            out.append(MatchMeta.from_dict({"id": mid, **decode_meta(raw)}) if raw else None)
         return out
 
     # -- quotas ----------------------------------------------------------------------------
@@ -443,7 +448,7 @@ class Store(OutboxStreams, ArchivedMatches):
         return bool(self.r.set(self._request_nonce_key(public_key, nonce), b"1", nx=True, ex=ttl))
 
     def spend_request_nonce_reading_meta(self, public_key: str, nonce: str, ttl: int,
-                                         match_id: str) -> tuple[bool, dict[str, Any] | None]:
+                                         match_id: str) -> tuple[bool, MatchMeta | None]:
         """:meth:`spend_request_nonce` and :meth:`meta` in one round trip (a pipeline, not a
         transaction: the two keys are unrelated): a signed read of a match needs both."""
         pipe = self.r.pipeline(transaction=False)

@@ -37,9 +37,9 @@ def sample_entries(url: str, folder: Path, game_id: str) -> list[bytes]:
     mid = str(matches.create(game_id, {}, [{"bot": "heuristic"}] * 3, creator_key=creator)["id"])
     for _ in range(20_000):
         meta = matches.meta(mid)
-        if meta["status"] != "active":
+        if meta.status != "active":
             break
-        matches.server_move(mid, meta["active"][0], meta["ply"])
+        matches.server_move(mid, meta.active[0], meta.ply)
     return [msgpack.packb(log_codec.shorten(entry, mid), use_bin_type=True) for entry in matches.store.log(mid)]
 
 

@@ -30,14 +30,14 @@ def rebuild(service: Matches, match_id: str, write: bool = False) -> RebuildLine
     meta = service.store.meta(match_id)
     if meta is None:
         return RebuildLine(match_id, False, "no such match")
-    if meta["status"] == "waiting" or not meta.get("head"):  # waiting, or aborted before its start
-        return RebuildLine(match_id, True, f"{meta['status']}: nothing to replay")
+    if meta.status == "waiting" or not meta.head:  # waiting, or aborted before its start
+        return RebuildLine(match_id, True, f"{meta.status}: nothing to replay")
     header = service.header(meta)
     entries = service.store.log(match_id)
     try:
         game = service.game_of(meta)
         state = None
-        for step in replay(header, service.store.seed(match_id), entries, meta["setup_events"], game=game):
+        for step in replay(header, service.store.seed(match_id), entries, meta.setup_events, game=game):
             state = step.state
     except (ReplayMismatch, ServiceError) as exc:  # ServiceError: the match's edition is not installed
         return RebuildLine(match_id, False, str(exc))

@@ -195,14 +195,14 @@ def test_a_move_over_its_limit_is_429_and_changes_nothing(settings: Settings, se
     for seat in (0, 1):
         claim = {"token": made["invites"][str(seat)], "public_key": players[seat].public_key, "name": f"p{seat}"}
         assert c.post(f"/v1/matches/{mid}/seats/{seat}/claim", json=claim).status_code == 200
-    seat = service.meta(mid)["active"][0]
+    seat = service.meta(mid).active[0]
     first = players[seat].envelope(mid, seat, 0, [{"type": "roll"}])
     assert c.post(f"/v1/matches/{mid}/moves", json=first).status_code == 201
     assert c.post(f"/v1/matches/{mid}/moves", json=first).status_code == 200  # a resubmission counts too
     assert c.post(f"/v1/matches/{mid}/moves", json=first).status_code == 200
-    nxt = service.meta(mid)["active"][0]
+    nxt = service.meta(mid).active[0]
     assert_rate_limited(c.post(f"/v1/matches/{mid}/moves", json=players[nxt].envelope(mid, nxt, 1, [{"type": "roll"}])))
-    assert service.meta(mid)["ply"] == 1 and service.store.log_length(mid) == 1
+    assert service.meta(mid).ply == 1 and service.store.log_length(mid) == 1
 
 
 def test_a_dead_redis_is_503_from_the_routes_not_500_from_the_limiter(settings: Settings) -> None:

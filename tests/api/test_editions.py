@@ -51,7 +51,7 @@ def test_a_match_of_an_edition_verifies_only_with_it(service: Matches, shelf: Pa
                              edition="box")["id"])
     play_bots(service, mid, "edition", plies or 20_000)
     meta = service.meta(mid)
-    assert meta["status"] == ("active" if plies else "finished")
+    assert meta.status == ("active" if plies else "finished")
     record = service.record(mid)
     edition = service.edition_of(meta)
     assert edition.id == "box" and edition.digest != editions.shipped(g).digest
@@ -116,9 +116,9 @@ def test_the_operator_default_edition_applies_to_the_games_that_have_it(service:
                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PORTOLAN_DEFAULT_EDITION", "box")
     mid = service.create("ophir", {}, [{"bot": "random"}] * 2, creator_key=CREATOR_KEY)["id"]
-    assert service.meta(mid)["edition"]["id"] == "box"
+    assert service.meta(mid).edition["id"] == "box"
     mid = service.create("ophir", {}, [{"bot": "random"}] * 2, creator_key=CREATOR_KEY, edition="shipped")["id"]
-    assert service.meta(mid)["edition"]["id"] == "shipped"
+    assert service.meta(mid).edition["id"] == "shipped"
 
 
 def test_a_running_match_never_changes_under_its_players(service: Matches, shelf: Path) -> None:
@@ -131,7 +131,7 @@ def test_a_running_match_never_changes_under_its_players(service: Matches, shelf
     shelf_of._loaded.clear()
     g = games.get("el-capitan")
     assert g is not None
-    assert shelf_of.installed().choose(g, "box").digest != service.meta(mid)["edition"]["digest"]
+    assert shelf_of.installed().choose(g, "box").digest != service.meta(mid).edition["digest"]
     with pytest.raises(ServiceError) as caught:
         service.view(mid)
     assert caught.value.code == "edition-missing" and caught.value.status == 409

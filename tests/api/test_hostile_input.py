@@ -69,7 +69,7 @@ def test_a_deep_envelope_from_a_direct_caller_is_refused_too(service: Any, clien
     with pytest.raises(BadRequest) as caught:
         service.submit(mid, signed["envelope"], signed["signature"])
     assert caught.value.code == "too-deep"
-    assert service.meta(mid)["ply"] == 0
+    assert service.meta(mid).ply == 0
 
 
 @pytest.mark.parametrize("text", ["\\u0000", "a\\u0000b", "\\ud800", "x\\udfff", "\\udc00\\ud800"])

@@ -43,8 +43,8 @@ def test_two_keys_claiming_one_seat_at_once(app: Any, service: Matches, players:
         loser = next(r for r in answers if r.status_code == 409)
         assert loser.get_json()["code"] == "seat-taken"
         winner = players[answers.index(next(r for r in answers if r.status_code == 200))]
-        row = service.store.meta(mid)["seats"][0]
-        assert row["claimed"] and row["public_key"] == winner.public_key
+        row = service.store.meta(mid).seats[0]
+        assert row.claimed and row.public_key == winner.public_key
         loser_key = players[1 - players.index(winner)].public_key
         assert (mid, 0) not in service.store.seats_of_key(loser_key)
 
@@ -59,15 +59,15 @@ def test_the_last_claim_racing_an_abort(app: Any, service: Matches, players: lis
         meta = service.store.meta(mid)
         assert claim.status_code < 500 and abort.status_code < 500, (claim.get_json(), abort.get_json())
         if abort.status_code == 200:  # the abort came first: the claim is refused, or stands on an aborted match
-            assert meta["status"] == "aborted" and service.store.state(mid) is None
+            assert meta.status == "aborted" and service.store.state(mid) is None
             assert claim.status_code == 409 or claim.get_json()["status"] == "aborted", claim.get_json()
         else:  # the claim (and the start) came first
             assert abort.status_code == 409 and abort.get_json()["code"] == "match-not-waiting"
-            assert meta["status"] == "active" and service.store.state(mid)["ply"] == 0 and meta["head"]
+            assert meta.status == "active" and service.store.state(mid)["ply"] == 0 and meta.head
             assert claim.get_json()["status"] == "active"
         # either way the match answers consistently to everyone
         shown = client.get(f"/v1/matches/{mid}").get_json()
-        assert shown["status"] == meta["status"]
+        assert shown["status"] == meta.status
         assert json.dumps(shown)  # a whole view, no 500
 
 
@@ -79,4 +79,4 @@ def test_a_claim_of_an_open_seat_racing_an_abort(app: Any, service: Matches, pla
         claim, abort = _at_once(app, [_claim(mid, 0, made["invites"]["0"], players[0]), _abort(mid)])
         assert abort.status_code == 200, abort.get_json()  # the match cannot have started: two seats stay open
         assert claim.status_code in (200, 409), claim.get_json()
-        assert service.store.meta(mid)["status"] == "aborted"
+        assert service.store.meta(mid).status == "aborted"

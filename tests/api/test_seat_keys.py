@@ -43,9 +43,9 @@ def claimed(service: Matches, client: Any, ana: Player, *, delegate: bool) -> st
 
 def to_seat(service: Matches, mid: str, seat: int) -> None:
     """Let the bot move until ``seat`` must act (or the match is over)."""
-    while service.meta(mid)["status"] == "active" and seat not in service.meta(mid)["active"]:
-        other = service.meta(mid)["active"][0]
-        service.server_move(mid, other, service.meta(mid)["ply"])
+    while service.meta(mid).status == "active" and seat not in service.meta(mid).active:
+        other = service.meta(mid).active[0]
+        service.server_move(mid, other, service.meta(mid).ply)
 
 
 def test_the_mail_key_is_public_and_a_claim_can_delegate_to_it(client: Any, service: Matches, players: list[Player]) -> None:
@@ -89,7 +89,7 @@ def test_a_delegation_granted_later_lets_mail_move_and_refusals_change_nothing(
     replay = client.put(path, data=raw, content_type="application/json", headers=headers)
     assert (replay.status_code, replay.get_json()["code"]) == (401, "replayed-request")
     to_seat(service, mid, 0)
-    moved = service.submit_by_mail(mid, 0, service.meta(mid)["ply"], [{"type": "roll"}], message_digest=digest_of("ana"))
+    moved = service.submit_by_mail(mid, 0, service.meta(mid).ply, [{"type": "roll"}], message_digest=digest_of("ana"))
     assert moved["replayed"] is False
     report = verify_record(service.record(mid))
     assert report.ok, report.text()
@@ -100,14 +100,14 @@ def test_a_withdrawn_delegation_refuses_mail_moves_and_the_record_shows_it(
     ana = players[0]
     mid = claimed(service, client, ana, delegate=True)
     to_seat(service, mid, 0)
-    service.submit(mid, **ana.envelope(mid, 0, service.meta(mid)["ply"], [{"type": "roll"}]))  # so a mail move is not ply 0
+    service.submit(mid, **ana.envelope(mid, 0, service.meta(mid).ply, [{"type": "roll"}]))  # so a mail move is not ply 0
     to_seat(service, mid, 0)
-    service.submit_by_mail(mid, 0, service.meta(mid)["ply"], [{"type": "roll"}], message_digest=digest_of("before"))
+    service.submit_by_mail(mid, 0, service.meta(mid).ply, [{"type": "roll"}], message_digest=digest_of("before"))
     path = f"/v1/matches/{mid}/seats/0/mail-delegation"
-    old_key = service.meta(mid)["seats"][0]["mail_key"]
+    old_key = service.meta(mid).seats[0].mail_key
     wrong = signed(client, "DELETE", path, {"withdrawal": signing.sign(ana.private_key, {"not": "it"})}, ana.private_key)
     assert (wrong.status_code, wrong.get_json()["code"]) == (401, "bad-withdrawal")
-    assert service.meta(mid)["seats"][0]["mail_key"] == old_key
+    assert service.meta(mid).seats[0].mail_key == old_key
     withdrawal = signing.sign(ana.private_key, withdrawal_body(mid, 0, old_key))
     r = signed(client, "DELETE", path, {"withdrawal": withdrawal}, ana.private_key)
     assert r.status_code == 200, r.get_json()
@@ -115,13 +115,13 @@ def test_a_withdrawn_delegation_refuses_mail_moves_and_the_record_shows_it(
     again = signed(client, "DELETE", path, {"withdrawal": withdrawal}, ana.private_key)
     assert (again.status_code, again.get_json()["code"]) == (409, "no-mail-delegation")
     to_seat(service, mid, 0)
-    ply = service.meta(mid)["ply"]
+    ply = service.meta(mid).ply
     reason = service.mail_ready(service.meta(mid), 0)
     assert reason is not None and "withdrew its mail delegation" in reason
     with pytest.raises(Exception) as refused:
         service.submit_by_mail(mid, 0, ply, [{"type": "roll"}], message_digest=digest_of("after"))
     assert getattr(refused.value, "code", None) == "no-mail-delegation"
-    assert service.meta(mid)["ply"] == ply
+    assert service.meta(mid).ply == ply
     record = service.record(mid)
     assert record["mail_withdrawals"] == [{"seat": 0, "ply": record["mail_withdrawals"][0]["ply"], "mail_key": old_key,
                                            "signature": withdrawal}]
@@ -158,10 +158,10 @@ def test_a_custodial_seat_attaches_a_key_of_its_own(client: Any, service: Matche
     cid = players[2]
     mid = custodial_match(service)
     to_seat(service, mid, 0)
-    service.submit_by_mail(mid, 0, service.meta(mid)["ply"], [{"type": "roll"}], message_digest=digest_of("cid 1"))
+    service.submit_by_mail(mid, 0, service.meta(mid).ply, [{"type": "roll"}], message_digest=digest_of("cid 1"))
     token = service.attach_token(mid, 0)
     path = f"/v1/matches/{mid}/seats/0/key"
-    ply = service.meta(mid)["ply"]
+    ply = service.meta(mid).ply
     before = service.meta(mid)
     refusals = [
         (attach_body(mid, cid, "wrong-token", ply), 401, "bad-attach-token"),
@@ -185,7 +185,7 @@ def test_a_custodial_seat_attaches_a_key_of_its_own(client: Any, service: Matche
     reason = service.mail_ready(service.meta(mid), 0)
     assert reason is not None and "now signs with the player's own key" in reason
     to_seat(service, mid, 0)
-    own = service.meta(mid)["ply"]
+    own = service.meta(mid).ply
     r = client.post(f"/v1/matches/{mid}/moves", json=cid.envelope(mid, 0, own, [{"type": "roll"}]))
     assert r.status_code == 201, r.get_json()
     # Cid delegates moves by mail from his own key: replies move for him again, under that delegation
@@ -194,7 +194,7 @@ def test_a_custodial_seat_attaches_a_key_of_its_own(client: Any, service: Matche
                {"signature": signing.sign(cid.private_key, delegation)}, cid.private_key)
     assert r.status_code == 200, r.get_json()
     to_seat(service, mid, 0)
-    by_mail = service.meta(mid)["ply"]
+    by_mail = service.meta(mid).ply
     service.submit_by_mail(mid, 0, by_mail, [{"type": "roll"}], message_digest=digest_of("cid, own key"))
     record = service.record(mid)
     assert record["entries"][by_mail]["delegation"]["body"] == delegation

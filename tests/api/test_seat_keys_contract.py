@@ -49,11 +49,11 @@ def test_moves_by_mail_answer_as_documented(client: Any, openapi: OpenAPI, servi
         done = {e["seat"] for e in service.store.log(mid) if e["by"] == "email"}
         if n >= 4 and done == {0, 1}:
             break
-        seat = meta["active"][0]
+        seat = meta.active[0]
         if seat == 2:
-            service.server_move(mid, 2, meta["ply"])
+            service.server_move(mid, 2, meta.ply)
         else:
-            service.submit_by_mail(mid, seat, meta["ply"], [{"type": "roll"}],
+            service.submit_by_mail(mid, seat, meta.ply, [{"type": "roll"}],
                                    message_digest=hashlib.sha256(f"reply {n}".encode()).hexdigest())
     path = f"{seats}/0/mail-delegation"
     api("DELETE", path, 401, code="bad-withdrawal", **signed("DELETE", path, {"withdrawal": claim["mail_delegation"]},
@@ -72,7 +72,7 @@ def test_moves_by_mail_answer_as_documented(client: Any, openapi: OpenAPI, servi
     # Cid's custodial seat takes his own key
     cid = players[2]
     token = service.attach_token(mid, 1)
-    ply = service.meta(mid)["ply"]
+    ply = service.meta(mid).ply
     body = {"token": token, "public_key": cid.public_key, "from_ply": ply,
             "signature": signing.sign(cid.private_key, seat_key_body(mid, 1, cid.public_key, ply))}
     api("POST", f"{seats}/1/key", 409, code="stale-ply", json=dict(body, from_ply=ply + 1))

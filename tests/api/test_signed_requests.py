@@ -124,9 +124,7 @@ def test_a_degenerate_signature_verifies_nowhere(client: Any, service: Matches, 
                                                  tmp_path: Path) -> None:
     """A small-order key that got into storage some other way (an old record) forges nothing."""
     mid = claimed(client, players)
-    seats = service.meta(mid)["seats"]
-    seats[0]["public_key"] = key
-    service.store.update_meta(mid, lambda meta: {"seats": seats})
+    service.store.update_meta(mid, lambda meta: meta.with_seat(meta.seats[0].but(public_key=key)))
     service.states.clear()  # the stored meta was rewritten behind this process
     for n in range(8):
         assert not signing.verify(key, {"message": n}, DEGENERATE_SIG)

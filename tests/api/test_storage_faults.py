@@ -105,11 +105,11 @@ def test_claim_that_starts_the_match_converges_after_a_fault_at_any_store_call(s
             assert retry.status_code == 200, (mode, nth, retry.get_json())
             mid = made["id"]
             meta = service.store.meta(mid)
-            assert retry.get_json()["status"] == meta["status"] == "active", (mode, nth)
-            assert meta["head"] and meta["active"] and service.store.state(mid)["ply"] == 0, (mode, nth)
+            assert retry.get_json()["status"] == meta.status == "active", (mode, nth)
+            assert meta.head and meta.active and service.store.state(mid)["ply"] == 0, (mode, nth)
             assert (mid, 1) in service.store.seats_of_key(players[1].public_key), (mode, nth)
             # and it plays
-            seat = meta["active"][0]
+            seat = meta.active[0]
             r = client.post(f"/v1/matches/{mid}/moves", json=players[seat].envelope(mid, seat, 0, [{"type": "roll"}]))
             assert r.status_code == 201, (mode, nth, r.get_json())
 
@@ -136,7 +136,7 @@ def test_a_move_converges_after_a_fault_at_any_store_call(settings: Any, players
             assert retry.status_code in (200, 201), (mode, nth, retry.get_json())
             assert retry.get_json()["accepted_ply"] == 0
             meta = service.store.meta(mid)
-            assert meta["ply"] == 1 and service.store.state(mid)["ply"] == 1, (mode, nth)
+            assert meta.ply == 1 and service.store.state(mid)["ply"] == 1, (mode, nth)
             assert [e["ply"] for e in service.store.log(mid)] == [0], (mode, nth)
 
 
@@ -155,10 +155,10 @@ def test_an_abort_converges_after_a_fault_at_any_store_call(settings: Any) -> No
             retry = act(client, mid)
             if first.status_code == 200 or (mode == "after" and retry.status_code == 409):
                 # the abort took effect before the answer was lost: the retry says so, it is not a 500
-                assert service.store.meta(mid)["status"] == "aborted"
+                assert service.store.meta(mid).status == "aborted"
                 continue
             assert retry.status_code == 200, (mode, nth, retry.get_json())
-            assert service.store.meta(mid)["status"] == "aborted"
+            assert service.store.meta(mid).status == "aborted"
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -169,7 +169,7 @@ def test_the_fault_wrapper_really_injects(settings: Any, players: list[Player], 
 
     service, _client, made, first = _faulty_run(settings, setup, lambda c, m: _claim(c, m, 0, players[0]), 2, mode)
     assert_problem(first, 503, "storage-unavailable")
-    assert service.store.meta(made["id"])["seats"][0]["claimed"] is (mode == "after")
+    assert service.store.meta(made["id"]).seats[0].claimed is (mode == "after")
 
 
 @pytest.mark.parametrize("mode", MODES)

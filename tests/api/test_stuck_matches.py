@@ -89,7 +89,7 @@ def test_a_stored_match_whose_options_setup_refuses_is_aborted_not_left_waiting(
     answers 200 with the match aborted, never a 500 leaving it waiting with no open seat."""
     made = create(client, [{"invite": "a@example.org"}, {"invite": "b@example.org"}], game="el-capitan")
     mid = made["id"]
-    service.store.update_meta(mid, lambda meta: {"options": {"expansions": [], "start_player": 4}})
+    service.store.update_meta(mid, lambda meta: meta.but(options={"expansions": [], "start_player": 4}))
     for seat in (0, 1):
         r = client.post(f"/v1/matches/{mid}/seats/{seat}/claim", json={
             "token": made["invites"][str(seat)], "public_key": players[seat].public_key, "name": players[seat].name})

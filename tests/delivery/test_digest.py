@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 from service.config import Settings
 from service.delivery.digests import due_digests, enqueue_due_digests
@@ -14,6 +13,7 @@ from service.delivery.dispatch import RQDispatcher
 from service.play.listings import unsent_notices
 from service.play.mail.reply_address import authentic, parse_reply_address
 from service.play.matches import Matches
+from service.proof.match_record import MatchMeta
 from service.runtime import build
 from service.storage.connection import connect
 from service.storage.preferences import DigestBook, NoticePreferences, address_digest
@@ -41,9 +41,9 @@ def zoe_to_act(m: Matches, player: Player) -> str:
     m.claim(mid, 0, made["invites"]["0"], player.public_key, "Zoë", ZOE)
     for _ in range(50):
         meta = m.meta(mid)
-        if 0 in meta["active"]:
+        if 0 in meta.active:
             return mid
-        jobs.play_bot(mid, 1, meta["ply"])
+        jobs.play_bot(mid, 1, meta.ply)
     raise AssertionError("Zoë never got a turn")
 
 
@@ -64,7 +64,7 @@ def test_off_sends_no_notice_and_the_sweep_does_not_resend_it(outbox_settings: S
     m = build(outbox_settings)
     mid = zoe_to_act(m, players[0])
     prefs(outbox_settings).set(ZOE, "off")
-    ply = m.meta(mid)["ply"]
+    ply = m.meta(mid).ply
     assert jobs.send_turn_notice(mid, 0, ply) == "skipped: the player turned notices off"
     assert mails(outbox_settings, "notice-") == []
     assert (mid, 0, ply) not in unsent_notices(m, older_than_s=0)  # dealt with: nothing to resend
@@ -76,8 +76,8 @@ def test_digest_sends_one_mail_a_day_listing_every_waiting_match(outbox_settings
     prefs(outbox_settings).set(ZOE, "digest")
     first, second = zoe_to_act(m, players[0]), zoe_to_act(m, players[0])
     for mid in (first, second):
-        assert jobs.send_turn_notice(mid, 0, m.meta(mid)["ply"]) == "skipped: kept for the daily digest"
-        assert (mid, 0, m.meta(mid)["ply"]) not in unsent_notices(m, older_than_s=0)
+        assert jobs.send_turn_notice(mid, 0, m.meta(mid).ply) == "skipped: kept for the daily digest"
+        assert (mid, 0, m.meta(mid).ply) not in unsent_notices(m, older_than_s=0)
     assert mails(outbox_settings, "notice-") == []
     rq = RQDispatcher(connect(outbox_settings.queue_url), outbox_settings, m.store)
     hour = outbox_settings.digest_hour
@@ -110,10 +110,10 @@ def test_the_next_digest_lists_only_what_still_waits(outbox_settings: Settings, 
     prefs(outbox_settings).set(ZOE, "digest")
     first, second = zoe_to_act(m, players[0]), zoe_to_act(m, players[0])
     for mid in (first, second):
-        jobs.send_turn_notice(mid, 0, m.meta(mid)["ply"])
+        jobs.send_turn_notice(mid, 0, m.meta(mid).ply)
 
-    def moved_on(meta: dict[str, Any]) -> dict[str, Any]:  # as if Zoë had moved from a terminal
-        return {"active": [1]}
+    def moved_on(meta: MatchMeta) -> MatchMeta:  # as if Zoë had moved from a terminal
+        return meta.but(active=(1,))
 
     m.store.update_meta(first, moved_on)
     assert jobs.send_digest(address_digest(ZOE), DAY).startswith("sent")
@@ -127,7 +127,7 @@ def test_a_digest_for_an_address_that_changed_its_mind_is_not_sent(outbox_settin
     m = build(outbox_settings)
     prefs(outbox_settings).set(ZOE, "digest")
     mid = zoe_to_act(m, players[0])
-    jobs.send_turn_notice(mid, 0, m.meta(mid)["ply"])
+    jobs.send_turn_notice(mid, 0, m.meta(mid).ply)
     prefs(outbox_settings).set(ZOE, "every")
     assert jobs.send_digest(address_digest(ZOE), DAY) == "skipped: the address no longer wants a digest"
     assert mails(outbox_settings, "digest-") == [] and book(outbox_settings).addresses() == []

@@ -39,7 +39,7 @@ def environment(s: Settings) -> dict[str, str]:
 def gmail_reply(table: Table, text: str) -> tuple[EmailMessage, str]:
     """The mover's reply to their turn notice, as Gmail writes it; and the reply address."""
     seat, email = table.mover()
-    to = table.address("t", seat, table.m.meta(table.match)["ply"])
+    to = table.address("t", seat, table.m.meta(table.match).ply)
     msg = EmailMessage()
     msg["From"] = f"Player <{email}>"
     msg["To"] = to

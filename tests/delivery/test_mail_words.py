@@ -40,10 +40,10 @@ def test_turn_notices_speak_plain_english(outbox_settings: Settings, players: li
     notices = 0
     for turn in range(6):
         meta = m.meta(mid)
-        if meta["status"] != "active":
+        if meta.status != "active":
             break
         seat = human_to_act(m, mid)
-        ply = m.meta(mid)["ply"]
+        ply = m.meta(mid).ply
         assert jobs.send_turn_notice(mid, seat, ply).startswith("sent")
         raw = raw_mail(outbox_settings, f"notice:{mid}:{seat}:{ply}")
         assert_clean_8bit(raw)  # labels with prices are longer: every line still within RFC 5322's limit

@@ -6,7 +6,6 @@ by replying, a working link and CLI line, an authentic Reply-To and List-Unsubsc
 from __future__ import annotations
 
 import shlex
-from typing import Any
 
 import pytest
 
@@ -15,6 +14,7 @@ from service.games import get as get_game
 from service.play.mail.menu import SHOWN, menu
 from service.play.mail.reply_address import authentic, parse_reply_address
 from service.proof import signing
+from service.proof.match_record import MatchMeta
 from service.runtime import build
 from tests.conftest import CREATOR_KEY, Player
 from tests.helpers.notices import ZOE, assert_clean_8bit, body, human_to_act, ophir_match, parsed, raw_mail
@@ -25,7 +25,7 @@ def test_a_turn_notice_has_everything_a_remote_player_needs(outbox_settings: Set
     m = build(outbox_settings)
     mid = ophir_match(m, players)
     seat = human_to_act(m, mid)
-    ply = m.meta(mid)["ply"]
+    ply = m.meta(mid).ply
     assert jobs.send_turn_notice(mid, seat, ply).startswith("sent")
     raw = raw_mail(outbox_settings, f"notice:{mid}:{seat}:{ply}")
     assert_clean_8bit(raw)
@@ -69,7 +69,7 @@ def test_a_non_ascii_name_reaches_the_eml_as_utf8_bytes(outbox_settings: Setting
     m = build(outbox_settings)
     mid = ophir_match(m, players)
     seat = human_to_act(m, mid)
-    ply = m.meta(mid)["ply"]
+    ply = m.meta(mid).ply
     jobs.send_turn_notice(mid, seat, ply)
     raw = raw_mail(outbox_settings, f"notice:{mid}:{seat}:{ply}")
     assert ZOE.encode("utf-8") in raw  # in the player list, whoever the notice is for
@@ -81,12 +81,11 @@ def test_a_custodial_seat_gets_no_cli_line(outbox_settings: Settings, players: l
     mid = ophir_match(m, players)
     seat = human_to_act(m, mid)
 
-    def custodial(meta: dict[str, Any]) -> dict[str, Any]:
-        meta["seats"][seat]["custody"] = "server"  # as join_by_mail leaves it (helper A's field)
-        return {"seats": meta["seats"]}
+    def custodial(meta: MatchMeta) -> MatchMeta:
+        return meta.with_seat(meta.seats[seat].but(custody="server"))  # as join_by_mail leaves it
 
     m.store.update_meta(mid, custodial)
-    ply = m.meta(mid)["ply"]
+    ply = m.meta(mid).ply
     jobs.send_turn_notice(mid, seat, ply)
     text = body(parsed(raw_mail(outbox_settings, f"notice:{mid}:{seat}:{ply}")))
     assert "portolan move" not in text and "reply to this mail" in text
@@ -146,23 +145,23 @@ def test_the_game_over_mail_names_people_scores_ranks_and_the_record(outbox_sett
     m.claim(mid, 0, made["invites"]["0"], players[0].public_key, ZOE, "zoe@example.org")
     for _ in range(400):  # Zoë banks whenever she can, else rolls; the bot plays through its job
         meta = m.meta(mid)
-        if meta["status"] != "active":
+        if meta.status != "active":
             break
-        if meta["active"] == [0]:
+        if meta.active == (0,):
             legal = [a["action"] for a in m.view(mid, 0)["legal_actions"]]
             action = {"type": "bank"} if {"type": "bank"} in legal else legal[0]
-            env = {"match": mid, "seat": 0, "ply": meta["ply"], "actions": [action], "nonce": f"n{meta['ply']}"}
+            env = {"match": mid, "seat": 0, "ply": meta.ply, "actions": [action], "nonce": f"n{meta.ply}"}
             m.submit(mid, env, signing.sign(players[0].private_key, env))
         else:
-            jobs.play_bot(mid, 1, meta["ply"])
+            jobs.play_bot(mid, 1, meta.ply)
     meta = m.meta(mid)
-    assert meta["status"] == "finished"
+    assert meta.status == "finished"
     assert jobs.send_match_over(mid, 0).startswith("sent")
     raw = raw_mail(outbox_settings, f"over:{mid}:0")
     assert_clean_8bit(raw)
     msg = parsed(raw)
     text = body(msg)
-    outcome = meta["outcome"]
+    outcome = meta.outcome
     colours = get_game("harbour-race").seat_names(2)  # type: ignore[union-attr]
     for seat, who in ((0, ZOE), (1, "random bot")):
         assert f"{outcome['ranks'][seat]}. {who} ({colours[seat]}, seat {seat}): {outcome['scores'][seat]}" in text

@@ -71,7 +71,7 @@ def test_a_players_hook_gets_its_seats_view_and_your_turn_signed(hs: Settings, h
     pub = server_key(client)
     assert receiver.got and all(verify(pub, r.headers, r.body) for r in receiver.got)
     types = sorted(r.event["type"] for r in receiver.ok())
-    first = m.meta(mid)["active"][0]
+    first = m.meta(mid).active[0]
     assert types == (["started", "your-turn"] if first == 0 else ["started"])
     started = next(r for r in receiver.ok() if r.event["type"] == "started")
     assert started.headers["webhook-id"] == f"{mid}.0@0" and started.event["match"] == mid
@@ -83,8 +83,8 @@ def test_a_players_hook_gets_its_seats_view_and_your_turn_signed(hs: Settings, h
     result = m.submit(mid, mover.envelope(mid, first, 0, [action])["envelope"],
                       mover.envelope(mid, first, 0, [action])["signature"])
     after = m.meta(mid)
-    handle(m, Entry("moved", mid, result["ply"], {"seat": first, "before": [first], "after": after["active"],
-                                                 "status": after["status"]}))
+    handle(m, Entry("moved", mid, result["ply"], {"seat": first, "before": [first], "after": after.active,
+                                                 "status": after.status}))
     worker_burst(hs)
     moves = [r for r in receiver.ok() if r.event["type"] == "move"]
     assert len(moves) == 1 and verify(pub, moves[0].headers, moves[0].body)
@@ -209,7 +209,7 @@ def test_a_bot_match_played_by_the_worker_reaches_the_matchs_hook_move_by_move(h
     worker_burst(hs)  # the dispatcher drains the outbox, the bots play it out, the hooks are delivered
     m: Matches = hs_app.extensions["portolan"]
     meta = m.meta(mid)
-    assert meta["status"] == "finished"
+    assert meta.status == "finished"
     got = receiver.ok()
     pub = server_key(client)
     assert got and all(verify(pub, r.headers, r.body) for r in got)
@@ -218,8 +218,8 @@ def test_a_bot_match_played_by_the_worker_reaches_the_matchs_hook_move_by_move(h
     for r in got:
         by_type.setdefault(r.event["type"], []).append(r.event)
     assert set(by_type) == {"started", "move", "finished"} and len(by_type["finished"]) == 1
-    assert sorted(e["ply"] for e in by_type["move"]) == list(range(1, meta["ply"] + 1))
-    assert by_type["finished"][0]["outcome"] == meta["outcome"]
+    assert sorted(e["ply"] for e in by_type["move"]) == list(range(1, meta.ply + 1))
+    assert by_type["finished"][0]["outcome"] == meta.outcome
 
 
 

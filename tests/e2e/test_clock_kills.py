@@ -106,15 +106,15 @@ def test_kill_everything_advance_past_the_deadline_restart_one_timeout(
     for seat in range(2):
         m.claim(mid, seat, made["invites"][str(seat)], players[seat].public_key, players[seat].name, f"p{seat}@example.org")
     api = Client(stack.url)
-    first = m.meta(mid)["active"][0]
+    first = m.meta(mid).active[0]
     wait_for("the first turn notice", lambda: any(str(msg["X-Portolan-Notice"]).startswith(f"notice:{mid}:{first}:")
                                                   for msg in smtp_sink.messages), 60, stack)
     # mid-match: the first player rolls until the turn passes (over HTTP, through the API process)
-    while m.meta(mid)["active"] == [first] and m.meta(mid)["status"] == "active":
+    while m.meta(mid).active == (first,) and m.meta(mid).status == "active":
         view = api.view(mid, first, players[first].private_key)
         api.move(mid, first, players[first].private_key, [{"type": "roll"}], ply=view["ply"])
-    late = m.meta(mid)["active"][0]
-    ply = m.meta(mid)["ply"]
+    late = m.meta(mid).active[0]
+    ply = m.meta(mid).ply
     index = Deadlines(m.store.r, settings.namespace)
     status = m.clock_status(m.meta(mid))[late]
     assert status.running and status.acts_at is not None

@@ -35,7 +35,7 @@ def a_reply(t: Table, words_: str, *, sender: str | None = None, to: str | None 
     seat, email = t.mover()
     msg = EmailMessage()
     msg["From"] = sender or email
-    msg["To"] = to or t.address("t", seat, t.m.meta(t.match)["ply"])
+    msg["To"] = to or t.address("t", seat, t.m.meta(t.match).ply)
     msg["Subject"] = "Re: [Portolan] Your turn"
     msg["Message-ID"] = f"<{uuid.uuid4().hex}@client.example.org>"
     msg.set_content(f"{words_}\n\n-- \nAna\n")
@@ -81,7 +81,7 @@ def test_refusals_over_the_wire(mail_settings: Settings, smtp_sink: SmtpSink, re
 def test_the_same_message_delivered_twice_over_smtp(mail_settings: Settings, smtp_sink: SmtpSink,
                                                     receiver: tuple[str, int]) -> None:
     t = open_table(mail_settings, smtp_sink)
-    ply = t.m.meta(t.match)["ply"]
+    ply = t.m.meta(t.match).ply
     msg = a_reply(t, "1")
     assert "moved" in send(receiver, msg)
     assert "duplicate" in send(receiver, msg)

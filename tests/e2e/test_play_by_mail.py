@@ -202,17 +202,17 @@ def play(post: Post, m: Matches, match_id: str, *, until_ply: int | None) -> Non
     reaches ``until_ply``). Each reply waits for its answer: a person reads before replying."""
     def ready(new: list[EmailMessage]) -> bool:  # the match is over, or someone is asked to move now
         meta = m.meta(match_id)
-        if meta["status"] == "finished" or (until_ply is not None and meta["ply"] >= until_ply):
+        if meta.status == "finished" or (until_ply is not None and meta.ply >= until_ply):
             return True
-        return any((p := prompt(x)) and p[0] == match_id and p[2] == meta["ply"] for x in new)
+        return any((p := prompt(x)) and p[0] == match_id and p[2] == meta.ply for x in new)
 
     waiting = post.new_mail(ready)
     for _ in range(MAX_ROUNDS):
         meta = m.meta(match_id)
-        if meta["status"] == "finished" or (until_ply is not None and meta["ply"] >= until_ply):
+        if meta.status == "finished" or (until_ply is not None and meta.ply >= until_ply):
             return
-        prompts = [msg for msg in waiting if (p := prompt(msg)) and p[0] == match_id and p[2] == meta["ply"]]
-        assert prompts, f"no mail asks anyone to move at ply {meta['ply']} of {match_id}: " + \
+        prompts = [msg for msg in waiting if (p := prompt(msg)) and p[0] == match_id and p[2] == meta.ply]
+        assert prompts, f"no mail asks anyone to move at ply {meta.ply} of {match_id}: " + \
             "; ".join(f"{x['To']}: {x['Subject']}" for x in waiting)
         # one prompt per seat and ply (an answer and a notice never both prompt the same ply)
         assert len({prompt(x) for x in prompts}) == len(prompts), [x["Subject"] for x in prompts]
@@ -269,7 +269,7 @@ def check_answers(post: Post, m: Matches, match_id: str) -> None:
     assert sum(" accepted: " in v for v in post.verdicts) >= 20
     assert not refused, refused[:3]
     log = m.log(match_id)
-    assert {e["by"] for e in log if m.meta(match_id)["seats"][e["seat"]]["kind"] == "human"} == {"email"}
+    assert {e["by"] for e in log if m.meta(match_id).seats[e["seat"]].kind == "human"} == {"email"}
 
 
 def new_match(client: Any, game: str, bot_seat: int) -> tuple[str, dict[str, str]]:
@@ -291,8 +291,8 @@ def test_nauticus_whole_match_by_mail_joined_by_reply(client: Any, mail_settings
     join_by_replying(post, match_id)
     play(post, m, match_id, until_ply=None)
     meta = m.meta(match_id)
-    assert meta["status"] == "finished"
-    assert [r.get("custody") for r in meta["seats"][:2]] == ["server", "server"]
+    assert meta.status == "finished"
+    assert [r.custody for r in meta.seats[:2]] == ["server", "server"]
     record = check_record(m, match_id, tmp_path)
     assert record["outcome"] is not None
     post.new_mail()
@@ -323,7 +323,7 @@ def test_fifty_plies_by_mail(game: str, claimed: str, until: int | None, client:
         post.reply(invite, f"join {PEOPLE[parseaddr(str(invite['To']))[1]]}")
     play(post, m, match_id, until_ply=until)
     meta = m.meta(match_id)
-    assert meta["ply"] >= 50 and (until is not None or meta["status"] == "finished")
+    assert meta.ply >= 50 and (until is not None or meta.status == "finished")
     check_record(m, match_id, tmp_path)
     post.new_mail()
     check_answers(post, m, match_id)

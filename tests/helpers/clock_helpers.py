@@ -39,12 +39,12 @@ def started(m: Matches, players: list[Player], n: int = 2, target: int | None = 
     for seat in range(n):
         m.claim(mid, seat, made["invites"][str(seat)], players[seat].public_key, players[seat].name,
                 f"p{seat}@example.org")
-    assert m.meta(mid)["status"] == "active"
+    assert m.meta(mid).status == "active"
     return mid
 
 
 def move(m: Matches, p: Player, mid: str, seat: int, actions: list[dict[str, Any]]) -> dict[str, Any]:
     """Sign ``actions`` with ``p``'s key at the match's current ply and submit them."""
-    ply = m.meta(mid)["ply"]
+    ply = m.meta(mid).ply
     signed = p.envelope(mid, seat, ply, actions, nonce=f"n{ply}")
     return m.submit(mid, signed["envelope"], signed["signature"])

@@ -61,10 +61,10 @@ def human_to_act(m: Matches, mid: str) -> int:
     """Play bot turns (through the job) until a person must act; that person's seat."""
     for _ in range(50):
         meta = m.meta(mid)
-        humans = [s for s in meta["active"] if meta["seats"][s]["kind"] == "human"]
+        humans = [s for s in meta.active if meta.seats[s].kind == "human"]
         if humans:
             return humans[0]
-        jobs.play_bot(mid, meta["active"][0], meta["ply"])
+        jobs.play_bot(mid, meta.active[0], meta.ply)
     raise AssertionError("no person got a turn")
 
 
@@ -74,7 +74,7 @@ def notice(settings: Settings, players: list[Player]) -> tuple[EmailMessage, byt
     m = build(settings)
     mid = ophir_match(m, players)
     seat = human_to_act(m, mid)
-    ply = m.meta(mid)["ply"]
+    ply = m.meta(mid).ply
     assert jobs.send_turn_notice(mid, seat, ply).startswith("sent")
     raw = raw_mail(settings, f"notice:{mid}:{seat}:{ply}")
     return parsed(raw), raw, mid, seat, ply

@@ -17,11 +17,11 @@ def play_bots(m: Matches, mid: str, seed: str, max_moves: int) -> None:
     pick = Rng.from_seed(seed)
     for _ in range(max_moves):
         meta = m.meta(mid)
-        if meta["status"] != "active":
+        if meta.status != "active":
             break
-        seat = meta["active"][0]
+        seat = meta.active[0]
         legal = m.view(mid, seat)["legal_actions"]
-        env, sig = m.sign_as_bot(mid, seat, meta["ply"], [legal[pick.randbelow(len(legal))]["action"]])
+        env, sig = m.sign_as_bot(mid, seat, meta.ply, [legal[pick.randbelow(len(legal))]["action"]])
         m.submit(mid, env, sig, by="bot:random")
 
 
@@ -29,7 +29,7 @@ def play_to_end(m: Matches, game: str, players: int, seed: str = "x", max_moves:
     """An all-bot match played through the signed submit path to its end."""
     mid = str(m.create(game, {}, [{"bot": "random"}] * players, creator_key=CREATOR_KEY)["id"])
     play_bots(m, mid, seed, max_moves)
-    assert m.meta(mid)["status"] == "finished"
+    assert m.meta(mid).status == "finished"
     return mid
 
 
@@ -48,7 +48,7 @@ def two_player_match(m: Matches, players: list[Player], *, delegated: bool = Tru
     m.claim(mid, 0, made["invites"]["0"], ana.public_key, "Ana", "ana@example.org",
             mail_delegation=delegate(m, mid, 0, ana) if delegated else "")
     m.join_by_mail(mid, 1, "Cid", "cid@example.org")
-    assert m.meta(mid)["status"] == "active"
+    assert m.meta(mid).status == "active"
     return mid
 
 
@@ -56,12 +56,12 @@ def play_by_mail(m: Matches, mid: str, moves: int = 10_000) -> None:
     """Reply to every turn with its last menu item (bank when there is a haul) until the end."""
     for _ in range(moves):
         meta = m.meta(mid)
-        if meta["status"] != "active":
+        if meta.status != "active":
             return
-        seat = meta["active"][0]
+        seat = meta.active[0]
         legal = m.view(mid, seat)["legal_actions"]
         digest = hashlib.sha256(f"{mid} reply at {meta['ply']}".encode()).hexdigest()
-        m.submit_by_mail(mid, seat, meta["ply"], [legal[-1]["action"]], message_digest=digest)
+        m.submit_by_mail(mid, seat, meta.ply, [legal[-1]["action"]], message_digest=digest)
 
 
 def first_mail_move(record: dict[str, Any], seat: int) -> int:

@@ -15,7 +15,7 @@ from tests.helpers.clock_helpers import Hands, move
 
 
 def controller(m: Matches, mid: str, seat: int) -> str:
-    return str(m.meta(mid)["standing"]["controllers"][seat])
+    return str(m.meta(mid).standing["controllers"][seat])
 
 
 def play(m: Matches, hands: Hands, players: list[Player], mid: str, *, until: Any = None, moves: int | None = None) -> None:
@@ -23,15 +23,15 @@ def play(m: Matches, hands: Hands, players: list[Player], mid: str, *, until: An
     seats it plays) until the match is over, ``until(meta)`` holds, or ``moves`` were made."""
     for _ in range(moves or 400):
         meta = m.meta(mid)
-        if meta["status"] != "active" or (until is not None and until(meta)):
+        if meta.status != "active" or (until is not None and until(meta)):
             return
         hands.advance(timedelta(hours=1))
-        seat = meta["active"][0]
+        seat = meta.active[0]
         if controller(m, mid, seat) == "player":
             legal = m.view(mid, seat)["legal_actions"]
             move(m, players[seat], mid, seat, [legal[-1]["action"]])
         else:
-            assert m.server_move(mid, seat, meta["ply"]) is not None
+            assert m.server_move(mid, seat, meta.ply) is not None
     if moves is None:
         raise AssertionError("the match did not get there")
 
@@ -40,7 +40,7 @@ def time_out(m: Matches, hands: Hands, mid: str) -> int:
     """Let the active seat run out of time: move the clock to when its policy acts, take the
     timeout; the ply of the timeout entry."""
     meta = m.meta(mid)
-    seat = meta["active"][0]
+    seat = meta.active[0]
     status = m.clock_status(meta)[seat]
     assert status.acts_at is not None and status.controller == "player"
     hands.at = max(hands.at, status.acts_at)

@@ -18,6 +18,7 @@ from service.play.mail.inbound import InboundMail, MailDesk
 from service.play.mail.reply_address import Kind, reply_address
 from service.play.matches import Matches
 from service.proof import signing
+from service.proof.match_record import MatchMeta
 from service.runtime import build, build_desk
 from tests.conftest import CREATOR_KEY, SmtpSink, as_in_a_worker, forget_worker_service, worker_burst
 
@@ -54,10 +55,10 @@ class Table:
     def mover(self) -> tuple[int, str]:
         """The seat to act now and its address."""
         meta = self.m.meta(self.match)
-        seat = meta["active"][0]
-        return seat, meta["seats"][seat]["email"]
+        seat = meta.active[0]
+        return seat, meta.seats[seat].email
 
-    def snapshot(self) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    def snapshot(self) -> tuple[MatchMeta, list[dict[str, Any]]]:
         return self.m.meta(self.match), self.m.log(self.match)
 
     def answers(self) -> list[EmailMessage]:
@@ -101,7 +102,7 @@ def open_table(s: Settings, sink: SmtpSink) -> Table:
     m.claim(t.match, 0, made["invites"]["0"], ana_pub, "Ana", ANA, mail_delegation=delegation)
     account = t.desk.receive(reply(t.address("i", 1), BEA, "join Bea Lima\n\n-- \nBea"))
     assert account.startswith("joined"), account
-    assert m.meta(t.match)["status"] == "active"
+    assert m.meta(t.match).status == "active"
     [welcome] = t.answers()
     assert "Welcome aboard, Bea Lima" in words(welcome)
     # the start sends the turn notices: the welcome is no second prompt for the same turn

@@ -21,10 +21,10 @@ from tests.conftest import CREATOR_KEY
 def _play_server_moves(m: Matches, mid: str, limit: int) -> None:
     for _ in range(limit):
         meta = m.meta(mid)
-        if meta["status"] != "active":
+        if meta.status != "active":
             return
-        seat = meta["active"][0]
-        assert m.server_move(mid, seat, meta["ply"]) is not None
+        seat = meta.active[0]
+        assert m.server_move(mid, seat, meta.ply) is not None
 
 
 def test_a_bot_sends_its_whole_turn_as_one_move(service: Matches) -> None:
@@ -32,7 +32,7 @@ def test_a_bot_sends_its_whole_turn_as_one_move(service: Matches) -> None:
     nothing new (no draw, no reveal), and the record of the match verifies."""
     mid = str(service.create("el-capitan", {}, [{"bot": "random"}] * 3, creator_key=CREATOR_KEY)["id"])
     _play_server_moves(service, mid, 3_000)
-    assert service.meta(mid)["status"] == "finished"
+    assert service.meta(mid).status == "finished"
     log = service.log(mid)
     assert all(e["by"] == "bot:random" for e in log)
     long_moves = [e for e in log if len(e["envelope"]["actions"]) > 1]
@@ -51,9 +51,9 @@ def test_a_bot_turn_stops_at_the_first_step_that_shows_something_new(service: Ma
     planned = 0
     for _ in range(120):
         meta = service.meta(mid)
-        if meta["status"] != "active":
+        if meta.status != "active":
             break
-        seat, ply = meta["active"][0], meta["ply"]
+        seat, ply = meta.active[0], meta.ply
         state = service.state(mid, meta)
         steps = timeouts._turn(service, mid, seat, ply, state, "random")
         assert 1 <= len(steps) <= timeouts.MAX_BOT_STEPS

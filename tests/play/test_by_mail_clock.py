@@ -40,7 +40,7 @@ def test_a_garbled_clock_command_is_a_problem(text: str, says: str) -> None:
 def one_answer(t: Table, seat: int, text: str, **kw: object) -> str:
     """Deliver one reply of ``seat`` (to its 'other' address: match actions need no turn) and read
     the one answer that comes back."""
-    email = t.m.meta(t.match)["seats"][seat]["email"]
+    email = t.m.meta(t.match).seats[seat].email
     account = t.desk.receive(reply(t.address("o", seat), email, text, **kw))
     [answer] = t.answers()
     return f"{account} || {words(answer)}"
@@ -52,7 +52,7 @@ def test_resign_needs_its_yes_then_ranks_the_seat_last(mail_settings: Settings, 
     said = one_answer(t, 1, "resign")
     assert "Nothing was done. Resigning gives up seat 1" in said and "reply `resign yes`" in said
     assert t.snapshot() == before
-    ply = before[0]["ply"]
+    ply = before[0].ply
     said = one_answer(t, 1, "resign yes")  # Bea joined by mail: the custodial key signs
     assert f"Done: you resigned seat 1 of match {t.match}; you are ranked last" in said
     assert "Seat 1 resigned and is ranked last." in said
@@ -60,7 +60,7 @@ def test_resign_needs_its_yes_then_ranks_the_seat_last(mail_settings: Settings, 
     [entry] = t.m.log(t.match, ply)
     assert entry["by"] == "email" and entry["seat"] == 1 and entry["envelope"]["actions"] == [{"type": "match:resign"}]
     assert entry["mail"]["digest"]
-    assert t.m.meta(t.match)["standing"]["controllers"][1] == "forfeited"
+    assert t.m.meta(t.match).standing["controllers"][1] == "forfeited"
     # once left, the seat takes no match action any more: refused, nothing changes
     before = t.snapshot()
     said = one_answer(t, 1, "abort")
@@ -85,7 +85,7 @@ def test_abort_by_mail_is_a_vote(mail_settings: Settings, smtp_sink: SmtpSink) -
     assert t.snapshot() == before
     said = one_answer(t, 1, "abort")
     assert "yours was the last vote needed" in said and "is aborted, with no result" in said
-    assert t.m.meta(t.match)["status"] == "aborted"
+    assert t.m.meta(t.match).status == "aborted"
     said = one_answer(t, 0, "resign yes")
     assert "Nothing was done:" in said and "(rule: match-not-active)" in said
 

@@ -22,7 +22,7 @@ def refused_once(t: Table, mail_text: str, *, sender: str | None = None, to: str
     """Deliver one reply that must be refused; assert nothing changed and one answer came."""
     seat, email = t.mover()
     before = t.snapshot()
-    mail = reply(to or t.address("t", seat, before[0]["ply"]), sender or email, mail_text, **kw)
+    mail = reply(to or t.address("t", seat, before[0].ply), sender or email, mail_text, **kw)
     account = t.desk.receive(mail)
     assert t.snapshot() == before, account
     [answer] = t.answers()
@@ -35,7 +35,7 @@ def refused_once(t: Table, mail_text: str, *, sender: str | None = None, to: str
 def test_a_pick_moves_and_the_answer_says_what_happened(mail_settings: Settings, smtp_sink: SmtpSink) -> None:
     t = open_table(mail_settings, smtp_sink)
     seat, email = t.mover()
-    ply = t.m.meta(t.match)["ply"]
+    ply = t.m.meta(t.match).ply
     view = t.m.view(t.match, seat)
     mail = reply(t.address("t", seat, ply), email.upper(), "2\n\nthanks!\n\nOn Monday Portolan wrote:\n> 1. x")
     assert t.desk.receive(mail).startswith("moved")
@@ -55,20 +55,20 @@ def test_a_pick_moves_and_the_answer_says_what_happened(mail_settings: Settings,
 def test_several_picks_are_one_all_or_nothing_move(mail_settings: Settings, smtp_sink: SmtpSink) -> None:
     t = open_table(mail_settings, smtp_sink)
     seat, _ = t.mover()
-    ply = t.m.meta(t.match)["ply"]
+    ply = t.m.meta(t.match).ply
     # choosing the same phase action twice: the rules core refuses the second, so nothing moves
     text = refused_once(t, "1, 1")
     assert "the whole move was refused" in text and "action 1:" in text and "(rule §" in text
     assert "Why: the rules of the game do not allow this move now" in text
     assert "The rules it cites: " in text and "/v1/games/nauticus/rules" in text  # where to look "§" up
     assert "What you can do now" in text
-    assert t.m.meta(t.match)["ply"] == ply and seat == t.mover()[0]
+    assert t.m.meta(t.match).ply == ply and seat == t.mover()[0]
 
 
 def test_commands_show_log_help_and_notices(mail_settings: Settings, smtp_sink: SmtpSink) -> None:
     t = open_table(mail_settings, smtp_sink)
     seat, email = t.mover()
-    ply = t.m.meta(t.match)["ply"]
+    ply = t.m.meta(t.match).ply
     address = t.address("t", seat, ply)
     before = t.snapshot()
     for command in ("show", "log", "help", "notices digest"):
@@ -100,7 +100,7 @@ def test_the_wrong_sender_learns_nothing_of_the_match(mail_settings: Settings, s
 def test_forged_and_foreign_addresses_are_refused(mail_settings: Settings, smtp_sink: SmtpSink) -> None:
     t = open_table(mail_settings, smtp_sink)
     seat, _ = t.mover()
-    ply = t.m.meta(t.match)["ply"]
+    ply = t.m.meta(t.match).ply
     real = t.address("t", seat, ply)
     forged = real.replace(real.split("-")[-1].split("@")[0], "a" * 16)
     assert "not valid" in refused_once(t, "1", to=forged)
@@ -112,7 +112,7 @@ def test_forged_and_foreign_addresses_are_refused(mail_settings: Settings, smtp_
 def test_a_reused_token_gets_the_new_position(mail_settings: Settings, smtp_sink: SmtpSink) -> None:
     t = open_table(mail_settings, smtp_sink)
     seat, email = t.mover()
-    ply = t.m.meta(t.match)["ply"]
+    ply = t.m.meta(t.match).ply
     address = t.address("t", seat, ply)
     t.desk.receive(reply(address, email, "1"))
     t.answers()
@@ -124,15 +124,15 @@ def test_a_reused_token_gets_the_new_position(mail_settings: Settings, smtp_sink
 def test_stale_ply_answer_has_a_fresh_reply_to(mail_settings: Settings, smtp_sink: SmtpSink) -> None:
     t = open_table(mail_settings, smtp_sink)
     seat, email = t.mover()
-    ply = t.m.meta(t.match)["ply"]
+    ply = t.m.meta(t.match).ply
     t.desk.receive(reply(t.address("t", seat, ply), email, "1"))
     t.answers()
     before = t.snapshot()
     t.desk.receive(reply(t.address("t", seat, ply), email, "1, 2"))
     assert t.snapshot() == before
     [answer] = t.answers()
-    now_ply = before[0]["ply"]
-    fresh = t.address("t", seat, now_ply) if seat in before[0]["active"] else t.address("o", seat)
+    now_ply = before[0].ply
+    fresh = t.address("t", seat, now_ply) if seat in before[0].active else t.address("o", seat)
     assert answer["Reply-To"] == fresh and f"now at ply {now_ply}" in words(answer)
 
 
@@ -157,7 +157,7 @@ def test_dkim_can_be_required(mail_settings: Settings, smtp_sink: SmtpSink) -> N
     assert "DKIM" in text and t.match not in text
     assert "DKIM" in refused_once(t, "1", dkim=False)
     seat, email = t.mover()
-    assert t.desk.receive(reply(t.address("t", seat, t.m.meta(t.match)["ply"]), email, "1", dkim=True)).startswith("moved")
+    assert t.desk.receive(reply(t.address("t", seat, t.m.meta(t.match).ply), email, "1", dkim=True)).startswith("moved")
 
 
 def test_robots_are_never_answered(mail_settings: Settings, smtp_sink: SmtpSink) -> None:
@@ -165,7 +165,7 @@ def test_robots_are_never_answered(mail_settings: Settings, smtp_sink: SmtpSink)
     seat, email = t.mover()
     before = t.snapshot()
     for text in ("1", "garbage", "show"):
-        account = t.desk.receive(reply(t.address("t", seat, before[0]["ply"]), email, text, automatic=True))
+        account = t.desk.receive(reply(t.address("t", seat, before[0].ply), email, text, automatic=True))
         assert account.startswith("dropped")
     assert t.desk.receive(reply(BASE, "mailer-daemon@example.org", "undeliverable", automatic=True)).startswith("dropped")
     assert t.snapshot() == before
@@ -176,21 +176,21 @@ def test_refusals_past_the_rate_limit_are_not_answered(mail_settings: Settings, 
     t = open_table(mail_settings, smtp_sink)
     seat, email = t.mover()
     before = t.snapshot()
-    forged = t.address("t", seat, before[0]["ply"])[:-len("@portolan.test") - 3] + "zzz@portolan.test"
+    forged = t.address("t", seat, before[0].ply)[:-len("@portolan.test") - 3] + "zzz@portolan.test"
     accounts = [t.desk.receive(reply(forged, "mallory@example.net", "1")) for _ in range(11)]
     assert t.snapshot() == before
     assert len(t.answers()) == 10
     assert "rate limit" in accounts[10] and all("rate limit" not in a for a in accounts[:10])
     # another sender still gets its answer, and a real move still moves
     refused_once(t, "1", to=forged, sender="eve@example.net")
-    assert t.desk.receive(reply(t.address("t", seat, before[0]["ply"]), email, "1")).startswith("moved")
+    assert t.desk.receive(reply(t.address("t", seat, before[0].ply), email, "1")).startswith("moved")
     assert len(t.answers()) == 1
 
 
 def test_the_same_message_twice_is_one_move_and_one_answer(mail_settings: Settings, smtp_sink: SmtpSink) -> None:
     t = open_table(mail_settings, smtp_sink)
     seat, email = t.mover()
-    ply = t.m.meta(t.match)["ply"]
+    ply = t.m.meta(t.match).ply
     mail = reply(t.address("t", seat, ply), email, "1")
     assert t.desk.receive(mail).startswith("moved")
     assert t.desk.receive(mail).startswith("duplicate")
@@ -224,12 +224,12 @@ def test_joining_by_mail_needs_the_invited_address(mail_settings: Settings, smtp
     assert "join Your Name" in words(not_join)
     assert "needs your name" in words(no_name)
     assert t.desk.receive(reply(t.address("i", 1), BEA, "join Bea")).startswith("joined")
-    row = m.meta(t.match)["seats"][1]
-    assert row["claimed"] and row["name"] == "Bea" and row["custody"] == "server"
+    row = m.meta(t.match).seats[1]
+    assert row.claimed and row.name == "Bea" and row.custody == "server"
     assert "Welcome aboard, Bea" in words(t.answers()[0])
     t.desk.receive(reply(t.address("i", 1), BEA, "join Bea again"))
     assert "you hold seat 1 already, as Bea." in words(t.answers()[0])
-    assert m.meta(t.match)["seats"][1]["name"] == "Bea"
+    assert m.meta(t.match).seats[1].name == "Bea"
 
 
 def test_help_on_an_invitation(mail_settings: Settings, smtp_sink: SmtpSink) -> None:
@@ -267,7 +267,7 @@ def test_a_failure_after_the_move_is_redelivered_without_a_second_move(mail_sett
     desk = t.desk
     assert isinstance(desk, Desk)
     seat, email = t.mover()
-    ply = t.m.meta(t.match)["ply"]
+    ply = t.m.meta(t.match).ply
     mail = reply(t.address("t", seat, ply), email, "1")
     failing = dataclasses.replace(desk, post=FailingPost(desk.post))
     with pytest.raises(ConnectionError):  # the transport answers 451: the MTA delivers it again
@@ -299,7 +299,7 @@ def test_key_mails_an_attach_token_to_a_custodial_seat_only(mail_settings: Setti
     [line] = [ln.strip() for ln in body(answer).splitlines() if ln.strip().startswith("portolan attach-key")]
     token = line.split("--token ")[1].split()[0]
     assert line == f"portolan attach-key {t.match} --seat 1 --token {token} --server {t.m.public_url}"
-    assert t.m.meta(t.match)["seats"][1].get("attach_hash")
+    assert t.m.meta(t.match).seats[1].attach_hash
 
 
 def test_the_list_unsubscribe_mailto_stops_notices(mail_settings: Settings, smtp_sink: SmtpSink) -> None:
@@ -324,7 +324,7 @@ def test_an_answer_job_run_again_sends_nothing(mail_settings: Settings, smtp_sin
 
     assert isinstance(t.desk, Desk)
     desk = dataclasses.replace(t.desk, post=Recording())
-    desk.receive(reply(t.address("t", seat, t.m.meta(t.match)["ply"]), email, "1"))
+    desk.receive(reply(t.address("t", seat, t.m.meta(t.match).ply), email, "1"))
     [(key, payload)] = queued
     assert send_answer(key, payload).startswith("sent")  # type: ignore[arg-type]
     assert send_answer(key, payload) == "skipped: already sent"  # type: ignore[arg-type]

@@ -28,7 +28,7 @@ def hands(service: Matches) -> Hands:
 
 def test_per_move_deadline_and_the_stand_in_then_hand_back(service: Matches, hands: Hands, players: list[Player]) -> None:
     mid = started(service, players, time_control={"kind": "per-move", "days": 2}, timeout_policy={"grace_hours": 12})
-    seat = service.meta(mid)["active"][0]
+    seat = service.meta(mid).active[0]
     status = service.clock_status(service.meta(mid))[seat]
     assert status.running and status.deadline == START + timedelta(days=2)
     assert status.acts_at == START + timedelta(days=2, hours=12)
@@ -46,34 +46,34 @@ def test_per_move_deadline_and_the_stand_in_then_hand_back(service: Matches, han
     entry = service.log(mid)[-1]
     assert entry["by"] == "clock" and entry["clock"]["policy"] == "stand-in"
     meta = service.meta(mid)
-    assert meta["standing"]["controllers"][seat] == "stand-in"
+    assert meta.standing["controllers"][seat] == "stand-in"
     # the stand-in plays the seat's later turns (the other seat plays too); the player's own
     # signed action takes it back
     for _ in range(200):
-        if any(e["by"].startswith("stand-in:") for e in service.log(mid)) or service.meta(mid)["status"] != "active":
+        if any(e["by"].startswith("stand-in:") for e in service.log(mid)) or service.meta(mid).status != "active":
             break
         meta = service.meta(mid)
-        if seat in meta["active"]:
-            assert service.server_move(mid, seat, meta["ply"]) is not None
+        if seat in meta.active:
+            assert service.server_move(mid, seat, meta.ply) is not None
         else:
-            other = meta["active"][0]
+            other = meta.active[0]
             move(service, players[other], mid, other, [{"type": "roll"}])
     assert any(e["by"].startswith("stand-in:") for e in service.log(mid))
     assert all(e["by"] == "human" for e in service.log(mid) if e["seat"] != seat)
     back = move(service, players[seat], mid, seat, [{"type": "match:return"}])
     assert [(e["type"], e["seat"]) for e in back["events"]] == [("returned", seat)]
-    assert service.meta(mid)["standing"]["controllers"][seat] == "player"
+    assert service.meta(mid).standing["controllers"][seat] == "player"
 
 
 def test_a_timeout_before_the_deadline_or_after_the_move_does_nothing(service: Matches, hands: Hands,
                                                                       players: list[Player]) -> None:
     mid = started(service, players, time_control={"kind": "per-move", "days": 1}, timeout_policy={"grace_hours": 0})
-    seat = service.meta(mid)["active"][0]
+    seat = service.meta(mid).active[0]
     hands.advance(hours=23)
     assert service.timeout(mid, seat) is None
     move(service, players[seat], mid, seat, [{"type": "roll"}])
     hands.advance(hours=2)  # past the old deadline, but the seat moved (or its clock restarted)
-    ply = service.meta(mid)["ply"]
+    ply = service.meta(mid).ply
     assert service.timeout(mid, seat) is None or service.log(mid)[ply - 1]["by"] == "human"
     assert all(e["by"] == "human" for e in service.log(mid)[:ply])
 
@@ -85,17 +85,17 @@ def test_each_policy(service: Matches, hands: Hands, players: list[Player], poli
                      status: str) -> None:
     mid = started(service, players, time_control={"kind": "per-move", "days": 1},
                   timeout_policy={"policy": policy, "grace_hours": 0})
-    seat = service.meta(mid)["active"][0]
+    seat = service.meta(mid).active[0]
     hands.advance(days=1)
     assert service.timeout(mid, seat) is not None
     meta = service.meta(mid)
-    assert meta["status"] == status
+    assert meta.status == status
     if status == "active":
         if policy == "skip":  # the skip ends with the turn (harbour race: a roll may keep the turn)
-            while meta["standing"]["controllers"][seat] == "skip":
-                service.server_move(mid, seat, meta["ply"])
+            while meta.standing["controllers"][seat] == "skip":
+                service.server_move(mid, seat, meta.ply)
                 meta = service.meta(mid)
-        assert meta["standing"]["controllers"][seat] == controller
+        assert meta.standing["controllers"][seat] == controller
     record = service.record(mid)
     if status == "aborted":
         assert record["seed"] is not None and record["outcome"] is None
@@ -105,12 +105,12 @@ def test_each_policy(service: Matches, hands: Hands, players: list[Player], poli
 def test_forfeit_then_end_ranks_the_late_player_last(service: Matches, hands: Hands, players: list[Player]) -> None:
     mid = started(service, players, time_control={"kind": "per-move", "days": 1},
                   timeout_policy={"policy": "forfeit", "after_forfeit": "end", "grace_hours": 0})
-    seat = service.meta(mid)["active"][0]
+    seat = service.meta(mid).active[0]
     hands.advance(days=1)
     service.timeout(mid, seat)
     meta = service.meta(mid)
-    assert meta["status"] == "finished"
-    assert meta["outcome"]["ranks"][seat] == 2 and meta["outcome"]["ranks"][1 - seat] == 1
+    assert meta.status == "finished"
+    assert meta.outcome["ranks"][seat] == 2 and meta.outcome["ranks"][1 - seat] == 1
     assert verify_record(service.record(mid)).ok
 
 
@@ -122,10 +122,10 @@ def test_resign_and_abort_votes(service: Matches, hands: Hands, players: list[Pl
         move(service, players[2], mid, 2, [{"type": "match:abort"}])
     assert twice.value.code == "already-voted"
     move(service, players[1], mid, 1, [{"type": "match:resign"}])  # a resigned seat needs no vote
-    assert service.meta(mid)["status"] == "active"
+    assert service.meta(mid).status == "active"
     move(service, players[0], mid, 0, [{"type": "match:abort"}])
     meta = service.meta(mid)
-    assert meta["status"] == "aborted" and meta["outcome"] is None
+    assert meta.status == "aborted" and meta.outcome is None
     assert verify_record(service.record(mid)).ok
 
 
@@ -139,7 +139,7 @@ def test_refusals_change_nothing(service: Matches, hands: Hands, players: list[P
                        creator_key=CREATOR_KEY, timeout_policy="zombie")
     assert bad.value.code == "bad-timeout-policy"
     mid = started(service, players)
-    ply = service.meta(mid)["ply"]
+    ply = service.meta(mid).ply
     with pytest.raises(Forbidden) as forged:  # seat 1's key signs a resignation for seat 0
         signed = players[1].envelope(mid, 0, ply, [{"type": "match:resign"}])
         service.submit(mid, signed["envelope"], signed["signature"])
@@ -153,19 +153,19 @@ def test_refusals_change_nothing(service: Matches, hands: Hands, players: list[P
     with pytest.raises(BadRequest):
         service.submit(mid, {"match": mid, "seat": 0, "ply": ply, "actions": [{"type": "roll"}], "nonce": "x"}, "sig",
                        by="clock")
-    assert service.meta(mid)["ply"] == ply
+    assert service.meta(mid).ply == ply
 
 
 def test_bank_time_control(service: Matches, hands: Hands, players: list[Player]) -> None:
     mid = started(service, players, time_control={"kind": "bank", "initial_days": 2, "increment_days": 1,
                                                   "cap_days": 3})
-    seat = service.meta(mid)["active"][0]
+    seat = service.meta(mid).active[0]
     hands.advance(hours=12)
     move(service, players[seat], mid, seat, [{"type": "roll"}])
-    while seat in service.meta(mid)["active"]:  # play the turn out (a roll of 1, or bank)
+    while seat in service.meta(mid).active:  # play the turn out (a roll of 1, or bank)
         legal = service.view(mid, seat)["legal_actions"]
         move(service, players[seat], mid, seat, [legal[-1]["action"]])
-    bank = service.meta(mid)["clocks"][seat]["bank_s"]
+    bank = service.meta(mid).clocks[seat]["bank_s"]
     assert bank == pytest.approx((2 - 0.5 + 1) * 86400)  # 12 h used, a day added at the turn's end
     view = service.view(mid)
     assert view["clock"]["seats"][seat]["bank_s"] == round(bank)

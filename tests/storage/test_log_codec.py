@@ -78,7 +78,7 @@ def test_real_entries_shrink_to_a_third_and_records_still_verify(service: Matche
         mid = str(service.create(game_id, {}, [{"bot": "heuristic"}] * 3, creator_key=CREATOR_KEY)["id"])
         for _ in range(40):
             meta = service.meta(mid)
-            service.server_move(mid, meta["active"][0], meta["ply"])
+            service.server_move(mid, meta.active[0], meta.ply)
         log = service.store.log(mid)
         raw = service.store.r.lrange(service.store._k(mid, "log"), 0, -1)
         assert all(r[:1] == log_codec.VERSION_1 for r in raw)
@@ -92,7 +92,7 @@ def test_a_match_stored_before_the_codec_reads_and_replays_as_before(service: Ma
     mid = str(service.create("nauticus", {}, [{"bot": "random"}] * 2, creator_key=CREATOR_KEY)["id"])
     for _ in range(6):
         meta = service.meta(mid)
-        service.server_move(mid, meta["active"][0], meta["ply"])
+        service.server_move(mid, meta.active[0], meta.ply)
     log = service.store.log(mid)
     key = service.store._k(mid, "log")
     r = service.store.r

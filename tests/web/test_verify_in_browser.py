@@ -57,12 +57,12 @@ def signed_match(m: Matches, players: list[Player], target: int = 12, moves: int
         m.claim(mid, seat, made["invites"][str(seat)], players[seat].public_key, players[seat].name, "")
     for n in range(moves):
         meta = m.meta(mid)
-        if meta["status"] != "active":
+        if meta.status != "active":
             break
-        seat = meta["active"][0]
+        seat = meta.active[0]
         legal = m.view(mid, seat)["legal_actions"]
         action = legal[n % len(legal)]["action"]
-        m.submit(mid, **players[seat].envelope(mid, seat, meta["ply"], [action], nonce=f"n{n}"))
+        m.submit(mid, **players[seat].envelope(mid, seat, meta.ply, [action], nonce=f"n{n}"))
     return mid
 
 
@@ -191,17 +191,17 @@ def test_a_key_change_verifies_in_the_browser_and_a_forged_countersignature_fail
     cid = players[2]
     mid = two_player_match(service, players)
     play_by_mail(service, mid, moves=4)
-    ply = service.meta(mid)["ply"]
+    ply = service.meta(mid).ply
     attach_key(service, mid, 1, service.attach_token(mid, 1), cid.public_key, ply,
                signing.sign(cid.private_key, seat_key_body(mid, 1, cid.public_key, ply)))
     for n in range(6):
         meta = service.meta(mid)
-        seat = meta["active"][0]
+        seat = meta.active[0]
         action = service.view(mid, seat)["legal_actions"][0]["action"]
         if seat == 1:
-            service.submit(mid, **cid.envelope(mid, 1, meta["ply"], [action], nonce=f"c{n}"))
+            service.submit(mid, **cid.envelope(mid, 1, meta.ply, [action], nonce=f"c{n}"))
         else:
-            service.submit_by_mail(mid, 0, meta["ply"], [action], message_digest=hashlib.sha256(f"a{n}".encode()).hexdigest())
+            service.submit_by_mail(mid, 0, meta.ply, [action], message_digest=hashlib.sha256(f"a{n}".encode()).hexdigest())
     record = service.record(mid)
     report, result = both(page, record)
     assert report.ok and result["ok"] is True, (report.text(), result)
@@ -275,7 +275,7 @@ def test_a_mail_withdrawal_verifies_in_the_browser_and_a_forged_one_fails(
     ana = players[0]
     mid = two_player_match(service, players, target=100)
     play_by_mail(service, mid, moves=5)
-    mail_key = service.meta(mid)["seats"][0]["mail_key"]
+    mail_key = service.meta(mid).seats[0].mail_key
     withdraw_mail_delegation(service, mid, 0, ana.public_key, signing.sign(ana.private_key, withdrawal_body(mid, 0, mail_key)))
     record = service.record(mid)
     assert record["mail_withdrawals"]

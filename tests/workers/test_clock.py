@@ -111,7 +111,7 @@ def timeouts(m: Matches, mid: str) -> list[dict[str, Any]]:
 
 def test_reminders_then_daily_late_notes_each_once(rig: Rig, players: list[Player]) -> None:
     mid = started(rig.m, players, time_control={"kind": "per-move", "days": 3}, timeout_policy={"grace_hours": 48})
-    seat = rig.m.meta(mid)["active"][0]
+    seat = rig.m.meta(mid).active[0]
     rig.settle()
     st = rig.status(mid, seat)
     [notice] = [msg for msg in rig.mails("notice:") if msg["To"] == f"p{seat}@example.org"]
@@ -156,7 +156,7 @@ def test_reminders_then_daily_late_notes_each_once(rig: Rig, players: list[Playe
 
 def test_the_timeout_at_acts_at_then_the_stand_in_plays_and_hands_back(rig: Rig, players: list[Player]) -> None:
     mid = started(rig.m, players, time_control={"kind": "per-move", "days": 1}, timeout_policy={"grace_hours": 6})
-    seat = rig.m.meta(mid)["active"][0]
+    seat = rig.m.meta(mid).active[0]
     rig.settle()
     acts_at = rig.status(mid, seat).acts_at
     rig.advance_to(acts_at - timedelta(hours=1), past_s=0)
@@ -168,20 +168,20 @@ def test_the_timeout_at_acts_at_then_the_stand_in_plays_and_hands_back(rig: Rig,
     assert entry["seat"] == seat and entry["clock"]["policy"] == "stand-in"
     # the stand-in played the rest of the seat's turn (bot jobs), and no notice went to the seat for it
     meta = rig.m.meta(mid)
-    assert seat not in meta["active"] or meta["status"] != "active"
+    assert seat not in meta.active or meta.status != "active"
     assert all(e["by"].startswith("stand-in:") for e in rig.m.store.log(mid)[int(entry["ply"]) + 1:]
                if e["seat"] == seat)
     seat_notices = [msg for msg in rig.mails("notice:") if msg["To"] == f"p{seat}@example.org"]
     assert len(seat_notices) == 1  # the first turn's only
     move(rig.m, players[seat], mid, seat, [{"type": "match:return"}])
-    assert rig.m.meta(mid)["standing"]["controllers"][seat] == "player"
+    assert rig.m.meta(mid).standing["controllers"][seat] == "player"
     rig.settle()
     assert len(timeouts(rig.m, mid)) == 1
 
 
 def test_a_wake_twice_late_or_after_the_move_changes_nothing(rig: Rig, players: list[Player]) -> None:
     mid = started(rig.m, players, time_control={"kind": "per-move", "days": 1}, timeout_policy={"grace_hours": 0})
-    seat = rig.m.meta(mid)["active"][0]
+    seat = rig.m.meta(mid).active[0]
     rig.settle()
     sched = scheduling.scheduler_of(rig.m, rig.settings)
     rig.advance_to(dict(rig.status(mid, seat).reminders)["half"])
@@ -190,7 +190,7 @@ def test_a_wake_twice_late_or_after_the_move_changes_nothing(rig: Rig, players: 
     rig.settle()
     assert len(rig.mails("reminded:")) == 1
     # the player moves; then a wake past the old deadline, run late, takes no timeout
-    ply = rig.m.meta(mid)["ply"]
+    ply = rig.m.meta(mid).ply
     move(rig.m, players[seat], mid, seat, [{"type": "roll"}])  # its clock starts again (or its turn ends)
     rig.advance_to(rig.clock.now() + timedelta(hours=13), past_s=0)
     assert "nothing due" in clock_jobs.wake_with(rig.m, sched, mid) or not timeouts(rig.m, mid)
@@ -202,31 +202,31 @@ def test_a_wake_twice_late_or_after_the_move_changes_nothing(rig: Rig, players: 
 def test_each_policy_through_the_workers(rig: Rig, players: list[Player], policy: str, after: str | None) -> None:
     mid = started(rig.m, players, time_control={"kind": "per-move", "days": 1},
                   timeout_policy={"policy": policy, "grace_hours": 0})
-    seat = rig.m.meta(mid)["active"][0]
+    seat = rig.m.meta(mid).active[0]
     rig.settle()
     rig.advance_to(rig.status(mid, seat).acts_at)
     rig.settle()
     assert len(timeouts(rig.m, mid)) == 1
     meta = rig.m.meta(mid)
     if after is None:
-        assert meta["status"] == "aborted"
+        assert meta.status == "aborted"
         ends = rig.mails("over:")
         assert sorted(msg["To"] for msg in ends) == ["p0@example.org", "p1@example.org"]
         assert "was aborted" in ends[0]["Subject"] and "no result" in text(ends[0])
         assert Deadlines(rig.m.store.r, rig.settings.namespace).when(mid) is None
     else:  # skip: passed and the seat is the player's again; forfeit: the bot plays it on
-        assert meta["standing"]["controllers"][seat] == after
-        assert seat not in meta["active"] or meta["status"] != "active"
+        assert meta.standing["controllers"][seat] == after
+        assert seat not in meta.active or meta.status != "active"
 
 
 def test_forfeit_then_end_sends_the_end_mail_saying_why(rig: Rig, players: list[Player]) -> None:
     mid = started(rig.m, players, time_control={"kind": "per-move", "days": 1},
                   timeout_policy={"policy": "forfeit", "after_forfeit": "end", "grace_hours": 0})
-    seat = rig.m.meta(mid)["active"][0]
+    seat = rig.m.meta(mid).active[0]
     rig.settle()
     rig.advance_to(rig.status(mid, seat).acts_at)
     rig.settle()
-    assert rig.m.meta(mid)["status"] == "finished"
+    assert rig.m.meta(mid).status == "finished"
     ends = rig.mails("over:")
     assert len(ends) == 2 and "ended early" in text(ends[0]) and "(left the match)" in text(ends[0])
 
@@ -234,16 +234,16 @@ def test_forfeit_then_end_sends_the_end_mail_saying_why(rig: Rig, players: list[
 @pytest.mark.parametrize("policy", ["stand-in", "forfeit", "abort"])
 def test_resign_in_each_policy(rig: Rig, players: list[Player], policy: str) -> None:
     mid = started(rig.m, players, time_control={"kind": "per-move", "days": 2}, timeout_policy=policy)
-    seat = rig.m.meta(mid)["active"][0]
+    seat = rig.m.meta(mid).active[0]
     rig.settle()
     move(rig.m, players[seat], mid, seat, [{"type": "match:resign"}])
     rig.settle()
     meta = rig.m.meta(mid)
     if policy == "abort":
-        assert meta["status"] == "aborted" and len(rig.mails("over:")) == 2
+        assert meta.status == "aborted" and len(rig.mails("over:")) == 2
     else:  # the departed seat's bot plays its turns: the match goes on to the other player
-        assert meta["standing"]["controllers"][seat] == "forfeited"
-        assert seat not in meta["active"] or meta["status"] != "active"
+        assert meta.standing["controllers"][seat] == "forfeited"
+        assert seat not in meta.active or meta.status != "active"
         assert rig.status(mid, seat).deadline is None  # the server's seat has no clock to run out
     assert not timeouts(rig.m, mid)
 
@@ -255,7 +255,7 @@ def test_abort_by_vote_ends_with_the_mail_and_no_wake(rig: Rig, players: list[Pl
     move(rig.m, players[0], mid, 0, [{"type": "match:abort"}])
     move(rig.m, players[1], mid, 1, [{"type": "match:abort"}])
     rig.settle()
-    assert rig.m.meta(mid)["status"] == "aborted"
+    assert rig.m.meta(mid).status == "aborted"
     ends = rig.mails("over:")
     assert len(ends) == 2 and "every remaining player voted to abort" in text(ends[0])
     assert Deadlines(rig.m.store.r, rig.settings.namespace).when(mid) is None
@@ -264,7 +264,7 @@ def test_abort_by_vote_ends_with_the_mail_and_no_wake(rig: Rig, players: list[Pl
 def test_bank_deadline_and_vacation_pause_move_the_wake(rig: Rig, players: list[Player]) -> None:
     mid = started(rig.m, players, time_control={"kind": "bank", "initial_days": 2, "increment_days": 1, "cap_days": 3,
                                                 "reminders": []}, timeout_policy={"grace_hours": 0})
-    seat = rig.m.meta(mid)["active"][0]
+    seat = rig.m.meta(mid).active[0]
     rig.settle()
     index = Deadlines(rig.m.store.r, rig.settings.namespace)
     deadline = rig.status(mid, seat).deadline
@@ -285,7 +285,7 @@ def test_bank_deadline_and_vacation_pause_move_the_wake(rig: Rig, players: list[
 
 def test_tick_now_enqueues_a_tick_that_finds_the_overdue_match(rig: Rig, players: list[Player]) -> None:
     mid = started(rig.m, players, time_control={"kind": "per-move", "days": 1}, timeout_policy={"grace_hours": 0})
-    seat = rig.m.meta(mid)["active"][0]
+    seat = rig.m.meta(mid).active[0]
     rig.settle()
     rig.advance_to(rig.status(mid, seat).acts_at)
     jid = scheduling.tick_now(rig.settings)

@@ -31,12 +31,12 @@ def test_turn_notice_goes_out_once_over_smtp(smtp_settings: Settings, smtp_sink:
     worker_burst(smtp_settings)
     invites = [msg for msg in smtp_sink.messages if msg["X-Portolan-Notice"].startswith("invite:")]
     assert sorted(msg["To"] for msg in invites) == ["p0@example.org", "p1@example.org"]
-    first = m.meta(mid)["active"][0]
+    first = m.meta(mid).active[0]
     [msg] = notices(smtp_sink)
     assert msg["To"] == f"p{first}@example.org"
     text = msg.get_body(preferencelist=("plain",)).get_content()
     assert f"portolan move {mid} --seat {first} " in text and "roll the die" in text
-    assert m.meta(mid)["head"] in text
+    assert m.meta(mid).head in text
     html = msg.get_body(preferencelist=("html",)).get_content()
     assert "<ol>" in html
     # a retried job (same match, seat, ply) sends nothing more
@@ -50,13 +50,13 @@ def test_turn_notice_goes_out_once_over_smtp(smtp_settings: Settings, smtp_sink:
 def test_notice_says_what_happened_since(smtp_settings: Settings, smtp_sink: SmtpSink, players: list[Player]) -> None:
     m = build(smtp_settings)
     mid = start_human_match(m, players)
-    seat = m.meta(mid)["active"][0]
+    seat = m.meta(mid).active[0]
     # roll until the die shows a 1 or we can bank: then the turn passes to the other seat
-    while m.meta(mid)["active"] == [seat]:
+    while m.meta(mid).active == (seat,):
         meta = m.meta(mid)
         legal = [a["action"] for a in m.view(mid, seat)["legal_actions"]]
         action = {"type": "bank"} if {"type": "bank"} in legal else {"type": "roll"}
-        env = {"match": mid, "seat": seat, "ply": meta["ply"], "actions": [action], "nonce": str(meta["ply"])}
+        env = {"match": mid, "seat": seat, "ply": meta.ply, "actions": [action], "nonce": str(meta.ply)}
         from service.proof import signing
 
         m.submit(mid, env, signing.sign(players[seat].private_key, env))
@@ -72,7 +72,7 @@ def test_failed_send_is_retried_and_then_sent_once(smtp_settings: Settings, smtp
                                                    players: list[Player], monkeypatch: pytest.MonkeyPatch) -> None:
     m = build(smtp_settings)
     mid = start_human_match(m, players)
-    seat = m.meta(mid)["active"][0]
+    seat = m.meta(mid).active[0]
     calls = {"n": 0}
     real = jobs.deliver
 
@@ -96,10 +96,10 @@ def test_bots_play_a_match_to_the_end_through_the_signed_path(smtp_settings: Set
     assert made["status"] == "active"
     for _ in range(200):
         worker_burst(smtp_settings)
-        if m.meta(made["id"])["status"] == "finished":
+        if m.meta(made["id"]).status == "finished":
             break
     meta = m.meta(made["id"])
-    assert meta["status"] == "finished" and meta["outcome"]["ranks"].count(1) >= 1
+    assert meta.status == "finished" and meta.outcome["ranks"].count(1) >= 1
     log = m.store.log(made["id"])
     assert all(e["by"] == "bot:random" for e in log)
     from service.proof.verify import verify_record
@@ -111,10 +111,10 @@ def test_bots_play_a_match_to_the_end_through_the_signed_path(smtp_settings: Set
 def test_bot_job_for_a_moved_on_ply_does_nothing(smtp_settings: Settings) -> None:
     m = build(smtp_settings)
     made = m.create("harbour-race", {}, [{"bot": "random"}, {"bot": "random"}], creator_key=CREATOR_KEY)
-    seat = m.meta(made["id"])["active"][0]
+    seat = m.meta(made["id"]).active[0]
     assert jobs.play_bot(made["id"], seat, 0).startswith("played")
     assert jobs.play_bot(made["id"], seat, 0).startswith("skipped")
-    assert m.meta(made["id"])["ply"] == 1
+    assert m.meta(made["id"]).ply == 1
 
 
 def outbox_dispatcher(settings: Settings, claim_after_s: float = 30.0) -> Any:
@@ -143,7 +143,7 @@ def test_an_entry_read_by_a_dispatcher_that_died_is_claimed_by_another(smtp_sett
     m = build(smtp_settings)
     dead = outbox_dispatcher(smtp_settings)
     mid = start_human_match(m, players)
-    seat = m.meta(mid)["active"][0]
+    seat = m.meta(mid).active[0]
     read = m.store.read_outbox("jobs", "the-dead-one") + m.store.read_outbox("jobs", "the-dead-one")
     assert [r.kind for r in read] == ["created", "started"] and all(r.match == mid for r in read)
     assert dead.step("jobs") == 0  # nothing new: both entries are pending with the dead consumer
@@ -171,7 +171,7 @@ def test_a_refused_move_announces_nothing(smtp_settings: Settings, players: list
 
     m = build(smtp_settings)
     mid = start_human_match(m, players)
-    seat = m.meta(mid)["active"][0]
+    seat = m.meta(mid).active[0]
     before = sum(m.store.r.xlen(k) for k in m.store.outbox_keys())
     env = {"match": mid, "seat": seat, "ply": 7, "actions": [{"type": "roll"}], "nonce": "x"}
     with pytest.raises(ServiceError):
@@ -187,13 +187,13 @@ def test_active_since_follows_each_seats_turn(smtp_settings: Settings, players: 
 
     m = build(smtp_settings)
     mid = start_human_match(m, players)
-    first = m.meta(mid)["active"][0]
-    assert m.meta(mid)["active_since"] == {str(first): 0}
+    first = m.meta(mid).active[0]
+    assert m.meta(mid).active_since == {str(first): 0}
     env = {"match": mid, "seat": first, "ply": 0, "actions": [{"type": "roll"}], "nonce": "x"}
     m.submit(mid, env, signing.sign(players[first].private_key, env))
     meta = m.meta(mid)
     # still the same seat's turn (it keeps its start ply) unless a 1 passed the turn (new ply 1)
-    assert meta["active_since"] == ({str(first): 0} if meta["active"] == [first] else {str(1 - first): 1})
+    assert meta.active_since == ({str(first): 0} if meta.active == (first,) else {str(1 - first): 1})
 
 
 def test_an_all_bot_match_whose_start_failed_is_started_by_the_sweep(smtp_settings: Settings,
@@ -215,13 +215,13 @@ def test_an_all_bot_match_whose_start_failed_is_started_by_the_sweep(smtp_settin
     with pytest.raises(RedisConnectionError):
         m.create("harbour-race", {}, [{"bot": "random"}, {"bot": "random"}], creator_key=CREATOR_KEY)
     monkeypatch.setattr(m.store, "update_meta", real)
-    [mid] = [i for i in m.store.match_ids() if m.meta(i)["status"] == "waiting"]
+    [mid] = [i for i in m.store.match_ids() if m.meta(i).status == "waiting"]
     assert unstarted_matches(m, older_than_s=60) == []  # too fresh: the start may still be under way
     assert unstarted_matches(m, older_than_s=0) == [mid]
     assert start_unstarted_matches(m, older_than_s=0) == 1
-    assert m.meta(mid)["status"] == "active"
+    assert m.meta(mid).status == "active"
     worker_burst(smtp_settings)
-    assert m.meta(mid)["status"] == "finished"
+    assert m.meta(mid).status == "finished"
     assert start_unstarted_matches(m, older_than_s=0) == 0
 
 
@@ -249,7 +249,7 @@ def test_a_human_match_whose_last_claim_was_never_retried_is_started_by_the_swee
     assert unstarted_matches(m, older_than_s=0) == [mid]  # and Bea never retries
     assert start_unstarted_matches(m, older_than_s=0) == 1
     meta = m.meta(mid)
-    assert meta["status"] == "active" and meta["head"] and m.store.state(mid)["ply"] == 0
+    assert meta.status == "active" and meta.head and m.store.state(mid)["ply"] == 0
     # Bea's late retry is still answered as her claim, on the started match
     assert m.claim(mid, 1, made["invites"]["1"], players[1].public_key, "Bea", "")["status"] == "active"
 
@@ -283,7 +283,7 @@ def test_invitations_whose_enqueue_fails_stay_pending_and_go_out_once_later(
     worker_burst(smtp_settings)
     invites = sorted(x["To"] for x in smtp_sink.messages if x["X-Portolan-Notice"].startswith("invite:"))
     assert invites == ["a@example.org", "b@example.org"]
-    assert m.meta(made["id"])["status"] == "waiting"
+    assert m.meta(made["id"]).status == "waiting"
 
 
 def test_every_match_id_falls_in_an_outbox_bucket() -> None:
@@ -307,11 +307,11 @@ def test_a_heuristic_bot_plays_whole_turns_in_real_worker_jobs(smtp_settings: Se
     pick = Rng.from_seed("person")
     for rnd in range(40):
         meta = m.meta(mid)
-        if meta["status"] != "active":
+        if meta.status != "active":
             break
-        if 0 in meta["active"]:
+        if 0 in meta.active:
             legal = m.view(mid, 0)["legal_actions"]
-            move = players[0].envelope(mid, 0, meta["ply"], [legal[pick.randbelow(len(legal))]["action"]], f"n{rnd}")
+            move = players[0].envelope(mid, 0, meta.ply, [legal[pick.randbelow(len(legal))]["action"]], f"n{rnd}")
             m.submit(mid, move["envelope"], move["signature"])
         else:
             worker_burst(smtp_settings)

@@ -203,7 +203,7 @@ def run_kills(settings: Settings, service: Matches, served: str, sink: HoldingSi
         if errors:
             raise errors[0]
         wait_for("every all-bot match finished",
-                 lambda: all(service.meta(b)["status"] == "finished" for b in bot_ids), 90, workers)
+                 lambda: all(service.meta(b).status == "finished" for b in bot_ids), 90, workers)
         wait_for("every expected mail arrived", lambda: expected <= set(sink.counts()), 60, workers)
         stop.set()
         chaos.join()
@@ -229,7 +229,7 @@ def run_kills(settings: Settings, service: Matches, served: str, sink: HoldingSi
     assert unstarted_matches(service, older_than_s=0) == []
     assert stalled_bots(service, older_than_s=0) == []
     assert unsent_notices(service, older_than_s=0) == []
-    assert all(service.meta(b)["status"] == "finished" for b in bot_ids)
+    assert all(service.meta(b).status == "finished" for b in bot_ids)
     text = workers.log_text()
     # a worker says what it runs at start: dispatcher, watchdog, and no sweep (one killed while
     # it was still starting up said nothing)

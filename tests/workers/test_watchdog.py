@@ -45,14 +45,14 @@ def all_bot_match(s: Settings) -> tuple[str, int]:
     made = m.create("harbour-race", {}, [{"bot": "random"}, {"bot": "random"}], creator_key=CREATOR_KEY)
     install_default_groups(s)
     Dispatcher(m, s).drain()
-    return made["id"], m.meta(made["id"])["active"][0]
+    return made["id"], m.meta(made["id"]).active[0]
 
 
 def test_the_mark_says_sent_only_after_the_server_accepted(smtp_settings: Settings, players: list[Player],
                                                           monkeypatch: pytest.MonkeyPatch) -> None:
     m = build(smtp_settings)
     mid = start_human_match(m, players)
-    seat = m.meta(mid)["active"][0]
+    seat = m.meta(mid).active[0]
     mark = f"notice:{mid}:{seat}:0"
     seen: list[bool] = []
     real = jobs.deliver
@@ -73,7 +73,7 @@ def test_a_kill_after_250_resends_with_the_same_message_id(smtp_settings: Settin
     notice goes out again, with the Message-ID of the first copy."""
     m = build(smtp_settings)
     mid = start_human_match(m, players)
-    seat = m.meta(mid)["active"][0]
+    seat = m.meta(mid).active[0]
     mark = f"notice:{mid}:{seat}:0"
     with monkeypatch.context() as mp:  # lease "taken", mark "set", and nothing stored: as if killed after deliver()
         mp.setattr(jobs.service().store, "claim_once", lambda *a, **k: True)
@@ -90,7 +90,7 @@ def test_a_held_lease_defers_and_leaves_the_promise_open(smtp_settings: Settings
                                                          players: list[Player]) -> None:
     m = build(smtp_settings)
     mid = start_human_match(m, players)
-    seat = m.meta(mid)["active"][0]
+    seat = m.meta(mid).active[0]
     jid = job_id("notice", mid, seat, 0)
     m.store.promise_jobs(m.store.q, [(jid, '{"kind": "notice", "args": []}', time.time() + 60)])
     assert m.store.claim_once(f"notice:{mid}:{seat}:0:sending", ttl=2)  # another worker is sending
@@ -124,7 +124,7 @@ def test_a_bot_job_whose_worker_died_while_running_it_is_enqueued_again(smtp_set
     assert q.get_job_position(jid) is not None
     assert dog.check(now=time.time() + 10) == 0  # postponed: one re-enqueue per deadline
     assert jobs.play_bot(mid, seat, 0).startswith("played")
-    assert m.meta(mid)["ply"] == 1 and m.store.overdue_jobs(time.time() + 100) == []
+    assert m.meta(mid).ply == 1 and m.store.overdue_jobs(time.time() + 100) == []
 
 
 def test_a_job_popped_by_a_worker_killed_before_it_started_is_enqueued_again(smtp_settings: Settings) -> None:
@@ -140,9 +140,9 @@ def test_a_job_popped_by_a_worker_killed_before_it_started_is_enqueued_again(smt
     assert q.job_ids == [jid]
     for _ in range(300):
         worker_burst(s)
-        if m.meta(mid)["status"] == "finished":
+        if m.meta(mid).status == "finished":
             break
-    assert m.meta(mid)["status"] == "finished"
+    assert m.meta(mid).status == "finished"
     assert m.store.promised_jobs() == 0
 
 

@@ -8,7 +8,7 @@ the offline verifier; who plays each seat is service.proof.standing's.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from service.clock import iso, parse_iso
 from service.proof import standing as standings
 from service.proof import time_control as tcs
+from service.proof.match_record import MatchMeta
 from service.proof.standing import Standing
 from service.proof.time_control import Pause, SeatClock
 
@@ -27,33 +28,33 @@ PausesOf = Callable[[int], Sequence[Pause]]
 """A seat's pauses (its player's vacations)."""
 
 
-def time_control_of(meta: Mapping[str, Any]) -> dict[str, Any]:
+def time_control_of(meta: MatchMeta) -> dict[str, Any]:
     """The match's time control (matches from before clocks have none)."""
-    return dict(meta.get("time_control") or tcs.NONE)
+    return dict(meta.time_control or tcs.NONE)
 
 
-def policy_of(meta: Mapping[str, Any]) -> dict[str, Any]:
+def policy_of(meta: MatchMeta) -> dict[str, Any]:
     """The match's timeout policy (matches from before clocks: the default)."""
-    return dict(meta.get("timeout_policy") or standings.DEFAULT_POLICY)
+    return dict(meta.timeout_policy or standings.DEFAULT_POLICY)
 
 
-def standing_of(meta: Mapping[str, Any]) -> Standing:
+def standing_of(meta: MatchMeta) -> Standing:
     """Who plays each seat (a match from before clocks: everyone as seated)."""
-    data = meta.get("standing")
+    data = meta.standing
     if data:
         return Standing.from_json(data)
-    return Standing.start([s["kind"] for s in meta["seats"]])
+    return Standing.start([s.kind for s in meta.seats])
 
 
-def clocks_of(meta: Mapping[str, Any]) -> list[SeatClock]:
+def clocks_of(meta: MatchMeta) -> list[SeatClock]:
     """Each seat's clock as stored (untimed matches: stopped clocks)."""
-    stored = meta.get("clocks")
+    stored = meta.clocks
     if stored:
         return [SeatClock.from_json(c) for c in stored]
-    return [SeatClock() for _ in range(int(meta["players"]))]
+    return [SeatClock() for _ in range(int(meta.players))]
 
 
-def grace(meta: Mapping[str, Any]) -> timedelta:
+def grace(meta: MatchMeta) -> timedelta:
     """How long after its deadline a late seat's timeout policy acts."""
     return timedelta(hours=int(policy_of(meta).get("grace_hours", 0)))
 
@@ -96,13 +97,13 @@ class SeatClockStatus:
         }
 
 
-def clock_status(meta: Mapping[str, Any], now: datetime, pauses_of: PausesOf) -> list[SeatClockStatus]:
+def clock_status(meta: MatchMeta, now: datetime, pauses_of: PausesOf) -> list[SeatClockStatus]:
     """Every seat's clock at ``now``. Only a seat its player plays can be late or time out: a seat
     the server plays has no deadline (its moves are made at once)."""
     tc = time_control_of(meta)
     standing = standing_of(meta)
     out: list[SeatClockStatus] = []
-    timed = tcs.timed(tc) and meta.get("status") == "active"
+    timed = tcs.timed(tc) and meta.status == "active"
     for seat, clock in enumerate(clocks_of(meta)):
         controller = standing.controllers[seat] if seat < len(standing.controllers) else "player"
         if not timed or controller != "player":
@@ -110,9 +111,9 @@ def clock_status(meta: Mapping[str, Any], now: datetime, pauses_of: PausesOf) ->
             continue
         pauses = list(pauses_of(seat))
         on_vacation = any(a <= now < b for a, b in pauses)
-        start = parse_iso(str(meta.get("started_at") or meta.get("created_at")))
+        start = parse_iso(str(meta.started_at or meta.created_at))
         shown = [(a, b) for a, b in pauses if b > start][:10]
-        running = clock.since is not None and seat in meta.get("active", [])
+        running = clock.since is not None and seat in meta.active
         if not running:
             out.append(SeatClockStatus(seat, controller, False, bank_s=clock.bank_s, on_vacation=on_vacation,
                                        remaining_s=tcs.remaining_s(tc, clock, now, pauses), vacations=shown))
@@ -127,7 +128,7 @@ def clock_status(meta: Mapping[str, Any], now: datetime, pauses_of: PausesOf) ->
     return out
 
 
-def clock_view(meta: Mapping[str, Any], now: datetime, pauses_of: PausesOf) -> dict[str, Any]:
+def clock_view(meta: MatchMeta, now: datetime, pauses_of: PausesOf) -> dict[str, Any]:
     """The ``clock`` block of every match view: the time control, the timeout policy and each
     seat's clock (JSON; see :meth:`SeatClockStatus.to_json`)."""
     return {
@@ -140,23 +141,23 @@ def clock_view(meta: Mapping[str, Any], now: datetime, pauses_of: PausesOf) -> d
 # -- the same, read through a use case's context (its clock and its pauses port) ----------------
 
 
-def pauses_of(ctx: MatchContext, meta: Mapping[str, Any]) -> PausesOf:
+def pauses_of(ctx: MatchContext, meta: MatchMeta) -> PausesOf:
     """Each seat's pauses: its player's vacations (read only for a timed match's human seats)."""
     port = ctx.pauses
-    rows = meta["seats"]
+    rows = meta.seats
 
     def of(seat: int) -> list[Pause]:
-        key = rows[seat]["public_key"] if seat < len(rows) and rows[seat]["kind"] == "human" else ""
+        key = rows[seat].public_key if seat < len(rows) and rows[seat].kind == "human" else ""
         return port.pauses(key) if port is not None and key else []
 
     return of
 
 
-def status_now(ctx: MatchContext, meta: Mapping[str, Any], now: datetime | None = None) -> list[SeatClockStatus]:
+def status_now(ctx: MatchContext, meta: MatchMeta, now: datetime | None = None) -> list[SeatClockStatus]:
     """Every seat's clock (deadline, late, reminders) at ``now`` (default: the context's clock now)."""
     return clock_status(meta, ctx.moment() if now is None else now, pauses_of(ctx, meta))
 
 
-def view_now(ctx: MatchContext, meta: Mapping[str, Any], now: datetime | None = None) -> dict[str, Any]:
+def view_now(ctx: MatchContext, meta: MatchMeta, now: datetime | None = None) -> dict[str, Any]:
     """The ``clock`` block of the match views at ``now`` (default: the context's clock now)."""
     return clock_view(meta, ctx.moment() if now is None else now, pauses_of(ctx, meta))

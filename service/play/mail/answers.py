@@ -16,6 +16,7 @@ from service.play.errors import ServiceError
 from service.play.mail.menu import SHOWN, menu
 from service.play.mail.reply_address import reply_address
 from service.play.views import match as views
+from service.proof.match_record import MatchMeta, SeatRow
 
 if TYPE_CHECKING:
     from service.play.context import MatchContext
@@ -82,35 +83,35 @@ def reply_subject(subject: str) -> str:
     return subject if subject.lower().startswith("re:") else f"Re: {subject}"
 
 
-def players_line(ctx: MatchContext, meta: Mapping[str, Any]) -> list[str]:
+def players_line(ctx: MatchContext, meta: MatchMeta) -> list[str]:
     """Every seat as "Ana (Red)", by seat number."""
-    names = ctx.game_of(meta).seat_names(meta["players"])
+    names = ctx.game_of(meta).seat_names(meta.players)
     out: list[str] = []
-    for row in meta["seats"]:
-        who = row["name"] or ("an open seat" if not row["claimed"] else f"seat {row['seat']}")
-        out.append(f"{who} ({names[row['seat']]})" if row["seat"] < len(names) else who)
+    for row in meta.seats:
+        who = row.name or ("an open seat" if not row.claimed else f"seat {row.seat}")
+        out.append(f"{who} ({names[row.seat]})" if row.seat < len(names) else who)
     return out
 
 
-def whose_turn(ctx: MatchContext, meta: Mapping[str, Any], seat: int) -> str:
+def whose_turn(ctx: MatchContext, meta: MatchMeta, seat: int) -> str:
     """One sentence: the match's state as the seat's player needs it."""
     people = players_line(ctx, meta)
-    status = meta["status"]
+    status = meta.status
     if status == "finished":
-        outcome = meta.get("outcome") or {}
+        outcome = meta.outcome or {}
         scores = outcome.get("scores") or []
         shown = ", ".join(f"{people[s]} {scores[s]}" for s in range(min(len(scores), len(people))))
-        return f"The match is over (after ply {meta['ply']}). Final scores: {shown}." if shown else "The match is over."
+        return f"The match is over (after ply {meta.ply}). Final scores: {shown}." if shown else "The match is over."
     if status == "aborted":
         return "The match was aborted."
     if status == "waiting":
-        open_seats = sum(1 for r in meta["seats"] if not r["claimed"])
+        open_seats = sum(1 for r in meta.seats if not r.claimed)
         return f"The match has not started yet: {count(open_seats, 'seat')} still to be taken."
-    active = list(meta["active"])
+    active = list(meta.active)
     if seat in active:
         others = [people[s] for s in active if s != seat]
-        return f"It is your turn (ply {meta['ply']})" + (f", together with {', '.join(others)}." if others else ".")
-    return f"Now waiting for {', '.join(people[s] for s in active)} (ply {meta['ply']})."
+        return f"It is your turn (ply {meta.ply})" + (f", together with {', '.join(others)}." if others else ".")
+    return f"Now waiting for {', '.join(people[s] for s in active)} (ply {meta.ply})."
 
 
 def seat_context(ctx: MatchContext, match_id: str, seat: int, base: str, *, full_menu: bool = False,
@@ -120,17 +121,19 @@ def seat_context(ctx: MatchContext, match_id: str, seat: int, base: str, *, full
     leaves out the menu and the turn token: a turn notice of its own is on its way."""
     view = views.view(ctx, match_id, seat)
     # the view's own public fields, so the menu, the turn and the token all describe one ply
-    meta = {"game": view["game"], "players": view["players"], "seats": view["seats"], "status": view["status"],
-            "ply": view["ply"], "active": view["active_seats"], "outcome": view.get("outcome")}
+    meta = MatchMeta(id=match_id, game=view["game"], players=view["players"], status=view["status"], ply=view["ply"],
+                     seats=tuple(SeatRow(seat=s["seat"], kind=s["kind"], name=s["name"], claimed=s["claimed"],
+                                         public_key=s["public_key"] or "") for s in view["seats"]),
+                     active=tuple(view["active_seats"]), outcome=view.get("outcome"))
     game = ctx.game_of(meta)
     items = menu(view.get("legal_actions") or [])
     must_act = prompt and view["status"] == "active" and seat in view["active_seats"] and bool(items)
     kind: Literal["t", "o"] = "t" if must_act else "o"
     reply_to = reply_address(ctx.server_key, base, kind, match_id, seat, view["ply"] if must_act else 0)
     shown = items if full_menu else items[:SHOWN]
-    names = game.seat_names(meta["players"])
+    names = game.seat_names(meta.players)
     context = {
-        "name": meta["seats"][seat]["name"], "match": match_id, "game_title": game.title, "seat": seat,
+        "name": meta.seats[seat].name, "match": match_id, "game_title": game.title, "seat": seat,
         "seat_name": names[seat] if seat < len(names) else "", "ply": view["ply"],
         "players": players_line(ctx, meta), "turn": whose_turn(ctx, meta, seat),
         "menu": [{"number": i.number, "text": i.text} for i in shown] if must_act else [],

@@ -19,6 +19,7 @@ from service.play.mail.answers import why
 from service.play.mail.match_words import abort_votes_waiting, event_text, votes_needed_text
 from service.play.seats.keys import submit_by_mail
 from service.play.views.match import log
+from service.proof.match_record import MatchMeta
 
 if TYPE_CHECKING:
     from service.play.context import MatchContext
@@ -58,19 +59,19 @@ def _earlier(desk: SeatDesk, match_id: str, seat: int, ply: int, digest: str) ->
     return None
 
 
-def match_action(desk: SeatDesk, mail: InboundMail, identity: str, reply: ReplyTo, meta: dict[str, Any],
+def match_action(desk: SeatDesk, mail: InboundMail, identity: str, reply: ReplyTo, meta: MatchMeta,
                  reading: Reading) -> str:
     """``resign yes``, ``abort`` or ``back``: the match action for the replying seat, or the
     answer that explains (``resign`` alone) or refuses."""
     match_id, seat, cmd = reply.match, reply.seat, str(reading.command)
     if cmd == "resign" and reading.argument != "yes":
-        policy = (meta.get("timeout_policy") or {}).get("policy", "stand-in")
-        after = "the match ends when fewer than 2 players remain" if (meta.get("timeout_policy") or {}).get(
+        policy = (meta.timeout_policy or {}).get("policy", "stand-in")
+        after = "the match ends when fewer than 2 players remain" if (meta.timeout_policy or {}).get(
             "after_forfeit") == "end" else _AFTER.get(policy, "the match goes on without you")
         return desk.seat_answer(mail, identity, match_id, seat, "info",
                                 f"Nothing was done. Resigning gives up seat {seat} of match {match_id} for good: you "
                                 f"are ranked last, and {after}. To resign, reply `resign yes`.", RULE_RESIGN)
-    done = _earlier(desk, match_id, seat, meta["ply"], mail.digest)
+    done = _earlier(desk, match_id, seat, meta.ply, mail.digest)
     if done is None:
         try:
             result = _submit(desk, match_id, seat, meta, ACTIONS[cmd], mail.digest)
@@ -81,14 +82,14 @@ def match_action(desk: SeatDesk, mail: InboundMail, identity: str, reply: ReplyT
                                     why(exc))
         events, status = list(result.get("events") or []), str(result["status"])
     else:
-        events, status = list(done["events"]), desk.ctx.meta(match_id)["status"]
+        events, status = list(done["events"]), desk.ctx.meta(match_id).status
     return desk.seat_answer(mail, identity, match_id, seat, "accepted", _headline(cmd, seat, match_id, events, status),
                             details=[event_text(e) for e in events], prompt=cmd == "back")
 
 
-def _submit(desk: SeatDesk, match_id: str, seat: int, meta: dict[str, Any], kind: str, digest: str) -> dict[str, Any]:
+def _submit(desk: SeatDesk, match_id: str, seat: int, meta: MatchMeta, kind: str, digest: str) -> dict[str, Any]:
     """The action at the current ply; once more at the new ply when a move landed meanwhile."""
-    ply = int(meta["ply"])
+    ply = int(meta.ply)
     for _ in range(3):
         try:
             return submit_by_mail(desk.ctx, match_id, seat, ply, [{"type": kind}], message_digest=digest)
@@ -111,12 +112,12 @@ def _headline(cmd: str, seat: int, match_id: str, events: list[dict[str, Any]], 
             "the match goes on meanwhile.")
 
 
-def vacation(desk: SeatDesk, mail: InboundMail, identity: str, reply: ReplyTo, meta: dict[str, Any],
+def vacation(desk: SeatDesk, mail: InboundMail, identity: str, reply: ReplyTo, meta: MatchMeta,
              reading: Reading) -> str:
     """``vacation YYYY-MM-DD DAYS`` / ``vacation off`` for the key that holds the replying seat:
     its clocks in every match stop during the vacation."""
     match_id, seat = reply.match, reply.seat
-    key = str(meta["seats"][seat].get("public_key") or "")
+    key = str(meta.seats[seat].public_key or "")
     try:
         if reading.argument == "off":
             result = vacations.off(desk.ctx, key)

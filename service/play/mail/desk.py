@@ -51,6 +51,7 @@ from service.play.mail.ports import AnswerPost, MailboxPort, PreferencesPort
 from service.play.mail.reply_address import ReplyTo, authentic, parse_reply_address
 from service.play.seats import key_attach, keys
 from service.play.views import match as views
+from service.proof.match_record import MatchMeta
 
 if TYPE_CHECKING:
     from service.config import Settings
@@ -153,8 +154,8 @@ class Desk:
         except NotFound:
             return self._plain(mail, identity, "The match this reply address was made for no longer exists.",
                                RULE_TOKEN)
-        rows = meta["seats"]
-        if not 0 <= reply.seat < len(rows) or not same_address(rows[reply.seat].get("email", ""), mail.sender):
+        rows = meta.seats
+        if not 0 <= reply.seat < len(rows) or not same_address(rows[reply.seat].email, mail.sender):
             return self._plain(mail, identity, "Your mail was not accepted: it comes from an address that may "
                                                "not answer this mail.", RULE_SENDER)
         if self.require_dkim and mail.dkim is not True:
@@ -176,7 +177,7 @@ class Desk:
 
     # -- commands ----------------------------------------------------------------------------
 
-    def _command(self, mail: InboundMail, identity: str, reply: ReplyTo, meta: dict[str, Any],
+    def _command(self, mail: InboundMail, identity: str, reply: ReplyTo, meta: MatchMeta,
                  reading: Reading) -> str:
         match_id, seat = reply.match, reply.seat
         cmd = reading.command
@@ -185,7 +186,7 @@ class Desk:
                                     full_menu=True, board=True)
         if cmd == "log":
             return self.seat_answer(mail, identity, match_id, seat, "info", "The last moves:",
-                                    details=log_lines(self.ctx, match_id, seat, meta["ply"]))
+                                    details=log_lines(self.ctx, match_id, seat, meta.ply))
         if cmd == "help":
             return self.seat_answer(mail, identity, match_id, seat, "info", "How to answer by mail.", help_text=HELP)
         if cmd in ("resign", "abort", "back"):
@@ -210,8 +211,8 @@ class Desk:
                                     "`join` answers an invitation (rule: who may join by mail)")
         raise AssertionError(cmd)
 
-    def _key(self, mail: InboundMail, identity: str, match_id: str, seat: int, meta: dict[str, Any]) -> str:
-        if meta["seats"][seat].get("custody") != "server":
+    def _key(self, mail: InboundMail, identity: str, match_id: str, seat: int, meta: MatchMeta) -> str:
+        if meta.seats[seat].custody != "server":
             return self.seat_answer(mail, identity, match_id, seat, "refused",
                                     "Nothing was done: your seat already signs with a key of your own.",
                                     "only a seat joined by mail, whose key the server holds, gets an attach "
@@ -234,7 +235,7 @@ class Desk:
                      "delegate that:",
                      f"  portolan mail-delegation {match_id} --seat {seat} grant --server {server}"])
 
-    def _invitation(self, mail: InboundMail, identity: str, reply: ReplyTo, meta: dict[str, Any]) -> str:
+    def _invitation(self, mail: InboundMail, identity: str, reply: ReplyTo, meta: MatchMeta) -> str:
         """A reply to an invitation: ``join <name>`` takes the seat with a key the server holds."""
         reading = read_reply(mail.text, mail.subject)
         if reading.command == "help" and not mail.attachments:
@@ -244,10 +245,10 @@ class Desk:
                        else reading.problem or "a reply to an invitation can only say `join Your Name`")
             return self._invite_answer(mail, identity, meta, "refused", f"Nothing was done: {problem}.",
                                        RULE_ATTACHMENTS if mail.attachments else RULE_GRAMMAR)
-        row = meta["seats"][reply.seat]
-        if row["claimed"]:  # the sender's own seat (the sender is the seat's address, checked above)
+        row = meta.seats[reply.seat]
+        if row.claimed:  # the sender's own seat (the sender is the seat's address, checked above)
             return self.seat_answer(mail, identity, reply.match, reply.seat, "info",
-                                    f"Nothing was done: you hold seat {reply.seat} already, as {row['name']}.")
+                                    f"Nothing was done: you hold seat {reply.seat} already, as {row.name}.")
         try:
             keys.join_by_mail(self.ctx, reply.match, reply.seat, reading.argument, mail.sender)
         except (Unavailable, TooManyRequests):
@@ -262,7 +263,7 @@ class Desk:
 
     # -- moves ---------------------------------------------------------------------------------
 
-    def _move(self, mail: InboundMail, identity: str, reply: ReplyTo, meta: dict[str, Any], reading: Reading) -> str:
+    def _move(self, mail: InboundMail, identity: str, reply: ReplyTo, meta: MatchMeta, reading: Reading) -> str:
         match_id, seat = reply.match, reply.seat
         if reply.kind != "t":
             return self.seat_answer(mail, identity, match_id, seat, "refused",
@@ -271,12 +272,12 @@ class Desk:
         earlier = self._earlier(match_id, reply, mail)
         if earlier is not None:  # this very message moved already (a crash before its mark)
             return self._accepted(mail, identity, match_id, seat, earlier["actions"], earlier["events"])
-        if meta["status"] != "active":
+        if meta.status != "active":
             return self.seat_answer(mail, identity, match_id, seat, "refused",
-                                    f"Nothing was done: the match is {meta['status']}.",
+                                    f"Nothing was done: the match is {meta.status}.",
                                     "moves are accepted only while a match is being played (rule: match-not-active)")
-        if reply.ply != meta["ply"]:
-            return self._changed(mail, identity, match_id, seat, reply.ply, meta["ply"])
+        if reply.ply != meta.ply:
+            return self._changed(mail, identity, match_id, seat, reply.ply, meta.ply)
         view = views.view(self.ctx, match_id, seat)
         if view["ply"] != reply.ply:
             return self._changed(mail, identity, match_id, seat, reply.ply, view["ply"])
@@ -337,11 +338,11 @@ class Desk:
                         context=context, help=help_text)
         return self._send(answer, identity, refusal=verdict in ("refused", "changed"))
 
-    def _invite_answer(self, mail: InboundMail, identity: str, meta: dict[str, Any], verdict: Verdict,
+    def _invite_answer(self, mail: InboundMail, identity: str, meta: MatchMeta, verdict: Verdict,
                        headline: str, rule: str) -> str:
         """An answer to an invited address: the invitation's help, nothing of anyone's hand."""
         game = self.ctx.game_of(meta)
-        context = {"match": meta["id"], "game_title": game.title, "public_url": self.ctx.public_url}
+        context = {"match": meta.id, "game_title": game.title, "public_url": self.ctx.public_url}
         answer = Answer(to=mail.sender, subject=reply_subject(mail.subject), in_reply_to=thread_id(mail.message_id),
                         verdict=verdict, headline=headline, rule=rule, context=context, help=INVITE_HELP)
         return self._send(answer, identity, refusal=verdict == "refused")

@@ -25,6 +25,7 @@ from service.proof import fairness, signing
 from service.proof import standing as standings
 from service.proof import time_control as tcs
 from service.proof.chain import RECORD_FORMAT, entry_hash, events_digest, hidden_salt, receipt_body, visible_events
+from service.proof.match_record import MatchMeta
 
 if TYPE_CHECKING:  # the store is injected (through the context); importing it would drag Redis in
     from service.play.context import MatchContext
@@ -39,7 +40,7 @@ class MailSigner(Protocol):
     key its signature must verify under, judged against whichever meta the commit ends up with.
     A protocol here, so the commit needs nothing of the seats' keys above it."""
 
-    def signer(self, meta: Mapping[str, Any], seat: int) -> tuple[str, dict[str, Any]]: ...
+    def signer(self, meta: MatchMeta, seat: int) -> tuple[str, dict[str, Any]]: ...
 
 
 def submit(ctx: MatchContext, match_id: str, envelope: Mapping[str, Any], signature: str, by: str = "human",
@@ -94,7 +95,7 @@ def replayed(ctx: MatchContext, match_id: str, ply: int, seat: int, proven: bool
     meta = ctx.meta(match_id)
     viewer = seat if proven else None
     answer = {"match": match_id, "seat": seat, "ply": ply + 1, "accepted_ply": ply, "replayed": True,
-              "head": entry["hash"], "receipt": entry["receipt"], "status": meta["status"],
+              "head": entry["hash"], "receipt": entry["receipt"], "status": meta.status,
               "events": visible_events(entry["events"], viewer)}
     if with_view:
         answer["view"] = views.view_of(ctx, meta, viewer)
@@ -119,7 +120,7 @@ def _standing_problem(exc: standings.StandingError, ply: int) -> ServiceError:
 
 
 def commit(ctx: MatchContext, match_id: str, env: dict[str, Any], raw: bytes, signature: str, by: str,
-           meta: Mapping[str, Any], caller_key: str | None = None,
+           meta: MatchMeta, caller_key: str | None = None,
            mail: MailSigner | None = None, clock: dict[str, Any] | None = None,
            with_view: bool = True) -> dict[str, Any]:
     """Judge one checked envelope against ``meta`` (the match as the caller read it) and commit
@@ -129,57 +130,57 @@ def commit(ctx: MatchContext, match_id: str, env: dict[str, Any], raw: bytes, si
     with the entry, the state, the clocks and the outbox entry. Any refusal raises before
     anything is written; a resubmitted envelope answers its original result."""
     seat = env["seat"]
-    if not 0 <= seat < meta["players"]:
+    if not 0 <= seat < meta.players:
         raise NotFound("unknown-seat", f"match {match_id} has no seat {seat}")
-    row = meta["seats"][seat]
+    row = meta.seats[seat]
     # a resubmission's original answer is private to the seat only for a caller that proved its key
-    proven = mail is not None or caller_key == row["public_key"]
-    if not row["claimed"]:
+    proven = mail is not None or caller_key == row.public_key
+    if not row.claimed:
         raise Forbidden("seat-unclaimed", f"seat {seat} of match {match_id} has not been claimed")
     server = standings.server_signed(by)
     if server:  # a timeout, a stand-in's move or a pass: the match clock's key signs it
-        signer, proof = str(meta.get("clock_key") or ""), ({"clock": clock} if clock else {})
+        signer, proof = str(meta.clock_key or ""), ({"clock": clock} if clock else {})
     else:
-        signer, proof = (row["public_key"], {}) if mail is None else mail.signer(meta, seat)
+        signer, proof = (row.public_key, {}) if mail is None else mail.signer(meta, seat)
     if not signing.verify_bytes(signer, raw, signature):  # one verification, mail move or not
         if mail is not None:
             raise Unauthorized("bad-signature", f"the mail move does not verify under seat {seat}'s current mail "
                                "key (the delegation changed while it was being made); reply again")
-        holders = [s["seat"] for s in meta["seats"] if s["public_key"] and signing.verify_bytes(s["public_key"], raw, signature)]
+        holders = [s.seat for s in meta.seats if s.public_key and signing.verify_bytes(s.public_key, raw, signature)]
         if holders:
             raise Forbidden("not-your-seat", f"the move is signed by the key of seat {holders[0]}, not of seat {seat}")
         raise Unauthorized("bad-signature", f"the signature does not verify under seat {seat}'s public key")
     env_digest = hashlib.sha256(raw).hexdigest()  # signing.digest(env), from the bytes already made
     # a match action (resign, abort vote, return) may come from a seat that need not act
     anytime = any(standings.is_match_action(a) for a in env["actions"])
-    if meta["status"] != "active" or env["ply"] != meta["ply"] or (seat not in meta["active"] and not anytime):
+    if meta.status != "active" or env["ply"] != meta.ply or (seat not in meta.active and not anytime):
         # Only a move that fails these checks can be a resubmission: accepting an envelope
         # moves the ply past the one it names. (A resubmission racing its own first
         # acceptance finds the ply taken by the apply script, and then itself in the log.)
         earlier = ctx.store.accepted_ply(match_id, env_digest, env["ply"])
         if earlier is not None:
             return replayed(ctx, match_id, earlier, seat, proven, with_view)
-    if meta["status"] != "active":
-        raise Conflict("match-not-active", f"match {match_id} is {meta['status']}; no moves are accepted",
-                       current_ply=meta["ply"])
-    if env["ply"] != meta["ply"]:
-        raise Conflict("stale-ply", f"the move is based on ply {env['ply']} but the match is at ply {meta['ply']}",
-                       current_ply=meta["ply"])
-    if seat not in meta["active"] and not anytime:
-        raise Conflict("not-your-turn", f"seat {seat} need not act now (waiting for seats {meta['active']})",
-                       current_ply=meta["ply"])
+    if meta.status != "active":
+        raise Conflict("match-not-active", f"match {match_id} is {meta.status}; no moves are accepted",
+                       current_ply=meta.ply)
+    if env["ply"] != meta.ply:
+        raise Conflict("stale-ply", f"the move is based on ply {env['ply']} but the match is at ply {meta.ply}",
+                       current_ply=meta.ply)
+    if seat not in meta.active and not anytime:
+        raise Conflict("not-your-turn", f"seat {seat} need not act now (waiting for seats {list(meta.active)})",
+                       current_ply=meta.ply)
     if anytime and records.record_format(meta) != RECORD_FORMAT:
         raise Conflict("no-match-actions", f"match {match_id} was created before match clocks: it cannot be "
-                       "resigned or aborted by vote, only played to its end", current_ply=meta["ply"])
+                       "resigned or aborted by vote, only played to its end", current_ply=meta.ply)
     game = ctx.game_of(meta)
     state = ctx.state(match_id, meta)
-    rng = fairness.ply_rng(ctx.secret(match_id, meta), meta["ply"])
+    rng = fairness.ply_rng(ctx.secret(match_id, meta), meta.ply)
     before = clocks.standing_of(meta)
     try:
         state, after_standing, events = standings.judge(game, state, before, clocks.policy_of(meta), seat, by,
                                                         env["actions"], rng)
     except standings.StandingError as exc:
-        raise _standing_problem(exc, meta["ply"]) from exc
+        raise _standing_problem(exc, meta.ply) from exc
     except InvalidAction as exc:
         i = getattr(exc, "index", 0)
         raise BadRequest("invalid-action", f"action {i}: {exc.message}", rule_code=exc.code, action_index=i) from exc
@@ -191,38 +192,38 @@ def commit(ctx: MatchContext, match_id: str, env: dict[str, Any], raw: bytes, si
     active = [] if after_standing.ended else game.active_seats(state)
     rules_outcome = game.outcome(state)
     final = standings.final_outcome(rules_outcome.to_json() if rules_outcome else None, after_standing,
-                                    meta["players"])
+                                    meta.players)
     if after_standing.ended == "aborted":
         status = "aborted"
     else:
         status = "finished" if final is not None or rules_outcome is not None or not active else "active"
     accepted_at = ctx.now()
     entry: dict[str, Any] = {
-        "ply": meta["ply"], "seat": seat, "by": by, "envelope": env, "signature": signature,
-        "prev": meta["head"], "accepted_at": accepted_at, "events": events,
+        "ply": meta.ply, "seat": seat, "by": by, "envelope": env, "signature": signature,
+        "prev": meta.head, "accepted_at": accepted_at, "events": events,
         "events_digest": events_digest(records.record_format(meta), events,
-                                       hidden_salt(ctx.secret(match_id, meta), f"ply:{meta['ply']}")),
+                                       hidden_salt(ctx.secret(match_id, meta), f"ply:{meta.ply}")),
         "rng_draws": rng.draws,
         # the after-state, for the event streams (not hashed: a replay derives it)
-        "next": {"ply": meta["ply"] + 1, "status": status, "active": active},
+        "next": {"ply": meta.ply + 1, "status": status, "active": active},
         **proof,  # a mail move's message digest and delegation, a timeout's clock: covered by the hash
     }
     entry["hash"] = entry_hash(match_id, entry)
     entry["receipt"] = signing.sign(ctx.server_key, receipt_body(match_id, entry["ply"], entry["hash"]))
     # since which ply each active seat has had to act (the sweep finds notices that never went out)
-    since = meta.get("active_since") or {}
-    active_since = {str(s): since.get(str(s), meta["ply"] + 1) if s in meta["active"] else meta["ply"] + 1
+    since = meta.active_since or {}
+    active_since = {str(s): since.get(str(s), meta.ply + 1) if s in meta.active else meta.ply + 1
                     for s in active}
     control = clocks.time_control_of(meta)
-    seat_clocks = tcs.step(control, clocks.clocks_of(meta), parse_iso(accepted_at), seat, meta["active"], active,
+    seat_clocks = tcs.step(control, clocks.clocks_of(meta), parse_iso(accepted_at), seat, meta.active, active,
                            timed_out=by == standings.CLOCK,
                            pauses={seat: clocks.pauses_of(ctx, meta)(seat)} if tcs.timed(control) else None)
     extra = {"standing": after_standing.to_json(), "clocks": [c.to_json() for c in seat_clocks]}
     said = [e["type"] for e in events if e.get("type") in MATCH_EVENTS]
     result = ctx.store.apply(
-        match_id, meta["ply"], {"ply": meta["ply"] + 1, "state": game.dump(state)}, entry, env_digest,
+        match_id, meta.ply, {"ply": meta.ply + 1, "state": game.dump(state)}, entry, env_digest,
         status, active, entry["hash"], accepted_at, final, active_since,
-        announcement("moved", {"seat": seat, "before": meta["active"], "after": active, "status": status,
+        announcement("moved", {"seat": seat, "before": list(meta.active), "after": active, "status": status,
                                 **({"match_events": said} if said else {})}),
         extra,
     )
@@ -237,11 +238,11 @@ def commit(ctx: MatchContext, match_id: str, env: dict[str, Any], raw: bytes, si
                        current_ply=result.ply)
     new_ply = result.ply
     # the meta as the apply script left it: the response's view needs no second read
-    after = dict(meta, ply=new_ply, active=active, status=status, head=entry["hash"], active_since=active_since,
-                 updated_at=accepted_at, outcome=final, **extra)
+    after = meta.merged({"ply": new_ply, "active": active, "status": status, "head": entry["hash"],
+                         "active_since": active_since, "updated_at": accepted_at, "outcome": final, **extra})
     ctx.states.remember(match_id, new_ply, state, after)
     viewer = None if server else seat
-    answer = {"match": match_id, "seat": seat, "ply": new_ply, "accepted_ply": meta["ply"], "replayed": False,
+    answer = {"match": match_id, "seat": seat, "ply": new_ply, "accepted_ply": meta.ply, "replayed": False,
               "head": entry["hash"], "receipt": entry["receipt"], "status": status,
               "events": visible_events(events, viewer)}
     if with_view:  # a client that asked for a minimal answer reads the view when it wants it

@@ -74,17 +74,17 @@ def timeout(ctx: MatchContext, match_id: str, seat: int) -> dict[str, Any] | Non
     the action: the stand-in's choice, a pass, ``match:forfeit`` or ``match:cancel``. Returns the
     submit result, or None when nothing is due (or another process committed first)."""
     meta = ctx.meta(match_id)
-    if meta["status"] != "active" or seat not in meta["active"] or not meta.get("clock_key"):
+    if meta.status != "active" or seat not in meta.active or not meta.clock_key:
         return None
     now = ctx.moment()
     status = clocks.status_now(ctx, meta, now)[seat]
     if status.controller != "player" or status.acts_at is None or now < status.acts_at or status.since is None:
         return None
-    policy = dict(meta["timeout_policy"])
+    policy = dict(meta.timeout_policy or {})  # a match with a clock_key stores its policy
     fresh, state = ctx.fresh(match_id, meta)
-    if fresh["ply"] != meta["ply"]:  # a move landed meanwhile: judge again next time
+    if fresh.ply != meta.ply:  # a move landed meanwhile: judge again next time
         return None
-    ply = meta["ply"]
+    ply = meta.ply
     game = ctx.game_of(meta)
     action: Action
     if policy["policy"] == "forfeit":
@@ -96,7 +96,7 @@ def timeout(ctx: MatchContext, match_id: str, seat: int) -> dict[str, Any] | Non
         action = passed if passed is not None else _choice(ctx, match_id, seat, ply, state, ctx.stand_in_of(game.id))
     clock = {"policy": policy["policy"], "since": iso(status.since),
              "deadline": iso(status.deadline) if status.deadline else None, "acts_at": iso(status.acts_at),
-             "allowance_s": tcs.allowance_s(meta["time_control"], tcs.SeatClock.from_json(meta["clocks"][seat])),
+             "allowance_s": tcs.allowance_s(clocks.time_control_of(meta), tcs.SeatClock.from_json((meta.clocks or ())[seat])),
              "grace_hours": policy.get("grace_hours", 0)}
     env, raw, signature = _signed(ctx, match_id, seat, ply, action, ctx.clock_private_key(match_id), f"clock-{ply}")
     try:
@@ -111,20 +111,20 @@ def server_move(ctx: MatchContext, match_id: str, seat: int, ply: int) -> dict[s
     (``stand-in:<bot>``), or a pass for a skipped turn (``skip``; the stand-in's choice where the
     game has no legal pass), both signed with the match's clock key. None: nothing to play."""
     meta = ctx.meta(match_id)
-    if meta["status"] != "active" or seat not in meta["active"] or meta["ply"] != ply:
+    if meta.status != "active" or seat not in meta.active or meta.ply != ply:
         return None
     fresh, state = ctx.fresh(match_id, meta)
-    if fresh["ply"] != ply or seat not in fresh["active"]:
+    if fresh.ply != ply or seat not in fresh.active:
         return None
-    meta = dict(fresh)
-    row = meta["seats"][seat]
-    controller = standings.Standing.from_json(meta["standing"]).controllers[seat] if meta.get("standing") else (
-        "bot" if row["kind"] == "bot" else "player")
+    meta = fresh
+    row = meta.seats[seat]
+    controller = standings.Standing.from_json(meta.standing).controllers[seat] if meta.standing else (
+        "bot" if row.is_bot else "player")
     game = ctx.game_of(meta)
     if controller == "bot":
-        steps = _turn(ctx, match_id, seat, ply, state, row["bot"])
+        steps = _turn(ctx, match_id, seat, ply, state, row.bot or "")  # a bot seat always names its bot
         env, raw, signature = _signed(ctx, match_id, seat, ply, steps, ctx.bot_private_key(match_id, seat), f"bot-{ply}")
-        by = f"bot:{row['bot']}"
+        by = f"bot:{row.bot}"
     elif controller in ("stand-in", "forfeited", "skip"):
         bot = ctx.stand_in_of(game.id)
         passed = standings.pass_action(game.legal_actions(state, seat)) if controller == "skip" else None

@@ -23,8 +23,8 @@ def held_address(ctx: MatchContext, public_key: str, email: str) -> str:
     held = ctx.store.seats_of_key(public_key)
     metas = ctx.store.metas([mid for mid, _ in held], ("seats",))
     for (_, seat), meta in zip(held, metas, strict=True):
-        rows = (meta or {}).get("seats") or []
-        if seat < len(rows) and rows[seat]["email"].lower() == address.lower():
+        rows = () if meta is None else meta.seats
+        if seat < len(rows) and rows[seat].email.lower() == address.lower():
             return address
     raise Forbidden("not-your-address", f"the signing key holds no seat whose notices go to {address}; sign with the "
                     "key of a seat you claimed with that address (or reply \"stop notices\" to one of its mails)")

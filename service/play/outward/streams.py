@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from service.play.errors import BadRequest
 from service.play.outward import events
+from service.proof.match_record import MatchMeta
 
 if TYPE_CHECKING:
     from service.play.context import MatchContext
@@ -61,7 +62,7 @@ class Timing:
 DONE = ("finished", "aborted")
 
 
-def parse_match_event_id(raw: str | None, meta: Mapping[str, Any]) -> int | None:
+def parse_match_event_id(raw: str | None, meta: MatchMeta) -> int | None:
     """A match stream's Last-Event-ID: a ply this match has reached, or 400."""
     if raw is None:
         return None
@@ -69,11 +70,11 @@ def parse_match_event_id(raw: str | None, meta: Mapping[str, Any]) -> int | None
         raise BadRequest("bad-last-event-id", f"Last-Event-ID must be a ply of this match (ASCII digits, the id of "
                                               f"an event this stream sent), not {raw[:40]!r}")
     n = int(raw)
-    never_started = meta["status"] == "waiting" or (meta["status"] == "aborted" and not meta.get("head"))
-    if n > meta["ply"] or (never_started and n > 0):
-        raise BadRequest("bad-last-event-id", f"Last-Event-ID {n} is past this match (it is at ply {meta['ply']}, "
-                                              f"status {meta['status']}): it is not an id this stream sent")
-    if meta["status"] == "waiting":  # nothing was ever sent: there is no event 0 to resume after
+    never_started = meta.status == "waiting" or (meta.status == "aborted" and not meta.head)
+    if n > meta.ply or (never_started and n > 0):
+        raise BadRequest("bad-last-event-id", f"Last-Event-ID {n} is past this match (it is at ply {meta.ply}, "
+                                              f"status {meta.status}): it is not an id this stream sent")
+    if meta.status == "waiting":  # nothing was ever sent: there is no event 0 to resume after
         raise BadRequest("bad-last-event-id", "this match has not started, so its stream has sent no event yet; "
                                               "connect without Last-Event-ID")
     return n
@@ -114,8 +115,8 @@ class Feed:
 
     def _read(self, ctx: MatchContext) -> None:
         meta = ctx.meta(self.match_id)
-        status, ply = meta["status"], int(meta["ply"])
-        if status == "aborted" and not meta.get("head"):  # aborted before its start: nothing else to tell
+        status, ply = meta.status, int(meta.ply)
+        if status == "aborted" and not meta.head:  # aborted before its start: nothing else to tell
             self.events.append((0, events.aborted(meta)))
             self.done = True
             return
@@ -242,22 +243,22 @@ def inbox_events(ctx: MatchContext, kind: str, match_id: str, ply: int, data: Ma
     meta = ctx.store.meta(match_id)
     if meta is None:
         return []
-    holders = [(s["seat"], s["public_key"]) for s in meta["seats"] if s["kind"] == "human" and s.get("public_key")]
+    holders = [(s.seat, s.public_key) for s in meta.seats if s.kind == "human" and s.public_key]
     out: list[tuple[str, dict[str, Any]]] = []
     if kind == "aborted":
-        keys = {key for _, key in holders} | ({meta["creator_key"]} if meta.get("creator_key") else set())
+        keys = {key for _, key in holders} | ({meta.creator_key} if meta.creator_key else set())
         return [(key, events.aborted(meta)) for key in sorted(keys)]
     if kind == "started":
         # who acts first, as the start announced it (the meta may have moved on since)
-        first = list(data.get("after") or (meta["active"] if meta["ply"] == 0 else []))
-        then = {**meta, "ply": 0, "active": first, "updated_at": meta.get("started_at") or meta["updated_at"]}
+        first = list(data.get("after") or (meta.active if meta.ply == 0 else []))
+        then = meta.but(ply=0, active=tuple(first), updated_at=meta.started_at or meta.updated_at)
         for seat, key in holders:
             out.append((key, events.started(meta, seat)))
             if seat in first:
                 out.append((key, events.your_turn(then, seat)))
         return out
     if kind == "reminder":  # the match clock: a reminder to its seat, a late note to everyone
-        if meta["status"] != "active":
+        if meta.status != "active":
             return out
         ev = events.reminder(meta, data)
         return [(key, ev) for seat, key in holders if ev["reminder"] == "late" or seat == data.get("seat")]
@@ -270,13 +271,13 @@ def inbox_events(ctx: MatchContext, kind: str, match_id: str, ply: int, data: Ma
     before = list(data.get("before") or [])
     after = list(data.get("after") or [])
     # the match as it stood right after this move, for the your-turn (the meta may have moved on)
-    then = {**meta, "ply": ply, "active": after, "updated_at": entry["accepted_at"]}
+    then = meta.but(ply=ply, active=tuple(after), updated_at=entry["accepted_at"])
     for seat, key in holders:
         out.append((key, events.move(meta, entry, seat)))
         if seat in after and seat not in before:
             out.append((key, events.your_turn(then, seat)))
-    if data.get("status") == "finished" and meta["status"] == "finished":
+    if data.get("status") == "finished" and meta.status == "finished":
         out.extend((key, events.finished(meta)) for _, key in holders)
-    if data.get("status") == "aborted" and meta["status"] == "aborted":  # by vote or timeout, after the start
+    if data.get("status") == "aborted" and meta.status == "aborted":  # by vote or timeout, after the start
         out.extend((key, events.aborted(meta)) for _, key in holders)
     return out

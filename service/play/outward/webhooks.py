@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from service.play.errors import Conflict, Forbidden, NotFound
 from service.play.outward import events
 from service.play.outward.hook_urls import Resolver, resolve_checked, system_resolver
+from service.proof.match_record import MatchMeta
 
 if TYPE_CHECKING:  # injected, as the match store is (see service.play.context)
     from service.play.context import MatchContext
@@ -74,7 +75,7 @@ class Webhooks:
         """The owner string of a match's hooks, when ``signer`` (a verified key) created it;
         404 for no such match, 403 ``not-the-creator`` otherwise."""
         meta = self.ctx.meta(match_id)
-        if meta.get("creator_key") != signer:
+        if meta.creator_key != signer:
             raise Forbidden("not-the-creator", f"only the key that created match {match_id} may manage its webhooks")
         return match_owner(match_id)
 
@@ -136,7 +137,7 @@ class Webhooks:
         message id is stable (the same entry twice gives the same ids), so receivers can fold
         duplicates by the ``webhook-id`` header."""
         meta = self.ctx.meta(match_id)
-        seats = [(s["seat"], s["public_key"]) for s in meta["seats"] if s["kind"] == "human" and s["public_key"]]
+        seats = [(s.seat, s.public_key) for s in meta.seats if s.kind == "human" and s.public_key]
         out: list[tuple[str, str, dict[str, Any]]] = []
 
         def both(public: dict[str, Any], private: Any = None) -> None:
@@ -145,7 +146,7 @@ class Webhooks:
                 ev = private(seat) if private else public
                 out.append((player_owner(key), f"{ev['id']}@{seat}" if private else ev["id"], ev))
 
-        def turns(at: Mapping[str, Any], active: list[int], already: list[int]) -> None:
+        def turns(at: MatchMeta, active: list[int], already: list[int]) -> None:
             for seat, key in seats:
                 if seat in active and seat not in already:
                     ev = events.your_turn(at, seat)
@@ -153,8 +154,8 @@ class Webhooks:
 
         if kind == "started":
             both(events.started(meta), lambda s: events.started(meta, s))
-            if meta["ply"] == 0:  # a your-turn for a ply already played would only mislead
-                turns(meta, list(meta["active"]), [])
+            if meta.ply == 0:  # a your-turn for a ply already played would only mislead
+                turns(meta, list(meta.active), [])
         elif kind == "moved" and ply > 0:
             found = self.ctx.store.log(match_id, ply - 1, ply - 1)
             if not found:
@@ -163,16 +164,16 @@ class Webhooks:
             both(events.move(meta, entry), lambda s: events.move(meta, entry, s))
             after = data.get("after", (entry.get("next") or {}).get("active", []))
             status = data.get("status", (entry.get("next") or {}).get("status"))
-            if status == "finished" and meta["status"] == "finished":
+            if status == "finished" and meta.status == "finished":
                 both(events.finished(meta))
-            elif status == "aborted" and meta["status"] == "aborted":  # by vote or timeout, after the start
+            elif status == "aborted" and meta.status == "aborted":  # by vote or timeout, after the start
                 both(events.aborted(meta))
             elif status == "active":
-                at = {**meta, "ply": ply, "active": list(after), "updated_at": entry["accepted_at"]}
+                at = meta.but(ply=ply, active=tuple(after), updated_at=entry["accepted_at"])
                 turns(at, list(after), list(data.get("before", [])))
-        elif kind == "aborted" and meta["status"] == "aborted":
+        elif kind == "aborted" and meta.status == "aborted":
             both(events.aborted(meta))
-        elif kind == "reminder" and meta["status"] == "active":
+        elif kind == "reminder" and meta.status == "active":
             ev = events.reminder(meta, data)
             if ev["reminder"] == "late":  # the daily late note is for everyone in the match
                 both(ev)
@@ -188,8 +189,8 @@ class Webhooks:
         if kind not in ("started", "moved", "aborted", "reminder"):
             return 0
         meta = self.ctx.meta(match_id)
-        owners = [match_owner(match_id)] + [player_owner(s["public_key"]) for s in meta["seats"]
-                                            if s["kind"] == "human" and s["public_key"]]
+        owners = [match_owner(match_id)] + [player_owner(s.public_key) for s in meta.seats
+                                            if s.kind == "human" and s.public_key]
         if not self.store.owners_with_hooks(owners):  # most matches: nobody listens, build nothing
             return 0
         planned = self.events_for(kind, match_id, ply, data)
@@ -212,16 +213,16 @@ class Webhooks:
             meta = self.ctx.store.meta(who)
             if meta is None:
                 return None
-            key = str(meta.get("creator_key") or "")
-            for row in meta["seats"]:
-                if row["public_key"] == key and row.get("email"):
-                    return str(row["email"])
+            key = str(meta.creator_key or "")
+            for row in meta.seats:
+                if row.public_key == key and row.email:
+                    return str(row.email)
         else:
             key = who
         held = self.ctx.store.seats_of_key(key)
         metas = self.ctx.store.metas([mid for mid, _ in held], ("seats",))
         for (_, seat), meta in zip(held, metas, strict=True):
-            rows = meta.get("seats") or []
-            if seat < len(rows) and rows[seat].get("public_key") == key and rows[seat].get("email"):
-                return str(rows[seat]["email"])
+            rows = () if meta is None else meta.seats
+            if seat < len(rows) and rows[seat].public_key == key and rows[seat].email:
+                return str(rows[seat].email)
         return None

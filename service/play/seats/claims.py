@@ -15,6 +15,7 @@ from service.play.seats.lifecycle import finish_start, token_hash
 from service.play.seats.people import check_name, normal_email
 from service.proof import signing
 from service.proof.delegation import delegation_body
+from service.proof.match_record import MatchMeta
 
 if TYPE_CHECKING:
     from service.play.context import MatchContext
@@ -34,11 +35,11 @@ def claim(ctx: MatchContext, match_id: str, seat: int, token: str, public_key: s
     if not signing.valid_public_key(public_key):
         raise BadRequest("bad-public-key", "public_key must be a base64url Ed25519 public key: 32 bytes encoding a canonical "
                          "curve point that is not of small order (such a key would accept forged signatures)")
-    mail: dict[str, Any] = {}
+    mail: dict[str, str] = {}
     if mail_delegation:
         # the seat is checked first: the delegation body names it, and a seat number beyond the
         # match (say 2**54, which the stateful fuzz sent) cannot even be canonical JSON
-        if not 0 <= seat < ctx.meta(match_id)["players"]:
+        if not 0 <= seat < ctx.meta(match_id).players:
             raise NotFound("unknown-seat", f"match {match_id} has no seat {seat}")
         mail_key = ctx.mail_public_key(match_id, seat, 0)
         if not signing.verify(public_key, delegation_body(match_id, seat, mail_key), mail_delegation):
@@ -50,44 +51,42 @@ def claim(ctx: MatchContext, match_id: str, seat: int, token: str, public_key: s
 
 
 def claim_seat(ctx: MatchContext, match_id: str, seat: int, public_key: str, name: str, email: str, *, token: str | None,
-               nonce: str = "", custody: str = "player", mail: Mapping[str, Any] | None = None) -> dict[str, Any]:
+               nonce: str = "", custody: str = "player", mail: Mapping[str, str] | None = None) -> dict[str, Any]:
     """The claim itself, for :func:`claim` (``token`` checked against the invitation) and
     :func:`service.play.seats.keys.join_by_mail` (``token=None``: the caller checked the
-    invitation's reply address; ``custody="server"``)."""
+    invitation's reply address; ``custody="server"``). ``mail``: the seat's first ``mail_key``
+    and its ``mail_delegation``, when the claim delegates moves by mail."""
     name = check_name(name)
     email = normal_email(email) if email else ""
 
-    def change(meta: dict[str, Any]) -> dict[str, Any]:
-        rows = meta["seats"]
+    def change(meta: MatchMeta) -> MatchMeta:
+        rows = meta.seats
         if not 0 <= seat < len(rows):
             raise NotFound("unknown-seat", f"match {match_id} has no seat {seat}")
         row = rows[seat]
-        same_token = token is None or secrets.compare_digest(row.get("invite_hash", ""), token_hash(token))
-        if row["kind"] == "human" and row["claimed"] and row["public_key"] == public_key and same_token:
+        same_token = token is None or secrets.compare_digest(row.invite_hash or "", token_hash(token))
+        if row.kind == "human" and row.claimed and row.public_key == public_key and same_token:
             # The same claim again (same token, same key): a client retrying after a lost
             # answer or a failure between the claim and the start. Idempotent, and it finishes
             # the start below if that never happened, so no match stays waiting with no open seat.
-            return {"updated_at": meta["updated_at"]}  # nothing new (an empty HSET is an error)
-        if row["kind"] != "human" or row["claimed"]:
+            return meta  # nothing new
+        if row.kind != "human" or row.claimed:
             raise Conflict("seat-taken", f"seat {seat} of match {match_id} is already taken")
-        if meta["status"] != "waiting":
-            raise Conflict("match-not-waiting", f"match {match_id} is {meta['status']}")
+        if meta.status != "waiting":
+            raise Conflict("match-not-waiting", f"match {match_id} is {meta.status}")
         if not same_token:
             raise Unauthorized("bad-invite-token", f"that is not the invite token of seat {seat}")
-        row.update({"claimed": True, "public_key": public_key, "name": name, "nonce": nonce})
-        if custody == "server":
-            row["custody"] = "server"
-        row.update(mail or {})
-        if email:
-            row["email"] = email
-        return {"seats": rows, "updated_at": ctx.now()}
+        row = row.but(claimed=True, public_key=public_key, name=name, nonce=nonce,
+                      **({"custody": "server"} if custody == "server" else {}), **(mail or {}),
+                      **({"email": email} if email else {}))
+        return meta.with_seat(row).but(updated_at=ctx.now())
 
     ctx.meta(match_id)
     meta = ctx.store.update_meta(match_id, change)
     ctx.store.index_seat(public_key, match_id, seat)  # a set add: a retry repeats it harmlessly
-    if meta["status"] == "waiting" and all(r["claimed"] for r in meta["seats"]):
+    if meta.status == "waiting" and all(r.claimed for r in meta.seats):
         # the last seat: start now (a concurrent retry of a claim that started it first, or a
         # failed start, leaves the claim standing; the retry or the worker's sweep starts it)
         finish_start(ctx, match_id)
         meta = ctx.meta(match_id)
-    return {"id": match_id, "seat": seat, "status": meta["status"], "ply": meta["ply"]}
+    return {"id": match_id, "seat": seat, "status": meta.status, "ply": meta.ply}

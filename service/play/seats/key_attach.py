@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from service.play.errors import BadRequest, Conflict, NotFound, Unauthorized
 from service.proof import signing
 from service.proof.delegation import seat_key_body
+from service.proof.match_record import MatchMeta, SeatRow
 
 if TYPE_CHECKING:
     from service.play.context import MatchContext
@@ -34,15 +35,15 @@ def _when(iso: str) -> datetime:
     return datetime.fromisoformat(iso.replace("Z", "+00:00"))
 
 
-def _custodial_row(meta: dict[str, Any], seat: int) -> dict[str, Any]:
-    if not 0 <= seat < len(meta["seats"]):
-        raise NotFound("unknown-seat", f"match {meta['id']} has no seat {seat}")
-    row: dict[str, Any] = meta["seats"][seat]
-    if row.get("custody") != "server":
-        raise Conflict("not-custodial", f"seat {seat} of match {meta['id']} is not custodial: it already signs with "
+def _custodial_row(meta: MatchMeta, seat: int) -> SeatRow:
+    if not 0 <= seat < len(meta.seats):
+        raise NotFound("unknown-seat", f"match {meta.id} has no seat {seat}")
+    row = meta.seats[seat]
+    if not row.is_custodial:
+        raise Conflict("not-custodial", f"seat {seat} of match {meta.id} is not custodial: it already signs with "
                        "the player's own key, so there is no key to attach")
-    if meta["status"] not in ("waiting", "active"):
-        raise Conflict("match-over", f"match {meta['id']} is {meta['status']}: its seats no longer change keys")
+    if meta.status not in ("waiting", "active"):
+        raise Conflict("match-over", f"match {meta.id} is {meta.status}: its seats no longer change keys")
     return row
 
 
@@ -52,10 +53,10 @@ def attach_token(ctx: MatchContext, match_id: str, seat: int) -> str:
     token = secrets.token_hex(16)  # hex: never starts with a dash, which the CLI would take for an option
     ctx.meta(match_id)
 
-    def change(meta: dict[str, Any]) -> dict[str, Any]:
-        row = _custodial_row(meta, seat)
-        row.update({"attach_hash": _hash(token), "attach_expires": (_when(ctx.now()) + TOKEN_TTL).isoformat()})
-        return {"seats": meta["seats"], "updated_at": ctx.now()}
+    def change(meta: MatchMeta) -> MatchMeta:
+        row = _custodial_row(meta, seat).but(attach_hash=_hash(token),
+                                             attach_expires=(_when(ctx.now()) + TOKEN_TTL).isoformat())
+        return meta.with_seat(row).but(updated_at=ctx.now())
 
     ctx.store.update_meta(match_id, change)
     return token
@@ -71,28 +72,28 @@ def attach_key(ctx: MatchContext, match_id: str, seat: int, token: str, public_k
     ctx.meta(match_id)
     body = seat_key_body(match_id, seat, public_key, from_ply)
 
-    def change(meta: dict[str, Any]) -> dict[str, Any]:
+    def change(meta: MatchMeta) -> MatchMeta:
         row = _custodial_row(meta, seat)
-        expires = row.get("attach_expires") or ""
-        if (not row.get("attach_hash") or not secrets.compare_digest(row["attach_hash"], _hash(token))
+        expires = row.attach_expires or ""
+        if (not row.attach_hash or not secrets.compare_digest(row.attach_hash, _hash(token))
                 or _when(expires) < _when(ctx.now())):
             raise Unauthorized("bad-attach-token", f"that is not a live attach token of seat {seat}: a token works once, "
                                "for a day; mail `key` to the match's address for a new one")
-        if from_ply != meta["ply"]:
+        if from_ply != meta.ply:
             raise Conflict("stale-ply", f"the key change is signed for ply {from_ply} but the match is at ply "
-                           f"{meta['ply']}; sign it again for the current ply", current_ply=meta["ply"])
+                           f"{meta.ply}; sign it again for the current ply", current_ply=meta.ply)
         if not signing.verify(public_key, body, signature):
             raise Unauthorized("bad-signature", "the signature does not verify under the new key over the seat key body "
                                "(the proof that you hold the key you attach)")
         key_change = {"seat": seat, "from_ply": from_ply, "public_key": public_key, "signature": signature,
                   "custodial_signature": signing.sign(ctx.custodial_private_key(match_id, seat), body)}
-        row.setdefault("key_changes", []).append(key_change)
-        row.setdefault("genesis_key", row["public_key"])
-        row.update({"public_key": public_key, "custody": "player", "key_attached": True, "attach_hash": "",
-                    "attach_expires": "", "mail_key": "", "mail_delegation": ""})
-        return {"seats": meta["seats"], "updated_at": ctx.now()}
+        row = row.but(key_changes=(*(row.key_changes or ()), key_change),
+                      genesis_key=row.genesis_key if row.genesis_key is not None else row.public_key,
+                      public_key=public_key, custody="player", key_attached=True, attach_hash="", attach_expires="",
+                      mail_key="", mail_delegation="")
+        return meta.with_seat(row).but(updated_at=ctx.now())
 
     meta = ctx.store.update_meta(match_id, change)
     ctx.store.index_seat(public_key, match_id, seat)
     return {"match": match_id, "seat": seat, "public_key": public_key, "from_ply": from_ply,
-            "custody": "player", "status": meta["status"], "ply": meta["ply"]}
+            "custody": "player", "status": meta.status, "ply": meta.ply}

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -32,6 +31,7 @@ from service.proof.delegation import (
     mail_private_key,
     withdrawal_body,
 )
+from service.proof.match_record import MatchMeta, SeatRow
 
 if TYPE_CHECKING:
     from service.play.context import MatchContext
@@ -39,34 +39,34 @@ if TYPE_CHECKING:
 DIGEST = re.compile(r"[0-9a-f]{32,128}")
 
 
-def is_custodial(row: Mapping[str, Any]) -> bool:
+def is_custodial(row: SeatRow) -> bool:
     """Does the server hold this seat's key (a player who joined by mail with no key)?"""
-    return row.get("custody") == "server"
+    return row.is_custodial
 
 
-def mail_ready(meta: Mapping[str, Any], seat: int) -> str | None:
+def mail_ready(meta: MatchMeta, seat: int) -> str | None:
     """None when ``seat`` may move by mail now, else the sentence saying why not (the answer
     mail shows it to the player, the refusal ``no-mail-delegation`` carries it)."""
-    match_id = meta["id"]
-    rows = meta["seats"]
+    match_id = meta.id
+    rows = meta.seats
     if not 0 <= seat < len(rows):
         return f"match {match_id} has no seat {seat}"
     row = rows[seat]
-    if row["kind"] != "human":
+    if row.kind != "human":
         return f"seat {seat} of match {match_id} is played by a bot, not by mail"
-    if not row["claimed"]:
+    if not row.claimed:
         return (f"seat {seat} of match {match_id} has not been claimed yet: claim it, or reply "
                 "`join Your Name` to the invitation")
     if is_custodial(row):
         return None  # the server holds the seat's own key: nothing to delegate
-    if row.get("mail_delegation") and row.get("mail_key"):
+    if row.mail_delegation and row.mail_key:
         return None
     grant = f"`portolan mail-delegation {match_id} --seat {seat} grant`"
-    if row.get("key_attached"):
+    if row.key_attached:
         return (f"seat {seat} of match {match_id} now signs with the player's own key, which has not delegated "
                 f"moves by mail: without a mail delegation signed by that key no reply can move for the seat; "
                 f"grant one with {grant}")
-    if int(row.get("mail_generation") or 0) > 0:
+    if row.generation > 0:
         return (f"seat {seat} of match {match_id} withdrew its mail delegation, so a reply by mail cannot move for "
                 f"it; grant it again with {grant}")
     return (f"seat {seat} of match {match_id} has not delegated moves by mail: only a mail delegation signed by the "
@@ -81,26 +81,26 @@ class MailProof:
     server_key: str
     digest: str
 
-    def signer(self, meta: Mapping[str, Any], seat: int) -> tuple[str, dict[str, Any]]:
+    def signer(self, meta: MatchMeta, seat: int) -> tuple[str, dict[str, Any]]:
         """The public key the move must verify under and the fields the entry gains; refuses
         (403 ``no-mail-delegation``) when the seat may not move by mail."""
         reason = mail_ready(meta, seat)
         if reason is not None:
             raise Forbidden("no-mail-delegation", reason)
-        row = meta["seats"][seat]
+        row = meta.seats[seat]
         extra: dict[str, Any] = {"mail": {"digest": self.digest}}
         if is_custodial(row):
-            return str(row["public_key"]), extra
-        extra["delegation"] = {"body": delegation_body(meta["id"], seat, row["mail_key"]),
-                               "signature": row["mail_delegation"]}
-        return str(row["mail_key"]), extra
+            return str(row.public_key), extra
+        extra["delegation"] = {"body": delegation_body(meta.id, seat, row.mail_key or ""),
+                               "signature": row.mail_delegation}
+        return str(row.mail_key), extra
 
-    def private_key(self, meta: Mapping[str, Any], seat: int) -> str:
+    def private_key(self, meta: MatchMeta, seat: int) -> str:
         """The server-held key that signs this seat's mail move."""
-        row = meta["seats"][seat]
+        row = meta.seats[seat]
         if is_custodial(row):
-            return custodial_private_key(self.server_key, meta["id"], seat)
-        return mail_private_key(self.server_key, meta["id"], seat, int(row.get("mail_generation") or 0))
+            return custodial_private_key(self.server_key, meta.id, seat)
+        return mail_private_key(self.server_key, meta.id, seat, row.generation)
 
 
 def submit_by_mail(ctx: MatchContext, match_id: str, seat: int, ply: int, actions: list[dict[str, Any]], *,
@@ -132,31 +132,30 @@ def join_by_mail(ctx: MatchContext, match_id: str, seat: int, name: str, email: 
     return claim_seat(ctx, match_id, seat, public_key, name, email, token=None, custody="server")
 
 
-def _row(meta: Mapping[str, Any], seat: int) -> dict[str, Any]:
+def _row(meta: MatchMeta, seat: int) -> SeatRow:
     """The seat's row, or 404 ``unknown-seat``."""
-    if not 0 <= seat < len(meta["seats"]):
-        raise NotFound("unknown-seat", f"match {meta['id']} has no seat {seat}")
-    row: dict[str, Any] = meta["seats"][seat]
-    return row
+    if not 0 <= seat < len(meta.seats):
+        raise NotFound("unknown-seat", f"match {meta.id} has no seat {seat}")
+    return meta.seats[seat]
 
 
 def mail_key_info(ctx: MatchContext, match_id: str, seat: int) -> dict[str, Any]:
     """What a player's key signs to delegate moves by mail (public: the mail key is the
     server's, and signing its delegation body is the player's own decision)."""
     meta = ctx.meta(match_id)
-    if _row(meta, seat)["kind"] != "human":
+    if not _row(meta, seat).is_human:
         raise Conflict("bot-seat", f"seat {seat} of match {match_id} is a bot's: it does not move by mail")
     return mail_key_info_of(ctx, meta, seat)
 
 
-def _may_change(meta: Mapping[str, Any], seat: int, signer_key: str) -> dict[str, Any]:
+def _may_change(meta: MatchMeta, seat: int, signer_key: str) -> SeatRow:
     """The seat row a signed request by ``signer_key`` may change the mail delegation of."""
     row = _row(meta, seat)
-    if not row["claimed"] or row["public_key"] != signer_key:
-        raise Forbidden("not-your-seat", f"that key does not hold seat {seat} of match {meta['id']}: only the seat's "
+    if not row.claimed or row.public_key != signer_key:
+        raise Forbidden("not-your-seat", f"that key does not hold seat {seat} of match {meta.id}: only the seat's "
                         "key may grant or withdraw its mail delegation")
-    if meta["status"] not in ("waiting", "active"):
-        raise Conflict("match-over", f"match {meta['id']} is {meta['status']}: its mail delegations no longer change")
+    if meta.status not in ("waiting", "active"):
+        raise Conflict("match-over", f"match {meta.id} is {meta.status}: its mail delegations no longer change")
     return row
 
 
@@ -165,17 +164,16 @@ def grant_mail_delegation(ctx: MatchContext, match_id: str, seat: int, signer_ke
     body of the seat's current mail key. Granting what is already granted changes nothing."""
     ctx.meta(match_id)
 
-    def change(meta: dict[str, Any]) -> dict[str, Any]:
+    def change(meta: MatchMeta) -> MatchMeta:
         row = _may_change(meta, seat, signer_key)
-        mail_key = ctx.mail_public_key(match_id, seat, int(row.get("mail_generation") or 0))
+        mail_key = ctx.mail_public_key(match_id, seat, row.generation)
         if not signing.verify(signer_key, delegation_body(match_id, seat, mail_key), signature):
             raise Unauthorized("bad-mail-delegation", f"the signature does not verify under seat {seat}'s key over the "
                                f"delegation body of its mail key {mail_key} (see GET "
                                f"/v1/matches/{match_id}/seats/{seat}/mail-key)")
-        if row.get("mail_key") == mail_key and row.get("mail_delegation"):
-            return {"updated_at": meta["updated_at"]}  # granted already (a retry): keep the first signature
-        row.update({"mail_key": mail_key, "mail_delegation": signature})
-        return {"seats": meta["seats"], "updated_at": ctx.now()}
+        if row.mail_key == mail_key and row.mail_delegation:
+            return meta  # granted already (a retry): keep the first signature
+        return meta.with_seat(row.but(mail_key=mail_key, mail_delegation=signature)).but(updated_at=ctx.now())
 
     meta = ctx.store.update_meta(match_id, change)
     return mail_key_info_of(ctx, meta, seat)
@@ -187,29 +185,29 @@ def withdraw_mail_delegation(ctx: MatchContext, match_id: str, seat: int, signer
     up, so a new grant delegates to a new key) and the record lists the withdrawal."""
     ctx.meta(match_id)
 
-    def change(meta: dict[str, Any]) -> dict[str, Any]:
+    def change(meta: MatchMeta) -> MatchMeta:
         row = _may_change(meta, seat, signer_key)
-        mail_key = str(row.get("mail_key") or "")
-        if not mail_key or not row.get("mail_delegation"):
+        mail_key = row.mail_key or ""
+        if not mail_key or not row.mail_delegation:
             raise Conflict("no-mail-delegation", f"seat {seat} of match {match_id} has no mail delegation to withdraw")
         if not signing.verify(signer_key, withdrawal_body(match_id, seat, mail_key), withdrawal):
             raise Unauthorized("bad-withdrawal", f"the withdrawal does not verify under seat {seat}'s key over the "
                                f"withdrawal body of its mail key {mail_key}")
-        row.setdefault("mail_withdrawals", []).append(
-            {"seat": seat, "ply": meta["ply"], "mail_key": mail_key, "signature": withdrawal})
-        row.update({"mail_key": "", "mail_delegation": "", "mail_generation": int(row.get("mail_generation") or 0) + 1})
-        return {"seats": meta["seats"], "updated_at": ctx.now()}
+        withdrawn = {"seat": seat, "ply": meta.ply, "mail_key": mail_key, "signature": withdrawal}
+        row = row.but(mail_withdrawals=(*(row.mail_withdrawals or ()), withdrawn), mail_key="", mail_delegation="",
+                      mail_generation=row.generation + 1)
+        return meta.with_seat(row).but(updated_at=ctx.now())
 
     meta = ctx.store.update_meta(match_id, change)
     return mail_key_info_of(ctx, meta, seat)
 
 
-def mail_key_info_of(ctx: MatchContext, meta: Mapping[str, Any], seat: int) -> dict[str, Any]:
+def mail_key_info_of(ctx: MatchContext, meta: MatchMeta, seat: int) -> dict[str, Any]:
     """:func:`mail_key_info` from a meta already read."""
-    row = meta["seats"][seat]
-    generation = int(row.get("mail_generation") or 0)
-    mail_key = ctx.mail_public_key(meta["id"], seat, generation)
-    return {"match": meta["id"], "seat": seat, "mail_key": mail_key, "generation": generation,
-            "delegation_body": delegation_body(meta["id"], seat, mail_key),
-            "delegated": bool(row.get("mail_delegation")) and row.get("mail_key") == mail_key,
-            "custody": row.get("custody") or "player"}
+    row = meta.seats[seat]
+    generation = row.generation
+    mail_key = ctx.mail_public_key(meta.id, seat, generation)
+    return {"match": meta.id, "seat": seat, "mail_key": mail_key, "generation": generation,
+            "delegation_body": delegation_body(meta.id, seat, mail_key),
+            "delegated": bool(row.mail_delegation) and row.mail_key == mail_key,
+            "custody": row.custody or "player"}

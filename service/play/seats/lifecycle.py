@@ -30,6 +30,7 @@ from service.proof import fairness, signing
 from service.proof import standing as standings
 from service.proof import time_control as tcs
 from service.proof.chain import RECORD_FORMAT, chain_genesis
+from service.proof.match_record import MatchMeta, SeatRow
 
 if TYPE_CHECKING:
     from service.play.context import MatchContext
@@ -86,41 +87,40 @@ def create(ctx: MatchContext, game_id: str, options: Mapping[str, Any] | None, s
     match_id = new_match_id()
     seed = fairness.new_seed()
     invites: dict[str, str] = {}
-    seat_rows: list[dict[str, Any]] = []
+    seat_rows: list[SeatRow] = []
     for i, spec in enumerate(seats):
         if "bot" in spec:
             if spec["bot"] not in bots.kinds(game.id):
                 raise BadRequest("unknown-bot", f"seat {i}: {game.title} has no bot called {spec['bot']!r} "
                                  f"(its bots: {', '.join(bots.kinds(game.id))}; see GET /v1/games/{game.id})")
             pub = signing.public_key_of(ctx.bot_private_key(match_id, i))
-            seat_rows.append({"seat": i, "kind": "bot", "bot": spec["bot"], "name": f"{spec['bot']} bot",
-                              "public_key": pub, "nonce": "", "claimed": True, "email": ""})
+            seat_rows.append(SeatRow(seat=i, kind="bot", bot=spec["bot"], name=f"{spec['bot']} bot", public_key=pub,
+                                     nonce="", claimed=True, email=""))
         else:
             token = secrets.token_hex(16)
             invites[str(i)] = token
-            seat_rows.append({"seat": i, "kind": "human", "name": "", "public_key": "", "nonce": "",
-                              "claimed": False, "email": spec.get("invite", ""), "invite_hash": token_hash(token),
-                              "mail_key": "", "mail_generation": 0, "mail_delegation": ""})
+            seat_rows.append(SeatRow(seat=i, kind="human", name="", public_key="", nonce="", claimed=False,
+                                     email=spec.get("invite", ""), invite_hash=token_hash(token), mail_key="",
+                                     mail_generation=0, mail_delegation=""))
     # the last refusal, after every other check: a refused creation stores nothing and sends nothing
-    ctx.invite_limits.take(ctx.store, creator_key, (r["email"] for r in seat_rows if r["kind"] == "human"))
+    ctx.invite_limits.take(ctx.store, creator_key, (r.email for r in seat_rows if r.is_human))
     created = ctx.now()
-    meta = {
-        "id": match_id, "game": game.id, "options": opts, "players": len(seats), "status": "waiting",
-        "ply": 0, "created_at": created, "updated_at": created, "commitment": fairness.commitment(seed),
-        "creator_key": creator_key, "creator_name": creator_name, "seats": seat_rows, "active": [], "head": "",
-        "outcome": None, "setup_events": [], "format": RECORD_FORMAT,
-        "time_control": control, "timeout_policy": policy,
-        "clock_key": signing.public_key_of(ctx.clock_private_key(match_id)),
-        "edition": pinned.pin(),
-    }
+    meta = MatchMeta(
+        id=match_id, game=game.id, options=dict(opts), players=len(seats), status="waiting", ply=0,
+        created_at=created, updated_at=created, commitment=fairness.commitment(seed), creator_key=creator_key,
+        creator_name=creator_name, seats=tuple(seat_rows), active=(), head="", outcome=None, setup_events=(),
+        format=RECORD_FORMAT, time_control=control, timeout_policy=policy,
+        clock_key=signing.public_key_of(ctx.clock_private_key(match_id)), edition=dict(pinned.pin()),
+        absent=frozenset({"active_since"}),  # written at the start, not at the creation
+    )
     # the invitations go out from the outbox entry written with the match: both or neither
-    invited = {k: {"email": seat_rows[int(k)]["email"], "token": t} for k, t in invites.items()
-               if seat_rows[int(k)]["email"]}
+    invited = {k: {"email": seat_rows[int(k)].email, "token": t} for k, t in invites.items()
+               if seat_rows[int(k)].email}
     ctx.store.create(meta, seed, datetime.now(UTC).timestamp(), announcement("created", {"invites": invited}))
     if not invites:
         start(ctx, match_id)
     return {"id": match_id, "game": game.id, "invites": invites, "creator_key": creator_key,
-            "commitment": meta["commitment"], "status": ctx.meta(match_id)["status"]}
+            "commitment": meta.commitment, "status": ctx.meta(match_id).status}
 
 
 def finish_start(ctx: MatchContext, match_id: str) -> bool:
@@ -128,15 +128,15 @@ def finish_start(ctx: MatchContext, match_id: str) -> bool:
     that failed halfway); False when it is not such a match, or something else started or
     aborted it first."""
     meta = ctx.meta(match_id)
-    if meta["status"] != "waiting" or not all(r["claimed"] for r in meta["seats"]):
+    if meta.status != "waiting" or not all(r.claimed for r in meta.seats):
         return False
     try:
-        return bool(start(ctx, match_id)["status"] == "active")
+        return start(ctx, match_id).status == "active"
     except Conflict:  # started or aborted meanwhile
         return False
 
 
-def start(ctx: MatchContext, match_id: str) -> dict[str, Any]:
+def start(ctx: MatchContext, match_id: str) -> MatchMeta:
     """Run setup with the match's Rng once every seat is claimed. Claimed seats never
     change again, so the secret computed here is the one the transaction commits to.
 
@@ -145,63 +145,64 @@ def start(ctx: MatchContext, match_id: str) -> dict[str, Any]:
     a retry of the last claim (same token and key, see :func:`service.play.seats.claims.claim`) runs the start again."""
     meta = ctx.meta(match_id)
     game = ctx.game_of(meta)
-    secret = fairness.match_secret(ctx.store.seed(match_id), match_id, records.genesis_seats(meta["seats"]))
+    secret = fairness.match_secret(ctx.store.seed(match_id), match_id, records.genesis_seats(meta.seats))
     try:
-        state, events = game.setup(meta["players"], meta["options"], fairness.setup_rng(secret))
+        state, events = game.setup(meta.players, meta.options, fairness.setup_rng(secret))
     except (GameError, ValueError) as exc:
         # Only a match stored before its options were checked at creation can get here
         # (setup_check.checked_options refuses such options now). It can never start, so it
         # is aborted for everyone to see rather than left waiting with no open seat.
-        log.error("match %s cannot be set up with its stored options %r: %s", match_id, meta["options"], exc)
+        log.error("match %s cannot be set up with its stored options %r: %s", match_id, meta.options, exc)
         return ctx.store.update_meta(match_id, lambda current: _abort_unstartable(ctx, current),
                                      announce=_announce_abort)
     active = game.active_seats(state)
     started = ctx.now()
     control = clocks.time_control_of(meta)
-    fields = {"status": "active", "active": active, "active_since": {str(s): 0 for s in active},
-              "setup_events": events, "started_at": started, "updated_at": started,
-              "standing": standings.Standing.start([r["kind"] for r in meta["seats"]]).to_json(),
-              "clocks": [c.to_json() for c in tcs.start_clocks(control, meta["players"], parse_iso(started), active)]}
-    fields["head"] = chain_genesis(header(ctx, {**meta, **fields}, events))
+    fields: dict[str, Any] = {
+        "status": "active", "active": tuple(active), "active_since": {str(s): 0 for s in active},
+        "setup_events": tuple(events), "started_at": started, "updated_at": started,
+        "standing": standings.Standing.start([r.kind for r in meta.seats]).to_json(),
+        "clocks": tuple(c.to_json() for c in tcs.start_clocks(control, meta.players, parse_iso(started), active))}
+    fields["head"] = chain_genesis(header(ctx, meta.but(**fields), events))
 
-    def change(current: dict[str, Any]) -> dict[str, Any]:
-        if current["status"] != "waiting":
-            raise Conflict("match-not-waiting", f"match {match_id} is {current['status']}")
-        return fields
+    def change(current: MatchMeta) -> MatchMeta:
+        if current.status != "waiting":
+            raise Conflict("match-not-waiting", f"match {match_id} is {current.status}")
+        return current.but(**fields)
 
     meta = ctx.store.update_meta(match_id, change, state={"ply": 0, "state": game.dump(state)},
-                                  announce=lambda _b, a: announcement("started", {"after": a["active"]}))
+                                  announce=lambda _b, a: announcement("started", {"after": list(a.active)}))
     ctx.states.remember(match_id, 0, state, meta)
     return meta
 
 
-def _abort_unstartable(ctx: MatchContext, current: dict[str, Any]) -> dict[str, Any]:
+def _abort_unstartable(ctx: MatchContext, current: MatchMeta) -> MatchMeta:
     """The meta change that aborts a waiting match which can never be set up."""
-    if current["status"] != "waiting":  # started or aborted meanwhile: leave it be
-        return {"updated_at": current["updated_at"]}
-    return {"status": "aborted", "updated_at": ctx.now()}
+    if current.status != "waiting":  # started or aborted meanwhile: leave it be
+        return current
+    return current.but(status="aborted", updated_at=ctx.now())
 
 
 def abort(ctx: MatchContext, match_id: str, signer_key: str) -> dict[str, Any]:
     """The creator cancels a match that has not started; ``signer_key`` is the verified key
     that signed the request."""
 
-    def change(meta: dict[str, Any]) -> dict[str, Any]:
+    def change(meta: MatchMeta) -> MatchMeta:
         # matches made before creation was signed have no creator key: nobody can abort those
-        if not meta.get("creator_key") or meta["creator_key"] != signer_key:
+        if not meta.creator_key or meta.creator_key != signer_key:
             raise Forbidden("not-the-creator", "only the match's creator may abort it: sign the request with "
                             "the key that created the match")
-        if meta["status"] != "waiting":
-            raise Conflict("match-not-waiting", f"only a waiting match can be aborted; this one is {meta['status']}")
-        return {"status": "aborted", "updated_at": ctx.now()}
+        if meta.status != "waiting":
+            raise Conflict("match-not-waiting", f"only a waiting match can be aborted; this one is {meta.status}")
+        return meta.but(status="aborted", updated_at=ctx.now())
 
     ctx.meta(match_id)
     meta = ctx.store.update_meta(match_id, change, announce=_announce_abort)
-    return {"id": match_id, "status": meta["status"]}
+    return {"id": match_id, "status": meta.status}
 
 
-def _announce_abort(before: dict[str, Any], after: dict[str, Any]) -> Announcement | None:
+def _announce_abort(before: MatchMeta, after: MatchMeta) -> Announcement | None:
     """The outbox entry of a change that may abort a waiting match (None when it did not)."""
-    if before["status"] != "aborted" and after["status"] == "aborted":
+    if before.status != "aborted" and after.status == "aborted":
         return announcement("aborted", {})
     return None

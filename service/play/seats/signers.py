@@ -7,9 +7,10 @@ the verified key holds the seat it speaks for.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from service.play.errors import Forbidden, NotFound
+from service.proof.match_record import MatchMeta
 
 if TYPE_CHECKING:
     from service.play.context import MatchContext
@@ -22,7 +23,7 @@ def spend_request_nonce(ctx: MatchContext, public_key: str, nonce: str, ttl: int
 
 
 def spend_request_nonce_reading_meta(ctx: MatchContext, public_key: str, nonce: str, ttl: int,
-                                     match_id: str) -> tuple[bool, dict[str, Any] | None]:
+                                     match_id: str) -> tuple[bool, MatchMeta | None]:
     """:func:`spend_request_nonce`, and the match's meta (None when there is no such match)
     read in the same round trip: a signed read of a match needs both (a seat's view)."""
     if not (isinstance(match_id, str) and match_id.isascii()):
@@ -36,13 +37,13 @@ def release_request_nonce(ctx: MatchContext, public_key: str, nonce: str) -> Non
 
 
 def authenticate(ctx: MatchContext, match_id: str, seat: int, public_key: str,
-                 meta: dict[str, Any] | None = None) -> dict[str, Any]:
+                 meta: MatchMeta | None = None) -> MatchMeta:
     """Check that ``public_key`` holds ``seat`` of the match (signature already verified);
     returns the meta, read here unless the caller read it (``meta``)."""
     if meta is None:
         meta = ctx.meta(match_id)
-    if not 0 <= seat < meta["players"]:
+    if not 0 <= seat < meta.players:
         raise NotFound("unknown-seat", f"match {match_id} has no seat {seat}")
-    if meta["seats"][seat]["public_key"] != public_key:
+    if meta.seats[seat].public_key != public_key:
         raise Forbidden("not-your-seat", f"that key does not hold seat {seat} of match {match_id}")
     return meta

@@ -22,6 +22,7 @@ from service.games.editions import shipped
 from service.play import records
 from service.play.errors import Conflict, NotFound
 from service.play.views.match import view
+from service.proof.match_record import MatchMeta
 from service.proof.replay import replay
 
 if TYPE_CHECKING:
@@ -47,65 +48,65 @@ class Position:
     the picture marks those values and names the edition in its footnote."""
 
 
-def no_board(meta: Mapping[str, Any]) -> Conflict:
+def no_board(meta: MatchMeta) -> Conflict:
     """The refusal for a match that has no position yet (or never will)."""
-    if meta["status"] == "waiting":
-        return Conflict("match-not-started", f"match {meta['id']} is still waiting for players: no board yet "
-                        f"(open seats: {', '.join(str(s['seat']) for s in meta['seats'] if not s['claimed'])})",
-                        current_ply=meta["ply"])
-    return Conflict("match-not-started", f"match {meta['id']} was aborted before it started: it has no board",
-                    current_ply=meta["ply"])
+    if meta.status == "waiting":
+        return Conflict("match-not-started", f"match {meta.id} is still waiting for players: no board yet "
+                        f"(open seats: {', '.join(str(s.seat) for s in meta.seats if not s.claimed)})",
+                        current_ply=meta.ply)
+    return Conflict("match-not-started", f"match {meta.id} was aborted before it started: it has no board",
+                    current_ply=meta.ply)
 
 
-def state_at(ctx: MatchContext, meta: Mapping[str, Any], ply: int) -> Any:
+def state_at(ctx: MatchContext, meta: MatchMeta, ply: int) -> Any:
     """The rules state of the match after its first ``ply`` moves, replayed from the log.
 
     The events the replay makes are not compared with the stored ones here (the verifier does
     that): a picture only needs the state, and it must not fail where the log itself is fine."""
     game = ctx.game_of(meta)  # an unknown game is a 404 before any replay
-    seats = records.genesis_seats(meta["seats"])
+    seats = records.genesis_seats(meta.seats)
     # the format and the policy too: format 4 replays match actions and timeouts through the standing
-    header = {"game": meta["game"], "match": meta["id"], "seats": seats, "players": meta["players"],
-              "options": meta["options"], "format": records.record_format(meta),
-              "timeout_policy": meta.get("timeout_policy")}
+    header = {"game": meta.game, "match": meta.id, "seats": seats, "players": meta.players,
+              "options": meta.options, "format": records.record_format(meta),
+              "timeout_policy": meta.timeout_policy}
     entries = [{"seat": e["seat"], "by": e["by"], "envelope": e["envelope"]}
-               for e in ctx.store.log(meta["id"], 0, ply - 1)] if ply > 0 else []
+               for e in ctx.store.log(meta.id, 0, ply - 1)] if ply > 0 else []
     if len(entries) != ply:  # the log is shorter than the meta says: a store fault, not the caller's
-        raise Conflict("log-incomplete", f"match {meta['id']}: the log holds {len(entries)} moves, not {ply}",
-                       current_ply=meta["ply"])
+        raise Conflict("log-incomplete", f"match {meta.id}: the log holds {len(entries)} moves, not {ply}",
+                       current_ply=meta.ply)
     state = None
-    for step in replay(header, ctx.store.seed(meta["id"]), entries, game=game):
+    for step in replay(header, ctx.store.seed(meta.id), entries, game=game):
         state = step.state
     return state
 
 
 def position(ctx: MatchContext, match_id: str, seat: int | None = None, ply: int | None = None,
-             meta: Mapping[str, Any] | None = None) -> Position:
+             meta: MatchMeta | None = None) -> Position:
     """The position at ``ply`` (None: the current one) as ``seat`` (None: a spectator) sees it.
 
     409 for a match that has not started (waiting or aborted), 404 for a ply the match has not
     reached yet (any ply from 0, the position after setup, to the current ply is there)."""
     meta = ctx.meta(match_id) if meta is None else meta
-    if meta["status"] in ("waiting", "aborted"):
+    if meta.status in ("waiting", "aborted"):
         raise no_board(meta)
     if ply is not None and ply < 0:
         raise NotFound("unknown-ply", f"plies count from 0 (the position after setup); there is no ply {ply}")
-    if ply is not None and ply > meta["ply"]:
-        raise NotFound("unknown-ply", f"match {match_id} is at ply {meta['ply']}: there is no ply {ply} yet "
-                       f"(ask for 0 to {meta['ply']}, or leave ply out for the current position)")
-    if ply is None or ply == meta["ply"]:
+    if ply is not None and ply > meta.ply:
+        raise NotFound("unknown-ply", f"match {match_id} is at ply {meta.ply}: there is no ply {ply} yet "
+                       f"(ask for 0 to {meta.ply}, or leave ply out for the current position)")
+    if ply is None or ply == meta.ply:
         shown = view(ctx, match_id, seat, meta)  # a move may have landed meanwhile: its ply is view["ply"]
-        return Position(match_id, meta["game"], int(shown["ply"]), True, shown["board"],
+        return Position(match_id, meta.game, int(shown["ply"]), True, shown["board"],
                         list(shown.get("legal_actions", [])), picture_edition(ctx, meta))
     game = ctx.game_of(meta)
-    return Position(match_id, meta["game"], ply, False, game.view(state_at(ctx, meta, ply), seat),
+    return Position(match_id, meta.game, ply, False, game.view(state_at(ctx, meta, ply), seat),
                     edition=picture_edition(ctx, meta))
 
 
-def picture_edition(ctx: MatchContext, meta: Mapping[str, Any]) -> dict[str, Any]:
+def picture_edition(ctx: MatchContext, meta: MatchMeta) -> dict[str, Any]:
     """What a picture of the match is told of its edition: id, title, digest (the numbers it
     draws) and the paths still provisional in it (the values it marks)."""
-    pin = dict(meta.get("edition") or {"id": "shipped", "title": "shipped data"})
+    pin = dict(meta.edition or {"id": "shipped", "title": "shipped data"})
     return {**pin, "provisional": [p.path for p in ctx.game_of(meta).provisional()]}
 
 
@@ -144,7 +145,7 @@ def render(where: Position) -> str:
 
 
 def picture(ctx: MatchContext, match_id: str, seat: int | None = None, ply: int | None = None,
-            meta: Mapping[str, Any] | None = None) -> tuple[str, str]:
+            meta: MatchMeta | None = None) -> tuple[str, str]:
     """The SVG of the match at ``ply`` (None: now) for ``seat`` (None: a spectator), and its ETag.
 
     See :func:`position` for the refusals; a seat must have been authenticated by the caller."""

@@ -8,7 +8,6 @@ withheld the same way (:func:`service.proof.chain.visible_events`).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from service.games.editions import SHIPPED
@@ -16,38 +15,39 @@ from service.play import editions, records
 from service.play.clock import clocks
 from service.play.errors import Conflict
 from service.proof.chain import visible_events
+from service.proof.match_record import MatchMeta
 
 if TYPE_CHECKING:
     from service.play.context import MatchContext
 
 
-def public_meta(ctx: MatchContext, meta: Mapping[str, Any]) -> dict[str, Any]:
+def public_meta(ctx: MatchContext, meta: MatchMeta) -> dict[str, Any]:
     """What anyone may know about a match (no emails, no token hashes)."""
     return {
-        "id": meta["id"],
-        "game": meta["game"],
-        "options": meta["options"],
-        "status": meta["status"],
-        "ply": meta["ply"],
-        "players": meta["players"],
-        "created_at": meta["created_at"],
-        "updated_at": meta["updated_at"],
-        "commitment": meta["commitment"],
-        "creator_key": meta.get("creator_key") or None,
-        "head": meta["head"] or None,
-        "active_seats": meta["active"],
-        "open_seats": [s["seat"] for s in meta["seats"] if not s["claimed"]],
-        "seats": [{"seat": s["seat"], "kind": s["kind"], "name": s["name"], "claimed": s["claimed"],
-                   "public_key": s["public_key"] or None} for s in meta["seats"]],
-        "outcome": meta.get("outcome"),
+        "id": meta.id,
+        "game": meta.game,
+        "options": meta.options,
+        "status": meta.status,
+        "ply": meta.ply,
+        "players": meta.players,
+        "created_at": meta.created_at,
+        "updated_at": meta.updated_at,
+        "commitment": meta.commitment,
+        "creator_key": meta.creator_key or None,
+        "head": meta.head or None,
+        "active_seats": list(meta.active),
+        "open_seats": [s.seat for s in meta.seats if not s.claimed],
+        "seats": [{"seat": s.seat, "kind": s.kind, "name": s.name, "claimed": s.claimed,
+                   "public_key": s.public_key or None} for s in meta.seats],
+        "outcome": meta.outcome,
         "clock": clocks.view_now(ctx, meta),
         "standing": clocks.standing_of(meta).to_json(),
-        "edition": dict(meta.get("edition") or {"id": SHIPPED, "title": "shipped data"}),
+        "edition": dict(meta.edition or {"id": SHIPPED, "title": "shipped data"}),
     }
 
 
 def view(ctx: MatchContext, match_id: str, seat: int | None = None,
-         meta: Mapping[str, Any] | None = None) -> dict[str, Any]:
+         meta: MatchMeta | None = None) -> dict[str, Any]:
     """The spectator view (``seat=None``) or a seat's private view with its legal actions.
     Seat views must be authenticated by the caller. A caller that has just read the match's
     meta passes it, which saves reading it again (and keeps the view and, say, an ETag taken
@@ -55,16 +55,16 @@ def view(ctx: MatchContext, match_id: str, seat: int | None = None,
     return view_of(ctx, ctx.meta(match_id) if meta is None else meta, seat)
 
 
-def view_of(ctx: MatchContext, meta: Mapping[str, Any], seat: int | None, state: Any = None) -> dict[str, Any]:
+def view_of(ctx: MatchContext, meta: MatchMeta, seat: int | None, state: Any = None) -> dict[str, Any]:
     """:func:`view` over a meta the caller already holds (and the state at its ply, if known:
     a move's answer passes the state it just made)."""
     out = public_meta(ctx, meta)
-    if meta["status"] == "waiting" or not meta.get("head"):  # no board before the start
+    if meta.status == "waiting" or not meta.head:  # no board before the start
         out["board"] = None
         return out
     game = ctx.game_of(meta)
     if state is None:
-        fresh, state = ctx.fresh(meta["id"], meta)
+        fresh, state = ctx.fresh(meta.id, meta)
         if fresh is not meta:  # a move landed since the caller read the meta: show that ply whole
             meta, out = fresh, public_meta(ctx, fresh)
     out["board"] = game.view(state, seat)
@@ -74,15 +74,15 @@ def view_of(ctx: MatchContext, meta: Mapping[str, Any], seat: int | None, state:
     out["text"] = game.render(out["board"]) + ("\n\n" + "\n".join(note) if note else "")
     if seat is not None:
         out["seat"] = seat
-        legal = game.legal_actions(state, seat) if seat in meta["active"] else []
+        legal = game.legal_actions(state, seat) if seat in meta.active else []
         out["legal_actions"] = [{"action": a, "text": game.label_action(state, seat, a)} for a in legal]
         out["match_actions"] = match_actions(meta, seat)
     return out
 
 
-def match_actions(meta: Mapping[str, Any], seat: int) -> list[dict[str, Any]]:
+def match_actions(meta: MatchMeta, seat: int) -> list[dict[str, Any]]:
     """The match actions a seat's holder may take now, with plain words (for the seat view)."""
-    if meta.get("status") != "active" or not meta.get("clock_key"):
+    if meta.status != "active" or not meta.clock_key:
         return []
     standing = clocks.standing_of(meta)
     controller = standing.controllers[seat]
@@ -108,18 +108,18 @@ def log(ctx: MatchContext, match_id: str, start: int = 0, viewer: int | None = N
     return entries
 
 
-def header(ctx: MatchContext, meta: Mapping[str, Any],
+def header(ctx: MatchContext, meta: MatchMeta,
            setup_events: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     """The public header of the record; its digest starts the hash chain."""
-    return records.header(meta, ctx.server_public_key, ctx.secret(meta["id"], meta), setup_events)
+    return records.header(meta, ctx.server_public_key, ctx.secret(meta.id, meta), setup_events)
 
 
 def record(ctx: MatchContext, match_id: str) -> dict[str, Any]:
     """The verifiable record (docs/record-format.md): header, every entry, the outcome and,
     once the match is over, the revealed seed. Hidden events are withheld until then."""
     meta = ctx.meta(match_id)
-    if meta["status"] == "waiting" or not meta.get("head"):  # waiting, or aborted before its start
-        raise Conflict("match-not-started", f"match {match_id} is {meta['status']}: there is no record yet")
-    over = meta["status"] in ("finished", "aborted")  # an abort after the start reveals the seed too
+    if meta.status == "waiting" or not meta.head:  # waiting, or aborted before its start
+        raise Conflict("match-not-started", f"match {match_id} is {meta.status}: there is no record yet")
+    over = meta.status in ("finished", "aborted")  # an abort after the start reveals the seed too
     return records.record(meta, ctx.store.log(match_id), ctx.server_public_key, ctx.secret(match_id, meta),
                           ctx.store.seed(match_id) if over else None, ctx.edition_of(meta))

@@ -44,6 +44,7 @@ from service.games.words import cited_rules, rules_url
 from service.play.errors import BadRequest, Conflict, Unprocessable
 from service.play.limits import check_json_value
 from service.play.views.boards import draw
+from service.proof.match_record import MatchMeta
 
 if TYPE_CHECKING:
     from service.play.context import MatchContext
@@ -116,21 +117,21 @@ def _stopped(game: Game[Any], i: int, action: Mapping[str, Any], why: str) -> st
     return f"step {i + 1} ({game.describe_action(action)}) {why}: send the move to see the result"
 
 
-def preview(ctx: MatchContext, meta: Mapping[str, Any], seat: int, ply: int, actions: Any) -> dict[str, Any]:
+def preview(ctx: MatchContext, meta: MatchMeta, seat: int, ply: int, actions: Any) -> dict[str, Any]:
     """The view of ``seat`` after applying ``actions`` at ``ply`` tentatively (see the module).
 
     ``meta`` is the match as read when the seat was authenticated (by the caller)."""
     steps = _actions(actions)
-    match_id = meta["id"]
-    if meta["status"] != "active":
-        raise Conflict("match-not-active", f"match {match_id} is {meta['status']}: there is no move to preview",
-                       current_ply=meta["ply"])
-    if isinstance(ply, bool) or not isinstance(ply, int) or ply != meta["ply"]:
-        raise Conflict("stale-ply", f"the preview is based on ply {ply} but the match is at ply {meta['ply']}",
-                       current_ply=meta["ply"])
-    if seat not in meta["active"]:
-        raise Conflict("not-your-turn", f"seat {seat} need not act now (waiting for seats {meta['active']})",
-                       current_ply=meta["ply"])
+    match_id = meta.id
+    if meta.status != "active":
+        raise Conflict("match-not-active", f"match {match_id} is {meta.status}: there is no move to preview",
+                       current_ply=meta.ply)
+    if isinstance(ply, bool) or not isinstance(ply, int) or ply != meta.ply:
+        raise Conflict("stale-ply", f"the preview is based on ply {ply} but the match is at ply {meta.ply}",
+                       current_ply=meta.ply)
+    if seat not in meta.active:
+        raise Conflict("not-your-turn", f"seat {seat} need not act now (waiting for seats {list(meta.active)})",
+                       current_ply=meta.ply)
     game = ctx.game_of(meta)
     # the state at exactly this ply, as a move is judged (409 stale-ply if the store moved on)
     state = ctx.state(match_id, meta)
@@ -138,7 +139,7 @@ def preview(ctx: MatchContext, meta: Mapping[str, Any], seat: int, ply: int, act
     for i, action in enumerate(steps):
         if seat not in game.active_seats(state):
             raise Conflict("not-your-turn", f"action {i}: after the earlier actions of this move seat {seat} need not act",
-                           current_ply=meta["ply"], action_index=i)
+                           current_ply=meta.ply, action_index=i)
         try:
             after, why = tentative_step(game, state, seat, action)
         except InvalidAction as exc:
