@@ -60,7 +60,7 @@ def play_by_mail(m: Matches, mid: str, moves: int = 10_000) -> None:
             return
         seat = meta.active[0]
         legal = m.view(mid, seat)["legal_actions"]
-        digest = hashlib.sha256(f"{mid} reply at {meta['ply']}".encode()).hexdigest()
+        digest = hashlib.sha256(f"{mid} reply at {meta.ply}".encode()).hexdigest()
         m.submit_by_mail(mid, seat, meta.ply, [legal[-1]["action"]], message_digest=digest)
 
 
