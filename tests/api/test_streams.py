@@ -79,7 +79,10 @@ def test_a_match_stream_carries_every_event_in_order(served: str, client: Any, p
 @pytest.mark.parametrize("how", ["header", "query"])
 def test_a_reconnect_with_last_event_id_misses_nothing_and_repeats_nothing(served: str, client: Any,
                                                                            players: list[Player], how: str) -> None:
-    mid = race(client, players, target=8)
+    # The server's seed throws the dice: a bank under step()'s policy is at most 8 (a 2, then a 6),
+    # so a race to 30 cannot end within the five moves made before the reconnect, whatever the seed
+    # (a race to 8 could, in three, and then the moves "while nobody listens" had no match to move).
+    mid = race(client, players, target=30)
     for _ in range(3):
         step(client, players, mid)
     first = read(f"{served}/v1/matches/{mid}/events", lambda e: e[0] == "2")  # hang up in the middle
@@ -102,7 +105,7 @@ def test_the_header_wins_over_the_query_when_an_event_source_reconnects(served: 
                                                                         players: list[Player]) -> None:
     """An EventSource reconnects to the URL it was given (?last_event_id= of its first connect)
     and sends the newer id in the header: the header is the one that counts."""
-    mid = race(client, players, target=8)
+    mid = race(client, players, target=30)  # not over within these moves, whatever the dice (see above)
     for _ in range(3):
         step(client, players, mid)
     got = read(f"{served}/v1/matches/{mid}/events", lambda e: e[0] == "3", headers={"Last-Event-ID": "2"},
