@@ -27,6 +27,7 @@ from service.delivery.mail import Mail, deliver
 from service.delivery.outbox import server_played
 from service.observe import logs
 from service.play.errors import Conflict
+from service.play.mail.answers import prompt_mark
 from service.play.matches import Matches
 from service.runtime import build
 from service.storage.connection import connect
@@ -124,6 +125,13 @@ def _send_turn_notice(match_id: str, seat: int, ply: int) -> str:
         why = "kept for the daily digest" if choice == "digest" else "the player turned notices off"
         log.info("turn notice %s not sent: %s", mark, why)
         return f"skipped: {why}"
+    if not m.store.claim_for(prompt_mark(match_id, seat, ply), "notice"):
+        # the answer to the seat's own reply already asks for this ply's move (one prompt per seat
+        # and ply); dealt with, so the sweep's look for unsent notices does not send it either
+        m.store.claim_once(mark)
+        m.store.job_done(jid)
+        log.info("turn notice %s not sent: the answer to the seat's reply asks for this move", mark)
+        return "skipped: the answer to the seat's reply asks for this move"
     where = send_once(m, mark, lambda: letters.turn_notice(m, settings(), match_id, seat, mark))
     log.info("turn notice %s -> %s", mark, where)
     return job_outcome(m, jid, where)

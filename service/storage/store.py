@@ -442,6 +442,16 @@ class Store(OutboxStreams, ArchivedMatches):
         """Take a one-time mark (SET NX); False if someone already holds it."""
         return bool(self.r.set(self.key(name), b"1", nx=True, ex=ttl))
 
+    def claim_for(self, name: str, owner: str, ttl: int = 7 * 86400) -> bool:
+        """Take a mark for ``owner`` (SET NX with the owner as its value); True when it is now
+        ``owner``'s, or already was: the same owner asking again (a retried job, a redelivered
+        mail) gets the same answer, anyone else gets False."""
+        key = self.key(name)
+        if self.r.set(key, owner.encode(), nx=True, ex=ttl):
+            return True
+        held = cast(bytes | None, self.r.get(key))
+        return held is not None and held.decode() == owner
+
     def spend_request_nonce(self, public_key: str, nonce: str, ttl: int) -> bool:
         """Remember a signed request's (key, nonce) for ``ttl`` seconds (SET NX EX); False when
         it was already used, which makes the request a replay."""

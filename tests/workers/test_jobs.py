@@ -10,6 +10,7 @@ from rq import Queue
 
 from service.config import Settings
 from service.games.base import Rng
+from service.play.mail.answers import prompt_mark
 from service.runtime import build
 from service.storage.connection import connect
 from tests.conftest import CREATOR_KEY, Player, SmtpSink, as_in_a_worker, worker_burst
@@ -319,3 +320,33 @@ def test_a_heuristic_bot_plays_whole_turns_in_real_worker_jobs(smtp_settings: Se
     by_bot = [e for e in log if e["envelope"]["seat"] == 1]
     assert by_bot and all(e["by"] == "bot:heuristic" for e in by_bot)
     assert any(len(e["envelope"]["actions"]) > 1 for e in by_bot), "the bot never sent a turn of several steps"
+
+
+def test_no_turn_notice_where_the_answer_to_a_reply_already_asks_for_that_move(smtp_settings: Settings,
+                                                                               smtp_sink: SmtpSink,
+                                                                               players: list[Player]) -> None:
+    """One prompt per seat and ply: the answer to the seat's reply took the ply's prompt (a bot
+    moved between the reply's move and the answer, and the turn came back), so the turn notice of
+    that ply sends nothing, says why, and counts as dealt with (the sweep does not send it later)."""
+    m = build(smtp_settings)
+    mid = start_human_match(m, players)
+    seat = m.meta(mid).active[0]
+    assert m.store.claim_for(prompt_mark(mid, seat, 0), "answer:some-message")
+    assert jobs.send_turn_notice(mid, seat, 0) == "skipped: the answer to the seat's reply asks for this move"
+    assert notices(smtp_sink) == []
+    assert m.store.marked([f"notice:{mid}:{seat}:0"]) == [True]
+    # the other seat's ply is its own: its notice goes out
+    assert not m.store.claim_for(prompt_mark(mid, seat, 0), "notice")
+    assert m.store.claim_for(prompt_mark(mid, seat, 1), "notice") and m.store.claim_for(prompt_mark(mid, seat, 1), "notice")
+
+
+def test_a_turn_notice_that_took_the_prompt_is_sent_and_its_retry_sends_nothing_more(smtp_settings: Settings,
+                                                                                     smtp_sink: SmtpSink,
+                                                                                     players: list[Player]) -> None:
+    m = build(smtp_settings)
+    mid = start_human_match(m, players)
+    seat = m.meta(mid).active[0]
+    assert jobs.send_turn_notice(mid, seat, 0).startswith("sent")
+    assert jobs.send_turn_notice(mid, seat, 0).startswith("skipped: already sent")
+    assert len(notices(smtp_sink)) == 1
+    assert not m.store.claim_for(prompt_mark(mid, seat, 0), "answer:a-later-reply")  # the notice asked

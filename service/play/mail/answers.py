@@ -114,11 +114,25 @@ def whose_turn(ctx: MatchContext, meta: MatchMeta, seat: int) -> str:
     return f"Now waiting for {', '.join(people[s] for s in active)} (ply {meta.ply})."
 
 
+def prompt_mark(match_id: str, seat: int, ply: int) -> str:
+    """The mark of the one mail that asks ``seat`` for its move at ``ply``.
+
+    Two mails may want to: the answer to the seat's reply (when the seat must act again) and the
+    turn notice of the move that made it the seat's turn. They race whenever another move (a bot's,
+    a stand-in's) lands between the reply's move and the answer's reading of the position; both
+    then asked for the same ply, and the player got two menus for one move. Whichever takes this
+    mark first (``Store.claim_for``, owner ``notice`` or ``answer:<message>``) asks; the other
+    shows the position without a menu or a turn token."""
+    return f"prompt:{match_id}:{seat}:{ply}"
+
+
 def seat_context(ctx: MatchContext, match_id: str, seat: int, base: str, *, full_menu: bool = False,
-                 board: bool = False, prompt: bool = True) -> tuple[dict[str, Any], str]:
+                 board: bool = False, prompt: bool = True, prompt_owner: str = "") -> tuple[dict[str, Any], str]:
     """The seat's position now, for its own holder: the template context and the Reply-To
     (a fresh turn token when the seat must act, else the seat's ``o`` address). ``prompt=False``
-    leaves out the menu and the turn token: a turn notice of its own is on its way."""
+    leaves out the menu and the turn token: a turn notice of its own is on its way. With a
+    ``prompt_owner`` the menu is shown only if that owner takes the ply's :func:`prompt_mark`
+    (a turn notice that took it first asks for the move instead)."""
     view = views.view(ctx, match_id, seat)
     # the view's own public fields, so the menu, the turn and the token all describe one ply
     meta = MatchMeta(id=match_id, game=view["game"], players=view["players"], status=view["status"], ply=view["ply"],
@@ -128,6 +142,8 @@ def seat_context(ctx: MatchContext, match_id: str, seat: int, base: str, *, full
     game = ctx.game_of(meta)
     items = menu(view.get("legal_actions") or [])
     must_act = prompt and view["status"] == "active" and seat in view["active_seats"] and bool(items)
+    if must_act and prompt_owner and not ctx.store.claim_for(prompt_mark(match_id, seat, view["ply"]), prompt_owner):
+        must_act = False  # the turn notice of this ply asks for the move: one prompt per seat and ply
     kind: Literal["t", "o"] = "t" if must_act else "o"
     reply_to = reply_address(ctx.server_key, base, kind, match_id, seat, view["ply"] if must_act else 0)
     shown = items if full_menu else items[:SHOWN]

@@ -332,7 +332,11 @@ class Desk:
         after a join: the match's start sends the turn notices, one prompt per turn is enough;
         nor with ``prompt=False``, e.g. after a resignation: the seat is no longer the player's)."""
         context, reply_to = seat_context(self.ctx, match_id, seat, self.reply_base, full_menu=full_menu,
-                                         board=board, prompt=prompt and verdict != "joined")
+                                         board=board, prompt=prompt and verdict != "joined",
+                                         # after a move (or a return), a turn notice may want to ask for
+                                         # the same ply: one of the two does (answers.prompt_mark); a
+                                         # refusal asks again on purpose, for the reply to be retried
+                                         prompt_owner=f"answer:{identity}" if verdict == "accepted" else "")
         answer = Answer(to=mail.sender, subject=reply_subject(mail.subject), in_reply_to=thread_id(mail.message_id),
                         verdict=verdict, headline=headline, rule=rule, details=details or [], reply_to=reply_to,
                         context=context, help=help_text)
