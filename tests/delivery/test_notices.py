@@ -17,19 +17,14 @@ from service.proof import signing
 from service.proof.match_record import MatchMeta
 from service.runtime import build
 from tests.conftest import CREATOR_KEY, Player
-from tests.helpers.notices import ZOE, assert_clean_8bit, body, human_to_act, ophir_match, parsed, raw_mail
+from tests.helpers.notices import ZOE, assert_clean_8bit, body, human_to_act, notice, ophir_match, parsed, raw_mail
 from workers import jobs
 
 
 def test_a_turn_notice_has_everything_a_remote_player_needs(outbox_settings: Settings, players: list[Player]) -> None:
+    msg, raw, mid, seat, ply = notice(outbox_settings, players)
     m = build(outbox_settings)
-    mid = ophir_match(m, players)
-    seat = human_to_act(m, mid)
-    ply = m.meta(mid).ply
-    assert jobs.send_turn_notice(mid, seat, ply).startswith("sent")
-    raw = raw_mail(outbox_settings, f"notice:{mid}:{seat}:{ply}")
     assert_clean_8bit(raw)
-    msg = parsed(raw)
     text, html = body(msg), body(msg, "html")
     colours = get_game("ophir").seat_names(3)  # type: ignore[union-attr]
     name = [ZOE, "Bea"][seat]
