@@ -209,6 +209,13 @@ class PrivatePostfix:
             assert time.monotonic() < deadline, f"waited {WAIT_S} s for {what}\n{self.log()}"
             time.sleep(0.05)
 
+    def wait_deferred(self) -> QueuedMail:
+        """Wait until the queue holds one message, deferred (a delivery was tried and failed
+        temporarily); that message."""
+        self.wait("a deferred message", lambda: [q.queue for q in self.queue()] == ["deferred"])
+        [queued] = self.queue()
+        return queued
+
     def wait_empty(self) -> None:
         """Wait until the queue is empty (every message delivered or bounced)."""
         self.wait("an empty queue", lambda: not self.queue())
