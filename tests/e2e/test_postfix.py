@@ -50,6 +50,8 @@ ANA = "ana@players.example.net"
 RECEIVER_MAX_BYTES = 100_000
 """Portolan's cap in these tests, far below the documented ``message_size_limit`` (10 MB) so that
 Postfix accepts a reply Portolan then refuses: the refusal's way back to the player is tested."""
+README_POSTCONF = "sed '/^#/d;/^$/d' deploy/mail/postfix-main.cf | xargs -d '\\n' postconf -e"
+"""The line of deploy/README.md "Mail in" that loads deploy/mail/postfix-main.cf (held in step below)."""
 WAIT_S = 60
 """A bound on every wait for mail or for the match: it only stops a broken run."""
 
@@ -214,6 +216,10 @@ def moved_by_mail(m: Matches, match_id: str, seat: int, ply: int) -> bool:
 # -- the setups ------------------------------------------------------------------------------------
 
 
+def test_the_readme_loads_main_cf_with_the_tested_line() -> None:
+    assert README_POSTCONF in (ROOT / "deploy" / "README.md").read_text()
+
+
 def documented_postfix(settings_port: int, sink: SmtpSink, transport_line: str, tmp: Path) -> PrivatePostfix:
     """A private Postfix with deploy/mail/postfix-main.cf, postfix-transport and postfix-recipients
     loaded as deploy/README.md says; ``transport_line`` picks the pipe or the LMTP way."""
@@ -221,8 +227,13 @@ def documented_postfix(settings_port: int, sink: SmtpSink, transport_line: str, 
     postfix = PrivatePostfix.create(settings_port)
     postfix.configure_base()
     etc = f"{postfix.etc}/"
-    # README: sed '/^#/d;/^$/d' deploy/mail/postfix-main.cf | xargs -d '\n' postconf -e
-    postfix.postconf("-e", *settings_lines(deploy_text("postfix-main.cf", REPLY_DOMAIN, {"/etc/postfix/": etc})))
+    # main.cf: deploy/README.md's own command line, run on the file with the paths filled in
+    (postfix.etc / "postfix-main.cf").write_text(deploy_text("postfix-main.cf", REPLY_DOMAIN, {"/etc/postfix/": etc}))
+    postfix.run("sh", "-c", README_POSTCONF.replace("deploy/mail/", f"{postfix.etc}/"))
+    main_cf = (postfix.etc / "main.cf").read_text().splitlines()
+    wanted = [" = ".join(part.strip() for part in line.split("=", 1))
+              for line in settings_lines((postfix.etc / "postfix-main.cf").read_text())]
+    assert set(wanted) <= set(main_cf), (wanted, main_cf)
     transport = [line for line in deploy_text("postfix-transport", REPLY_DOMAIN).splitlines()
                  if line.strip() and not line.startswith("# ")]
     chosen = [line.lstrip("#") for line in transport if line.lstrip("#").split()[1].startswith(transport_line)]
@@ -305,7 +316,7 @@ def test_lmtp_way_through_postfix(client: Any, mta_settings: Settings, smtp_sink
         notice = mta.prompt(match_id, 0)
         mta.submit(reply_to(notice, first_menu_number(notice), padding=RECEIVER_MAX_BYTES + 10_000))
         bounce = mta.mail("bounce of the big reply", is_bounce_to_ana)
-        assert "552" in bounce.as_string() or "size limit" in bounce.as_string(), bounce.as_string()[:3000]
+        assert "exceeds size limit" in words(bounce, "message/delivery-status", "plain"), bounce.as_string()[:3000]
         postfix.wait_empty()
         assert mta.matches.log(match_id) == log_before
 
