@@ -119,7 +119,7 @@ class Mta:
         """The first mail in the players' mailboxes for which ``match`` holds (waits for it)."""
         deadline = time.monotonic() + WAIT_S
         while True:
-            found = [m for m in list(self.sink.messages) if match(m)]
+            found: list[EmailMessage] = [m for m in list(self.sink.messages) if match(m)]
             if found:
                 return found[0]
             self.worker.alive()
