@@ -220,11 +220,9 @@ def test_the_readme_loads_main_cf_with_the_tested_line() -> None:
     assert README_POSTCONF in (ROOT / "deploy" / "README.md").read_text()
 
 
-def documented_postfix(settings_port: int, sink: SmtpSink, transport_line: str, tmp: Path) -> PrivatePostfix:
-    """A private Postfix with deploy/mail/postfix-main.cf, postfix-transport and postfix-recipients
-    loaded as deploy/README.md says; ``transport_line`` picks the pipe or the LMTP way."""
-    require_postfix()
-    postfix = PrivatePostfix.create(settings_port)
+def documented_postfix(postfix: PrivatePostfix, sink: SmtpSink, transport_line: str) -> None:
+    """Load deploy/mail/postfix-main.cf, postfix-transport and postfix-recipients into ``postfix``
+    as deploy/README.md says; ``transport_line`` picks the pipe or the LMTP way."""
     postfix.configure_base()
     etc = f"{postfix.etc}/"
     # main.cf: deploy/README.md's own command line, run on the file with the paths filled in
@@ -242,12 +240,20 @@ def documented_postfix(settings_port: int, sink: SmtpSink, transport_line: str, 
     sink_port = sink.url.rpartition(":")[2]
     postfix.write_map("transport", "\n".join(chosen) + f"\nplayers.example.net smtp:[127.0.0.1]:{sink_port}\n")
     postfix.write_map("portolan_recipients", deploy_text("postfix-recipients", REPLY_DOMAIN))
-    return postfix
 
 
 @pytest.fixture
 def postfix_port() -> int:
     return free_port()
+
+
+@pytest.fixture
+def postfix(postfix_port: int) -> Iterator[PrivatePostfix]:
+    """A private Postfix instance, not yet configured nor started; stopped and removed after the test."""
+    require_postfix()
+    instance = PrivatePostfix.create(postfix_port)
+    yield instance
+    instance.stop()
 
 
 @pytest.fixture
@@ -282,10 +288,10 @@ def start_match(client: Any, mta: Mta) -> tuple[str, EmailMessage]:
 # -- the LMTP way ----------------------------------------------------------------------------------
 
 
-def test_lmtp_way_through_postfix(client: Any, mta_settings: Settings, smtp_sink: SmtpSink, postfix_port: int,
+def test_lmtp_way_through_postfix(client: Any, mta_settings: Settings, smtp_sink: SmtpSink, postfix: PrivatePostfix,
                                   worker: Child, tmp_path: Path) -> None:
     receiver_port = free_port()
-    postfix = documented_postfix(postfix_port, smtp_sink, "lmtp:", tmp_path)
+    documented_postfix(postfix, smtp_sink, "lmtp:")
     # the documented port of the receiver (portolan-mail.service) is the only thing changed
     postfix.write_map("transport", (postfix.etc / "transport").read_text().replace(":8025", f":{receiver_port}"))
     receiver_args = ["mail-receiver", "--lmtp", "--listen", f"127.0.0.1:{receiver_port}"]
@@ -321,14 +327,13 @@ def test_lmtp_way_through_postfix(client: Any, mta_settings: Settings, smtp_sink
         assert mta.matches.log(match_id) == log_before
 
         # an address of the reply domain that does not exist: refused at RCPT TO, nothing queued
-        with smtplib.SMTP("127.0.0.1", postfix_port, timeout=30) as smtp, \
+        with smtplib.SMTP("127.0.0.1", postfix.smtp_port, timeout=30) as smtp, \
                 pytest.raises(smtplib.SMTPRecipientsRefused) as refused:
             smtp.sendmail(ANA, [f"someone@{REPLY_DOMAIN}"], b"Subject: hello\r\n\r\nhello\r\n")
         assert refused.value.recipients[f"someone@{REPLY_DOMAIN}"][0] == 550
         assert postfix.queue() == []
     finally:
         receiver.stop()
-        postfix.stop()
 
 
 # -- the pipe way ----------------------------------------------------------------------------------
@@ -364,6 +369,9 @@ def portolan_for_pipe(folder: Path) -> str:
     shim.mkdir(mode=0o755)
     (shim / "async_timeout.py").write_text("from asyncio import timeout\n\n__all__ = ['timeout']\n")
     packages = Path(sys.prefix) / "lib" / version / "site-packages"
+    for folder_needed in (packages, ROOT):
+        assert world_can_run(folder_needed), f"the pipe's user (nobody) cannot read {folder_needed}: " \
+            "check out and install Portolan where other users can read it"
     launcher = folder / "portolan"
     launcher.write_text(f"#!/bin/sh\nPYTHONPATH={shlex.quote(f'{packages}:{ROOT}:{shim}')} "
                         f"exec {system} -m service.tools.cli \"$@\"\n")
@@ -371,74 +379,71 @@ def portolan_for_pipe(folder: Path) -> str:
     return str(launcher)
 
 
-def test_pipe_way_through_postfix(client: Any, mta_settings: Settings, smtp_sink: SmtpSink, postfix_port: int,
+def test_pipe_way_through_postfix(client: Any, mta_settings: Settings, smtp_sink: SmtpSink, postfix: PrivatePostfix,
                                   worker: Child, tmp_path: Path) -> None:
-    postfix = documented_postfix(postfix_port, smtp_sink, "portolan:", tmp_path)
-    try:
-        env_file = postfix.root / "portolan.env"
-        wrapper = postfix.root / "portolan-mail-in"
-        portolan = portolan_for_pipe(postfix.root)
-        write_env_file(env_file, portolan_env(mta_settings))
-        wrapper.write_text(deploy_text("portolan-mail-in", REPLY_DOMAIN, {
-            "/etc/portolan/portolan.env": str(env_file), "/opt/portolan/venv/bin/portolan": portolan}))
-        wrapper.chmod(0o755)
-        # master.cf's "portolan" service as shipped; its user is one that exists on every Debian
-        # (the documented one is a portolan user of the installation's own)
-        with (postfix.etc / "master.cf").open("a") as master:
-            master.write(deploy_text("postfix-master.cf", REPLY_DOMAIN, {
-                "user=portolan": "user=nobody", "/opt/portolan/bin/portolan-mail-in": str(wrapper)}))
-        postfix.start()
-        mta = Mta(postfix, smtp_sink, mta_settings, build(mta_settings), worker, tmp_path)
-        match_id, notice = start_match(client, mta)
-        ply = mta.matches.meta(match_id).ply
+    documented_postfix(postfix, smtp_sink, "portolan:")
+    env_file = postfix.root / "portolan.env"
+    wrapper = postfix.root / "portolan-mail-in"
+    portolan = portolan_for_pipe(postfix.root)
+    write_env_file(env_file, portolan_env(mta_settings))
+    wrapper.write_text(deploy_text("portolan-mail-in", REPLY_DOMAIN, {
+        "/etc/portolan/portolan.env": str(env_file), "/opt/portolan/venv/bin/portolan": portolan}))
+    wrapper.chmod(0o755)
+    # master.cf's "portolan" service as shipped; its user is one that exists on every Debian
+    # (the documented one is a portolan user of the installation's own)
+    with (postfix.etc / "master.cf").open("a") as master:
+        master.write(deploy_text("postfix-master.cf", REPLY_DOMAIN, {
+            "user=portolan": "user=nobody", "/opt/portolan/bin/portolan-mail-in": str(wrapper)}))
+    postfix.start()
+    mta = Mta(postfix, smtp_sink, mta_settings, build(mta_settings), worker, tmp_path)
+    match_id, notice = start_match(client, mta)
+    ply = mta.matches.meta(match_id).ply
 
-        # the wrapper cannot read the settings (a wrong mode): it exits 75, not the shell's 2,
-        # so Postfix defers the reply instead of bouncing it, and delivers it once the mode is right
-        env_file.chmod(0o600)
-        move = reply_to(notice, first_menu_number(notice))
-        mta.submit(move)
-        deferred = postfix.wait_deferred()
-        assert "cannot read" in deferred.reasons[0] and "temporary failure" in deferred.reasons[0], deferred
-        assert not moved_by_mail(mta.matches, match_id, 0, ply)
-        env_file.chmod(0o644)
-        answer = mta.mail("answer to the move", answer_to(str(move["Message-ID"])))
-        assert through_postfix(answer) and " accepted: " in words(answer)
-        assert moved_by_mail(mta.matches, match_id, 0, ply)
-        postfix.wait_logged(r"to=<turns\+t-[^>]+@play\.example\.org>.*relay=portolan.*status=sent")
-        postfix.wait_empty()
+    # the wrapper cannot read the settings (a wrong mode): it exits 75, not the shell's 2,
+    # so Postfix defers the reply instead of bouncing it, and delivers it once the mode is right
+    env_file.chmod(0o600)
+    move = reply_to(notice, first_menu_number(notice))
+    mta.submit(move)
+    deferred = postfix.wait_deferred()
+    assert "cannot read" in deferred.reasons[0] and "temporary failure" in deferred.reasons[0], deferred
+    assert not moved_by_mail(mta.matches, match_id, 0, ply)
+    env_file.chmod(0o644)
+    answer = mta.mail("answer to the move", answer_to(str(move["Message-ID"])))
+    assert through_postfix(answer) and " accepted: " in words(answer)
+    assert moved_by_mail(mta.matches, match_id, 0, ply)
+    postfix.wait_logged(r"to=<turns\+t-[^>]+@play\.example\.org>.*relay=portolan.*status=sent")
+    postfix.wait_empty()
 
-        # Redis out of reach: mail-in itself exits 75; deferred, then dealt with once Redis is back
-        notice = mta.prompt(match_id, 0)
-        write_env_file(env_file, portolan_env(mta_settings, REDIS_URL="redis://127.0.0.1:1/0"))
-        look = reply_to(notice, "show")
-        mta.submit(look)
-        deferred = postfix.wait_deferred()
-        assert "temporary failure" in deferred.reasons[0] and "Connection refused" in deferred.reasons[0], deferred
-        write_env_file(env_file, portolan_env(mta_settings))
-        board = mta.mail("answer to show", answer_to(str(look["Message-ID"])))
-        assert "The board and the whole menu." in words(board)
-        postfix.wait_empty()
+    # Redis out of reach: mail-in itself exits 75; deferred, then dealt with once Redis is back
+    notice = mta.prompt(match_id, 0)
+    write_env_file(env_file, portolan_env(mta_settings, REDIS_URL="redis://127.0.0.1:1/0"))
+    look = reply_to(notice, "show")
+    mta.submit(look)
+    deferred = postfix.wait_deferred()
+    assert "temporary failure" in deferred.reasons[0] and "Connection refused" in deferred.reasons[0], deferred
+    write_env_file(env_file, portolan_env(mta_settings))
+    board = mta.mail("answer to show", answer_to(str(look["Message-ID"])))
+    assert "The board and the whole menu." in words(board)
+    postfix.wait_empty()
 
-        # too big for Portolan: mail-in exits 65, Postfix bounces it to Ana at once
-        log_before = mta.matches.log(match_id)
-        mta.submit(reply_to(notice, first_menu_number(notice), padding=RECEIVER_MAX_BYTES + 10_000))
-        bounce = mta.mail("bounce of the big reply", is_bounce_to_ana)
-        assert f"over the limit of {RECEIVER_MAX_BYTES} bytes" in words(bounce, "message/delivery-status", "plain"), \
-            bounce.as_string()[:3000]
-        postfix.wait_empty()
-        assert mta.matches.log(match_id) == log_before
+    # too big for Portolan: mail-in exits 65, Postfix bounces it to Ana at once
+    log_before = mta.matches.log(match_id)
+    mta.submit(reply_to(notice, first_menu_number(notice), padding=RECEIVER_MAX_BYTES + 10_000))
+    bounce = mta.mail("bounce of the big reply", is_bounce_to_ana)
+    assert f"over the limit of {RECEIVER_MAX_BYTES} bytes" in words(bounce, "message/delivery-status", "plain"), \
+        bounce.as_string()[:3000]
+    postfix.wait_empty()
+    assert mta.matches.log(match_id) == log_before
 
-        # a reply that fails every time (exit 75 forever) is not retried forever: past
-        # maximal_queue_lifetime (5 days by default; 0 here: one attempt) it bounces to the sender
-        sink_before = len(smtp_sink.messages)
-        postfix.postconf("-e", "maximal_queue_lifetime = 0")
-        postfix.reload()
-        write_env_file(env_file, portolan_env(mta_settings, REDIS_URL="redis://127.0.0.1:1/0"))
-        mta.submit(reply_to(notice, "show"))
-        bounce = mta.mail("bounce of the failing reply",
-                          lambda m: is_bounce_to_ana(m) and m in smtp_sink.messages[sink_before:])
-        assert "Connection refused" in words(bounce, "message/delivery-status", "plain"), bounce.as_string()[:3000]
-        postfix.wait_empty()
-        assert mta.matches.log(match_id) == log_before
-    finally:
-        postfix.stop()
+    # a reply that fails every time (exit 75 forever) is not retried forever: past
+    # maximal_queue_lifetime (5 days by default; 0 here: one attempt) it bounces to the sender
+    sink_before = len(smtp_sink.messages)
+    postfix.postconf("-e", "maximal_queue_lifetime = 0")
+    postfix.reload()
+    write_env_file(env_file, portolan_env(mta_settings, REDIS_URL="redis://127.0.0.1:1/0"))
+    mta.submit(reply_to(notice, "show"))
+    bounce = mta.mail("bounce of the failing reply",
+                      lambda m: is_bounce_to_ana(m) and m in smtp_sink.messages[sink_before:])
+    assert "Connection refused" in words(bounce, "message/delivery-status", "plain"), bounce.as_string()[:3000]
+    postfix.wait_empty()
+    assert mta.matches.log(match_id) == log_before
