@@ -211,8 +211,14 @@ class PrivatePostfix:
 
     def wait_deferred(self) -> QueuedMail:
         """Wait until the queue holds one message, deferred (a delivery was tried and failed
-        temporarily); that message."""
-        self.wait("a deferred message", lambda: [q.queue for q in self.queue()] == ["deferred"])
+        temporarily); that message. A bounce meanwhile fails at once: it will not be deferred."""
+        bounced = self.log(tail=10**7).count("status=bounced")
+
+        def deferred() -> bool:
+            assert self.log(tail=10**7).count("status=bounced") == bounced, f"bounced, not deferred:\n{self.log()}"
+            return [q.queue for q in self.queue()] == ["deferred"]
+
+        self.wait("a deferred message", deferred)
         [queued] = self.queue()
         return queued
 
