@@ -16,6 +16,7 @@ address that does not exist is refused at RCPT TO; and the queue is empty at the
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
 import shlex
@@ -358,6 +359,26 @@ def world_can_run(path: Path) -> bool:
     return all(p.stat().st_mode & 0o001 for p in real.parents) and real.stat().st_mode & 0o005 == 0o005
 
 
+@contextlib.contextmanager
+def searchable_by_others(*paths: Path) -> Iterator[None]:
+    """Let other users pass through the folders above ``paths`` for a while (``o+x`` only:
+    they may not list them), and put every mode back afterwards. A checkout in a private temp
+    folder (``mktemp -d`` makes it 0700, as CI's fresh clone does) is otherwise out of the pipe
+    user's reach, where a real installation lives in /opt, readable by its own user."""
+    changed: dict[Path, int] = {}
+    for path in paths:
+        for folder in (path.resolve(), *path.resolve().parents):
+            mode = folder.stat().st_mode
+            if folder.is_dir() and not mode & 0o001 and folder not in changed:
+                changed[folder] = mode
+                folder.chmod(mode | 0o001)
+    try:
+        yield
+    finally:
+        for folder, mode in changed.items():
+            folder.chmod(mode & 0o7777)
+
+
 def portolan_for_pipe(folder: Path) -> str:
     """The ``portolan`` command the pipe service's user runs: this virtualenv's, or, where its
     interpreter lives where that user cannot reach (CI's pyenv Python under /root, mode 0700), a
@@ -385,8 +406,15 @@ def portolan_for_pipe(folder: Path) -> str:
     return str(launcher)
 
 
-def test_pipe_way_through_postfix(client: Any, mta_settings: Settings, smtp_sink: SmtpSink, postfix: PrivatePostfix,
-                                  worker: Child, tmp_path: Path) -> None:
+@pytest.fixture
+def pipe_reach() -> Iterator[None]:
+    """The pipe user may reach this checkout and its virtualenv while the test runs."""
+    with searchable_by_others(ROOT, Path(sys.prefix) / "lib"):
+        yield
+
+
+def test_pipe_way_through_postfix(pipe_reach: None, client: Any, mta_settings: Settings, smtp_sink: SmtpSink,
+                                  postfix: PrivatePostfix, worker: Child, tmp_path: Path) -> None:
     documented_postfix(postfix, smtp_sink, "portolan:")
     env_file = postfix.root / "portolan.env"
     wrapper = postfix.root / "portolan-mail-in"
