@@ -27,7 +27,10 @@ from typing import Any
 
 from service.delivery.inbound.automatic import is_automatic
 from service.delivery.inbound.dkim_check import dkim_of_sender
-from service.delivery.inbound.reply_text import reply_words
+from service.delivery.inbound.flowed import unflow
+from service.delivery.inbound.forwarded import is_forwarded
+from service.delivery.inbound.out_of_office import sounds_out_of_office
+from service.delivery.inbound.reply_text import MAX_HTML_CHARS, MAX_TEXT_CHARS, html_text, reply_words
 from service.play.mail.inbound import InboundMail
 
 MAX_HEADER_CHARS = 8192
@@ -68,19 +71,31 @@ def parse(raw: bytes, *, envelope_recipients: tuple[str, ...] = (), envelope_sen
         readable = False
     sender = _address(_header(msg, "From"))
     plain, html, attachments = _body(msg) if readable else (None, None, 0)
+    subject = _clean(_header(msg, "Subject")).strip()
+    text = _clean(reply_words(plain, html), keep_newlines=True)
     return InboundMail(
         sender=sender,
         recipients=_recipients(msg, envelope_recipients),
         message_id=_clean(_header(msg, "Message-ID")).strip(),
         digest=hashlib.sha256(raw).hexdigest(),
-        subject=_clean(_header(msg, "Subject")).strip(),
-        text=_clean(reply_words(plain, html), keep_newlines=True),
-        automatic=is_automatic(msg, sender, envelope_sender),
+        subject=subject,
+        text=text,
+        automatic=is_automatic(msg, sender, envelope_sender) or sounds_out_of_office(subject, text),
+        forwarded=is_forwarded(subject, _start(plain, html)),
         attachments=attachments,
         size=len(raw),
         dkim=dkim_of_sender(raw, sender, dnsfunc) if check_dkim else None,
         in_reply_to=_clean(_header(msg, "In-Reply-To")).strip(),
     )
+
+
+def _start(plain: str | None, html: str | None) -> str:
+    """The beginning of the whole body as text, quotes and all (where a forwarded block opens)."""
+    if plain is not None and plain.strip():
+        return plain[:MAX_TEXT_CHARS]
+    if html is not None and html.strip():
+        return html_text(html[:MAX_HTML_CHARS])[:MAX_TEXT_CHARS]
+    return ""
 
 
 def _header(msg: Message, name: str) -> str:
@@ -162,6 +177,8 @@ def _body(msg: Message) -> tuple[str | None, str | None, int]:
             attachments += 1
         elif part.get_content_subtype() == "plain" and plain is None:
             plain = _text_of(part)
+            if str(part.get_param("format", "")).lower() == "flowed":  # RFC 3676: join the soft breaks
+                plain = unflow(plain[:MAX_TEXT_CHARS], delsp=str(part.get_param("delsp", "")).lower() == "yes")
         elif part.get_content_subtype() == "html" and html is None:
             html = _text_of(part)
     return plain, html, attachments
