@@ -77,7 +77,7 @@ def _drop_attribution(out: list[str]) -> None:
 def _starts_attribution(line: str) -> bool:
     """Whether ``line`` can be the first half of a wrapped attribution."""
     lowered = line.lower()
-    return "@" in line or "<" in line or lowered.startswith(_OPENERS) or line[:4].isdigit()
+    return "@" in line or "<" in line or lowered.startswith(_OPENERS) or (len(line) > 4 and line[:4].isdigit())
 
 
 def cut_hungarian(lines: Sequence[str]) -> list[str]:
