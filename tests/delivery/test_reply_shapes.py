@@ -119,3 +119,16 @@ def test_hostile_quotes_and_blockquotes_stay_bounded() -> None:
     html.set_content("<p>On x wrote:</p>" + "<blockquote>q<br>" * 2000 + "</blockquote>" * 2000
                      + "<p>3</p>" + "<blockquote>r</blockquote><p>s</p>" * 20_000, subtype="html")
     assert len(parse(html.as_bytes()).text) <= 8_000
+
+
+def test_an_html_reply_without_words_reads_no_quote_as_words() -> None:
+    """The below-the-blockquote reading is for blockquotes only: an empty HTML reply whose quote is
+    no blockquote (Outlook's, with a header the parser may not know) stays empty."""
+    outlook = base()
+    outlook.set_content('<div><br></div><div>-----Original Message-----</div><div>Your turn.<br>1. build a ship<br>'
+                        "2. sail</div>", subtype="html")
+    assert parse(outlook.as_bytes()).text == ""
+    gmail = base()
+    gmail.set_content('<div dir="ltr"><br></div><div class="gmail_quote"><div class="gmail_attr">On Sat, Portolan '
+                      'wrote:<br></div><blockquote class="gmail_quote">1. build<br>2. sail</blockquote></div>', subtype="html")
+    assert parse(gmail.as_bytes()).text == ""

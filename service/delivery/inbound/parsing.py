@@ -1,5 +1,9 @@
 """Raw RFC 5322 bytes to an :class:`InboundMail`, with the stdlib ``email`` package (``policy.default``).
 
+The reply's own words come from reply_text (a ``format=flowed`` plain part unflowed first,
+flowed.py); a mail is automatic when its headers say so (automatic.py) or when it reads as an
+out-of-office text (out_of_office.py); ``forwarded`` says it forwards a notice (forwarded.py).
+
 Hostile mail must not stop the receiver, so parsing is bounded everywhere a message could make
 it slow or deep:
 
@@ -16,6 +20,7 @@ it slow or deep:
 from __future__ import annotations
 
 import hashlib
+import logging
 import unicodedata
 from collections.abc import Callable, Iterator
 from email import message_from_bytes
@@ -32,6 +37,8 @@ from service.delivery.inbound.forwarded import is_forwarded
 from service.delivery.inbound.out_of_office import sounds_out_of_office
 from service.delivery.inbound.reply_text import MAX_HTML_CHARS, MAX_TEXT_CHARS, html_text, reply_words
 from service.play.mail.inbound import InboundMail
+
+log = logging.getLogger("portolan.mail")
 
 MAX_HEADER_CHARS = 8192
 """A header value longer than this is cut before parsing (RFC 5322 lines are 998 characters;
@@ -73,6 +80,10 @@ def parse(raw: bytes, *, envelope_recipients: tuple[str, ...] = (), envelope_sen
     plain, html, attachments = _body(msg) if readable else (None, None, 0)
     subject = _clean(_header(msg, "Subject")).strip()
     text = _clean(reply_words(plain, html), keep_newlines=True)
+    automatic = is_automatic(msg, sender, envelope_sender)
+    if not automatic and sounds_out_of_office(subject, text):
+        log.info("mail from %s reads as an out-of-office text (its subject or first lines): automatic", sender or "?")
+        automatic = True
     return InboundMail(
         sender=sender,
         recipients=_recipients(msg, envelope_recipients),
@@ -80,7 +91,7 @@ def parse(raw: bytes, *, envelope_recipients: tuple[str, ...] = (), envelope_sen
         digest=hashlib.sha256(raw).hexdigest(),
         subject=subject,
         text=text,
-        automatic=is_automatic(msg, sender, envelope_sender) or sounds_out_of_office(subject, text),
+        automatic=automatic,
         forwarded=is_forwarded(subject, _start(plain, html)),
         attachments=attachments,
         size=len(raw),

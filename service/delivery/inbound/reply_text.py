@@ -52,8 +52,12 @@ def reply_words(plain: str | None, html: str | None) -> str:
     if html is not None and html.strip():
         html = html[:MAX_HTML_CHARS]
         words = _own_words(_bounded(html_to_text(html)))
-        # nothing above the first quote: perhaps the answer is below it (Thunderbird's HTML reply)
-        return words or _own_words(_bounded(html_quotes_marked(html)))
+        if words:
+            return words
+        # nothing above the first quote: perhaps the answer is below a <blockquote> (Thunderbird's
+        # HTML reply). Only then: a quote that is no blockquote (Outlook's) is never read as words.
+        marked = _bounded(html_quotes_marked(html))
+        return _own_words(marked) if any(is_quoted(line) for line in marked.splitlines()) else ""
     return ""
 
 
