@@ -36,7 +36,7 @@ class SeatSpec(Schema):
     bot = fields.String(validate=validate.Length(min=1, max=40))
     # the creator takes this seat (claims it with the token the answer returns): no invitation
     # mail goes to it (issue 27: nobody is invited to their own seat)
-    mine = fields.Boolean(metadata={"description": "the creator takes this invited seat: no invitation is mailed"})
+    mine = fields.Boolean(truthy={True}, falsy={False}, metadata={"description": "the creator takes this invited seat: no invitation is mailed"})
 
     @validates_schema
     def _one(self, data: dict[str, Any], **_: Any) -> None:
