@@ -119,7 +119,7 @@ def _send_turn_notice(match_id: str, seat: int, ply: int) -> str:
         m.store.job_done(jid)
         return "skipped: the seat need not act any more"
     since = (meta.active_since or {}).get(str(seat))
-    if since is not None and int(since) != ply:  # e.g. a notice kept back while its player watched live
+    if since is not None and int(since) > ply:  # e.g. a notice kept back while its player watched live
         m.store.job_done(jid)
         return "skipped: the turn it was for is over (the seat acted; a later turn has its own notice)"
     mark = f"notice:{match_id}:{seat}:{ply}"
