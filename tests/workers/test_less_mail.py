@@ -164,6 +164,22 @@ def test_mine_goes_only_with_an_invitation(client: Any, settings: Settings) -> N
     assert m.store.match_ids(newest_first=True, limit=10) == before
 
 
+def test_a_seat_the_creator_takes_counts_against_no_invitation_quota(settings: Settings) -> None:
+    """The quotas count invitation mails (PORTOLAN_INVITES_PER_RECIPIENT_DAY): a player who makes
+    match after match in the browser, taking a seat each time, is mailed nothing and so never
+    throttled; an address really invited still is."""
+    from service.play.errors import TooManyRequests
+    from tests.conftest import CREATOR_KEY
+
+    m = build(dataclasses.replace(settings, invites_per_recipient_day=1))
+    for _ in range(3):
+        m.create("harbour-race", {}, [{"invite": "ana@example.org", "mine": True}, {"bot": "random"}],
+                 creator_key=CREATOR_KEY)
+    m.create("harbour-race", {}, [{"invite": "ana@example.org"}, {"bot": "random"}], creator_key=CREATOR_KEY)
+    with pytest.raises(TooManyRequests):
+        m.create("harbour-race", {}, [{"invite": "ana@example.org"}, {"bot": "random"}], creator_key=CREATOR_KEY)
+
+
 # -- presence: the records -----------------------------------------------------------------------
 
 

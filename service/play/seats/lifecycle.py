@@ -106,7 +106,8 @@ def create(ctx: MatchContext, game_id: str, options: Mapping[str, Any] | None, s
                                      email=spec.get("invite", ""), invite_hash=token_hash(token), mail_key="",
                                      mail_generation=0, mail_delegation=""))
     # the last refusal, after every other check: a refused creation stores nothing and sends nothing
-    ctx.invite_limits.take(ctx.store, creator_key, (r.email for r in seat_rows if r.is_human))
+    # (the quotas count invitation mails: a seat its creator takes is mailed nothing)
+    ctx.invite_limits.take(ctx.store, creator_key, (r.email for r in seat_rows if r.is_human and r.seat not in mine))
     created = ctx.now()
     meta = MatchMeta(
         id=match_id, game=game.id, options=dict(opts), players=len(seats), status="waiting", ply=0,
