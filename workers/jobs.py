@@ -165,14 +165,19 @@ def send_match_over(match_id: str, seat: int) -> str:
 
 
 def send_invite(match_id: str, seat: int, email: str, token: str) -> str:
-    """Email an invitation with the seat's invite token (once). Sent whatever the address's
-    preference: an invitation is not a turn notice, and without it the seat cannot be taken."""
+    """Email an invitation with the seat's invite token (once), unless the address said
+    ``stop notices`` (the invitation's own ``List-Unsubscribe`` says it): "off" means no more
+    Portolan mail to it, invitations included; the creator still holds the token (issue 27)."""
     m = service()
     jid = job_id("invite", match_id, seat)
     meta = m.meta(match_id)
     if meta.status == "aborted":  # e.g. its creation failed halfway: the token is good for nothing
         m.store.job_done(jid)
         return "skipped: the match was aborted"
+    if preferences().get(email) == "off":
+        m.store.job_done(jid)
+        log.info("invitation to seat %s of %s not sent: the address asked for no more mail", seat, match_id)
+        return "skipped: the address asked for no more Portolan mail"
     mark = f"invite:{match_id}:{seat}"
 
     def compose() -> Mail:
