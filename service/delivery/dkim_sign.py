@@ -127,6 +127,16 @@ def from_pem(pem: bytes, selector: str, domain: str, where: str = SETTING) -> Dk
     raise DkimKeyError(f"{where}: a {type(key).__name__.removeprefix('_')} key; DKIM signs with RSA or Ed25519 only")
 
 
+def generate(key_type: KeyType) -> bytes:
+    """A new private key as unencrypted PKCS#8 PEM: RSA of 2048 bits (RFC 8301's recommended size,
+    and a DNS record that still fits a UDP answer) or Ed25519."""
+    key: rsa.RSAPrivateKey | ed25519.Ed25519PrivateKey = (
+        rsa.generate_private_key(public_exponent=65537, key_size=2048) if key_type == "rsa"
+        else ed25519.Ed25519PrivateKey.generate())
+    return key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                             serialization.NoEncryption())
+
+
 def load(path: str, selector: str, domain: str) -> DkimSigner:
     """The signer of the key file ``path`` (:class:`DkimKeyError` naming the setting when the file
     cannot be read or holds no usable key)."""
