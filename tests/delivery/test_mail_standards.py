@@ -17,6 +17,8 @@ from service.delivery import letters
 from service.delivery.mail import Mail, deliver, message_id, render, to_message
 from service.play.mail.inbound import InboundMail
 from service.play.mail.reply_address import reply_address
+from service.play.matches import Matches
+from service.proof import signing
 from service.runtime import build, build_desk
 from tests.conftest import CREATOR_KEY, Player, worker_burst
 from tests.helpers import clock_helpers
@@ -24,7 +26,7 @@ from tests.helpers.notices import notice, parsed
 from workers import jobs
 
 
-def every_kind(s: Settings, players: list[Player]) -> dict[str, bytes]:
+def every_kind(s: Settings, players: list[Player]) -> list[tuple[str, bytes]]:
     """One mail of each kind, sent the way the service sends it; the outbox file of each."""
     m = build(s)
     outbox = Path(s.outbox_dir)
@@ -33,6 +35,8 @@ def every_kind(s: Settings, players: list[Player]) -> dict[str, bytes]:
     assert jobs.send_invite(made["id"], 0, "zoe@example.org", made["invites"]["0"]).startswith("sent")
     m.abort(made["id"], CREATOR_KEY)
     assert jobs.send_match_over(made["id"], 0).startswith("sent")  # the aborted mail to an invited seat
+    finished = finish(m, players[0])
+    assert jobs.send_match_over(finished, 0).startswith("sent")  # the standings
 
     _, _, mid, seat, _ = notice(s, players)
     email = m.meta(mid).seats[seat].email
@@ -61,7 +65,28 @@ def every_kind(s: Settings, players: list[Player]) -> dict[str, bytes]:
                       {"hook_id": "h1", "scope": "all your matches", "url": "https://hooks.example.org/x",
                        "failures": 15, "reason": "410 Gone", "public_url": s.public_url,
                        "ping_line": "portolan webhook ping h1", "deliveries_line": "portolan webhook deliveries h1"}))
-    return {path.name.split("-", 1)[0]: path.read_bytes() for path in sorted(outbox.glob("*.eml"))}
+    return [(path.name.split("-", 1)[0], path.read_bytes()) for path in sorted(outbox.glob("*.eml"))]
+
+
+def finish(m: Matches, player: Player) -> str:
+    """A short harbour race of the player (seat 0) and a bot, played to its end."""
+    made = m.create("harbour-race", {"target": 5}, [{"invite": "zoe@example.org"}, {"bot": "random"}],
+                    creator_key=CREATOR_KEY)
+    mid = str(made["id"])
+    m.claim(mid, 0, made["invites"]["0"], player.public_key, "Zoë", "zoe@example.org")
+    for _ in range(400):
+        meta = m.meta(mid)
+        if meta.status != "active":
+            break
+        if meta.active == (0,):
+            legal = [a["action"] for a in m.view(mid, 0)["legal_actions"]]
+            action = {"type": "bank"} if {"type": "bank"} in legal else legal[0]
+            env = {"match": mid, "seat": 0, "ply": meta.ply, "actions": [action], "nonce": f"n{meta.ply}"}
+            m.submit(mid, env, signing.sign(player.private_key, env))
+        else:
+            jobs.play_bot(mid, 1, meta.ply)
+    assert m.meta(mid).status == "finished"
+    return mid
 
 
 def assert_standard(raw: bytes, settings: Settings) -> None:
@@ -83,8 +108,10 @@ def assert_standard(raw: bytes, settings: Settings) -> None:
 
 def test_every_kind_of_mail_is_a_standard_message(outbox_settings: Settings, players: list[Player]) -> None:
     mails = every_kind(outbox_settings, players)
-    assert set(mails) == {"invite", "over", "notice", "answer", "digest", "reminder", "late", "hookoff"}
-    for kind, raw in mails.items():
+    kinds = [kind for kind, _ in mails]  # the worker burst sends the other matches' invitations too
+    assert set(kinds) == {"invite", "over", "notice", "answer", "digest", "reminder", "late", "hookoff"}
+    assert kinds.count("over") == 2  # aborted, and finished with standings
+    for kind, raw in mails:
         try:
             assert_standard(raw, outbox_settings)
         except AssertionError as exc:
