@@ -188,17 +188,22 @@ def send_match_over(match_id: str, seat: int) -> str:
 
 
 def send_invite(match_id: str, seat: int, email: str, token: str) -> str:
-    """Email an invitation with the seat's invite token (once). Sent whatever the address's
-    preference: an invitation is not a turn notice, and without it the seat cannot be taken.
-    Not sent to a seat already taken when the job runs (its creator took it at once, or the
-    invitee claimed it by the link given some other way): the seat is read here, when the mail
-    would go, so a claim that beat the job by a moment still saves the mail (issue 27)."""
+    """Email an invitation with the seat's invite token (once). Not sent to a seat already taken
+    when the job runs (its creator took it at once, or the invitee claimed it by the link given
+    some other way): the seat is read here, when the mail would go, so a claim that beat the job
+    by a moment still saves the mail. Nor to an address that said ``stop notices`` (the
+    invitation's own ``List-Unsubscribe`` says it): "off" means no more Portolan mail to it,
+    invitations included; the creator still holds the token (issue 27)."""
     m = service()
     jid = job_id("invite", match_id, seat)
     meta = m.meta(match_id)
     if meta.status == "aborted":  # e.g. its creation failed halfway: the token is good for nothing
         m.store.job_done(jid)
         return "skipped: the match was aborted"
+    if preferences().get(email) == "off":
+        m.store.job_done(jid)
+        log.info("invitation to seat %s of %s not sent: the address asked for no more mail", seat, match_id)
+        return "skipped: the address asked for no more Portolan mail"
     mark = f"invite:{match_id}:{seat}"
     if 0 <= seat < len(meta.seats) and meta.seats[seat].claimed:
         m.store.job_done(jid)  # kept: nothing is left to send, the watchdog must not run it again
