@@ -324,11 +324,10 @@ class Desk:
         before = [p for p in steps.steps if p.number < failure.number]
         details = []
         if before:
-            details = ["The steps before it would have played (nothing was played):"]
-            details += [f"  {p.number}. {p.label}" + ("" if p.by_number else f"   (you wrote: {p.written})")
-                        for p in before]
+            details = [f"None of your reply was played; before step {failure.number} it would have played:"]
+            details += [f"  {p.number}. {p.label}" for p in before]
         if failure.trouble == "rules":
-            rule = (f"the rules of the game do not allow it then (rule: {failure.rule or 'see the rules'}); every step "
+            rule = (f"the rules of the game do not allow it then (rule: {failure.rule}); every step "
                     "of a reply is checked on the position the steps before it make")
         elif failure.trouble in ("chance", "turn"):
             rule = RULE_STEPS
@@ -356,7 +355,7 @@ class Desk:
             headline, details = f"accepted: {texts[0]}.", event_lines(events)
         else:  # a whole turn: each step as played, then what happened
             headline = f"accepted: your {len(texts)} steps, played in order as one move:"
-            details = [f"  {n}. {text} \N{CHECK MARK}" + _as_written(steps, n) for n, text in enumerate(texts, 1)]
+            details = [f"  {n}. {text} \N{CHECK MARK}" for n, text in enumerate(texts, 1)]
             happened = event_lines(events)
             details += ["What happened:", *happened] if happened else []
         self.seat_answer(mail, identity, match_id, seat, "accepted", headline, details=details)
@@ -408,14 +407,6 @@ class Desk:
             return f"refused, not answered (rate limit): {answer.headline}"
         self.post.answer(identity, answer.payload())
         return f"{answer.verdict}: {answer.headline}"
-
-
-def _as_written(steps: Plan | None, number: int) -> str:
-    """How the player wrote step ``number``, when it was in words other than its label."""
-    if steps is None or not 0 < number <= len(steps.steps):
-        return ""
-    step = steps.steps[number - 1]
-    return "" if step.by_number or step.written.casefold() == step.label.casefold() else f"   (you wrote: {step.written})"
 
 
 def _reply_address(server_key: str, recipients: tuple[str, ...]) -> tuple[ReplyTo, bool] | None:

@@ -38,6 +38,7 @@ from rapidfuzz.distance import OSA
 
 from service.games.base import Action, Game, GameError, Rng
 from service.games.undo import TurnUndo, UndoBlocked
+from service.games.words import cited_rules
 from service.play.mail.grammar import Piece
 from service.play.mail.menu import Item
 
@@ -303,7 +304,7 @@ def plan(game: Game[Any], state: Any, seat: int, rng: Rng, pieces: Sequence[Piec
                 state, _events = game.apply(state, seat, action, rng)
             except GameError as exc:  # an open action the rules refuse all the same: say their words
                 return fail(written, f"step {n + 1} ({_quote(written)}: {label}) was refused: {exc.message}", "rules",
-                            exc.rule or "")
+                            _rule(exc))
             played.append(Played(n + 1, written, dict(action), label, by_number))
             n += 1
             if k == len(todo) - 1 and i >= len(pieces):
@@ -387,5 +388,11 @@ def _rules_words(game: Game[Any], state: Any, seat: int, action: Mapping[str, An
     try:
         game.apply(state, seat, action, Rng(bytes(32)))
     except GameError as exc:
-        return exc.message, exc.rule or ""
+        return exc.message, _rule(exc)
     return "", ""
+
+
+def _rule(exc: GameError) -> str:
+    """The section a rules refusal cites: its own, else the first its sentence names (as the
+    commit does), else its code."""
+    return exc.rule or next(iter(cited_rules(exc.message)), None) or exc.code
