@@ -12,6 +12,7 @@ from service.games.undo import UndoBlocked
 from service.play.mail.grammar import read
 from service.play.mail.steps import Option, core_words, match_phrase, normal_words, plan
 from tests.helpers.mail_turns import find_step, game, items, play, start
+from tests.helpers.positions import positions
 
 EC = game("el-capitan")
 NAUTICUS = game("nauticus")
@@ -82,6 +83,10 @@ def test_numbers_in_a_phrase_are_exact_never_a_prefix_or_a_typo() -> None:
         found = match_phrase(wrong, opts)
         assert found.option is None or found.option.action.get("card") != "C27", wrong
     assert match_phrase("buy C2", opts).option is None
+    # the price after "for" is a free number; the same number elsewhere is not
+    c27 = match_phrase("buy C27 for 1", opts).option
+    assert c27 is not None and c27.action == {"type": "buy-card", "card": "C27"}
+    assert match_phrase("buy 1 C27", opts).option is None
 
 
 def test_small_typos_are_forgiven_only_when_one_action_is_clearly_meant() -> None:
@@ -222,3 +227,31 @@ def test_an_ophir_turn_by_words() -> None:
     got = play(OPHIR, state, seat, f"{hex_words}, gather, End the turn.")
     assert got.failure is None, got.failure
     assert [s.action["type"] for s in got.steps] == ["move", "gather", "end-turn"]
+
+
+def test_a_phrase_longer_than_any_label_is_refused_unread() -> None:
+    state, seat = start(EC, 3, 1)
+    got = play(EC, state, seat, "buy " * 200)
+    assert got.failure is not None and "too long to be one step" in got.failure.sentence
+
+
+@pytest.mark.parametrize(("game_id", "players"), [("el-capitan", 3), ("el-capitan", 2), ("nauticus", 2),
+                                                  ("nauticus", 3), ("ophir", 2), ("ophir", 4)])
+def test_every_copied_menu_line_plays_its_own_action_and_nothing_else(game_id: str, players: int) -> None:
+    """Over positions spread across seeded games: each menu line, copied into a reply as it is
+    (commas, "then", digits and all), and written again in other case and dashes, is one step:
+    its own action. Two lines alike would be refused as ambiguous, never guessed."""
+    g = game(game_id)
+    seen = 0
+    for state, seat in positions(g, players, 12, f"copied-{game_id}-{players}"):
+        menu = items(g, state, seat)
+        texts = [i.text for i in menu]
+        for item in menu:
+            for written in (item.text, item.text.upper().replace("-", " – ")):
+                got = plan(g, state, seat, Rng.from_seed(0), read(written).pieces, menu)
+                if texts.count(item.text) > 1:
+                    assert got.failure is not None and got.steps == (), written
+                    continue
+                assert got.failure is None and got.actions == [item.action], (written, got.failure)
+                seen += 1
+    assert seen > 100

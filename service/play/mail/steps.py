@@ -49,6 +49,9 @@ MAX_JOIN = 4
 """A menu label split by at most this many pieces (its commas, a "then") is found again whole."""
 SHOWN = 5
 """How many candidates an ambiguous phrase's refusal lists."""
+MAX_WORDS = 40
+"""More words than any label has: a longer phrase is not one step (and is not matched at all, so
+a long paragraph costs the desk nothing)."""
 
 
 def normal_words(text: str) -> tuple[str, ...]:
@@ -62,6 +65,25 @@ def core_words(text: str) -> tuple[str, ...]:
     """:func:`normal_words` without the :data:`FILLER` words (all of them when only fillers are left)."""
     words = normal_words(text)
     return tuple(w for w in words if w not in FILLER) or words
+
+
+def bound_numbers(text: str) -> frozenset[int]:
+    """The positions, among :func:`core_words`, of the bare numbers written right after a word
+    that is not a filler: ``site 2`` says *which* site, while ``for 2`` is a free number (a price
+    anywhere in the label)."""
+    words = normal_words(text)
+    core = core_words(text)
+    if len(core) != len([w for w in words if w not in FILLER]):
+        return frozenset()  # only fillers: nothing is bound
+    out: set[int] = set()
+    k = -1
+    for n, word in enumerate(words):
+        if word in FILLER:
+            continue
+        k += 1
+        if word.isdigit() and n > 0 and words[n - 1] not in FILLER:
+            out.add(k)
+    return frozenset(out)
 
 
 def _has_digit(word: str) -> bool:
@@ -98,10 +120,10 @@ def _prefix_fits(phrase: Sequence[str], words: Sequence[str]) -> bool:
     return list(head) == list(words[: len(head)]) and (last == other or (not _has_digit(last) and other.startswith(last)))
 
 
-def _in_order(phrase: Sequence[str], words: Sequence[str]) -> bool:
+def _in_order(phrase: Sequence[str], words: Sequence[str], bound: frozenset[int] = frozenset()) -> bool:
     """Every word of ``phrase`` is a word of ``words`` or the start of one (a number: whole),
-    in the same order; a bare number right after the word it follows (:func:`_typo_cost`)."""
-    return _typo_cost(phrase, words, typos=False) == 0
+    in the same order; a bound number right after the word it follows (:func:`_typo_cost`)."""
+    return _typo_cost(phrase, words, typos=False, bound=bound) == 0
 
 
 def _word_cost(word: str, other: str, typos: bool) -> int | None:
@@ -118,18 +140,19 @@ def _word_cost(word: str, other: str, typos: bool) -> int | None:
     return cost if cost <= allowed else None
 
 
-def _typo_cost(phrase: Sequence[str], words: Sequence[str], typos: bool = True) -> int | None:
+def _typo_cost(phrase: Sequence[str], words: Sequence[str], typos: bool = True,
+               bound: frozenset[int] = frozenset()) -> int | None:
     """The fewest typos that make every word of ``phrase`` a word (or a word's start) of
-    ``words`` in order, within each word's allowance; None if none do. A bare number must come
-    right after the label word the phrase word before it matched: it says *which* one (``site 2``
-    names "on site 2", never "on site 1 for 2")."""
+    ``words`` in order, within each word's allowance; None if none do. A *bound* number (its
+    position in ``bound``, :func:`bound_numbers`) must come right after the label word the
+    phrase word before it matched: ``site 2`` names "on site 2", never "on site 1 for 2"."""
     inf = 10**6
     # at[j]: the least cost with the current phrase word matched at words[j]
     # upto[j]: the least cost with the current phrase word matched somewhere in words[:j]
     upto = [0] * (len(words) + 1)
     at = [inf] * len(words)
     for i, word in enumerate(phrase):
-        bare_number = i > 0 and word.isdigit()
+        bare_number = i > 0 and i in bound
         new_at = [inf] * len(words)
         for j, other in enumerate(words):
             cost = _word_cost(word, other, typos)
@@ -167,6 +190,7 @@ def match_phrase(phrase: str, options: Sequence[Option]) -> Matched:
     5. the same with small typos (:func:`_typos` per word), the option needing the fewest
        typos, only if no other option needs as few."""
     words = core_words(phrase)
+    bound = bound_numbers(phrase)
     if not words or not options:
         return Matched()
     labels = [core_words(o.label) for o in options]
@@ -176,7 +200,7 @@ def match_phrase(phrase: str, options: Sequence[Option]) -> Matched:
         [o for o, lab in zip(options, labels, strict=True) if lab == words or normal_words(o.label) == bare],
         [o for o, t in zip(options, types, strict=True) if t == bare],
         [o for o, lab, t in zip(options, labels, types, strict=True) if _prefix_fits(words, lab) or _prefix_fits(bare, t)],
-        [o for o, lab in zip(options, labels, strict=True) if _in_order(words, lab)],
+        [o for o, lab in zip(options, labels, strict=True) if _in_order(words, lab, bound)],
     )
     for fits in tiers:
         if len(fits) == 1:
@@ -184,7 +208,7 @@ def match_phrase(phrase: str, options: Sequence[Option]) -> Matched:
         if fits:
             return Matched(candidates=tuple(fits))
     costs = [(cost, o) for o, lab in zip(options, labels, strict=True)
-             if (cost := _typo_cost(words, lab)) is not None]
+             if (cost := _typo_cost(words, lab, bound=bound)) is not None]
     if costs:
         least = min(c for c, _ in costs)
         fits = [o for c, o in costs if c == least]
@@ -265,6 +289,9 @@ def plan(game: Game[Any], state: Any, seat: int, rng: Rng, pieces: Sequence[Piec
         piece = pieces[i]
         options = [Option(a, game.label_action(state, seat, a)) for a in game.legal_actions(state, seat)]
         todo: list[tuple[str, Action, str, bool]] = []  # (written, action, label, by number) of this piece
+        if piece.is_phrase and len(piece.written.split()) > MAX_WORDS:
+            return fail(piece.written[:60] + " ...", f"step {n + 1} is too long to be one step (more than {MAX_WORDS} "
+                        "words): put commas between the steps", "words")
         if piece.is_phrase:
             joined = _joined(pieces, i, options)
             if joined is not None:
