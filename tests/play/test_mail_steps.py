@@ -207,6 +207,17 @@ def test_undo_is_a_step_like_any_other() -> None:
     assert labels(got)[1] == "undo your last step" and "D13" in labels(got)[2]
 
 
+def test_undo_back_to_a_turn_start_after_a_die_roll_is_not_a_step_that_reveals() -> None:
+    state, seat, move = find_step(OPHIR, 3, range(8), lambda s, seat, a, after, drew:
+                                  a["type"] == "move" and drew and seat in OPHIR.active_seats(after)
+                                  and any(b["type"] == "gather" for b in OPHIR.legal_actions(after, seat)))
+    rolled = OPHIR.apply(state, seat, move, Rng.from_seed(3)).state  # the reply before: the die was rolled
+    assert isinstance(OPHIR.undo_of(rolled), UndoBlocked)
+    got = play(OPHIR, rolled, seat, "gather, undo, end")
+    assert got.failure is None, got.failure
+    assert [s.action["type"] for s in got.steps] == ["gather", "undo", "end-turn"]
+
+
 def test_a_nauticus_turn_and_a_copied_label_with_a_comma() -> None:
     state, seat = start(NAUTICUS, 2, 0)
     got = play(NAUTICUS, state, seat, "choose take money, take money with 2 workers, end")

@@ -327,8 +327,9 @@ class Desk:
             details = [f"None of your reply was played; before step {failure.number} it would have played:"]
             details += [f"  {p.number}. {p.label}" for p in before]
         if failure.trouble == "rules":
-            rule = (f"the rules of the game do not allow it then (rule: {failure.rule}); every step "
-                    "of a reply is checked on the position the steps before it make")
+            cited = f" (rule: {failure.rule})" if failure.rule else ""
+            rule = (f"the rules of the game do not allow it then{cited}; every step of a reply is checked on the "
+                    "position the steps before it make")
         elif failure.trouble in ("chance", "turn"):
             rule = RULE_STEPS
         else:

@@ -37,7 +37,7 @@ from typing import Any, Literal
 from rapidfuzz.distance import OSA
 
 from service.games.base import Action, Game, GameError, Rng
-from service.games.undo import TurnUndo, UndoBlocked
+from service.games.undo import TurnUndo, UndoBlocked, is_undo
 from service.games.words import cited_rules
 from service.play.mail.grammar import Piece
 from service.play.mail.menu import Item
@@ -285,7 +285,8 @@ def plan(game: Game[Any], state: Any, seat: int, rng: Rng, pieces: Sequence[Piec
 
     while i < len(pieces):
         if seat not in game.active_seats(state):
-            return fail(pieces[i].written, "cannot be played: it is not your turn", "turn")
+            return fail(pieces[i].written, f"step {n + 1} ({_quote(pieces[i].written)}) cannot be played: it is not "
+                                           "your turn", "turn")
         piece = pieces[i]
         options = [Option(a, game.label_action(state, seat, a)) for a in game.legal_actions(state, seat)]
         todo: list[tuple[str, Action, str, bool]] = []  # (written, action, label, by number) of this piece
@@ -310,8 +311,9 @@ def plan(game: Game[Any], state: Any, seat: int, rng: Rng, pieces: Sequence[Piec
             i += 1
         for k, (written, action, label, by_number) in enumerate(todo):
             if k:  # a piece of several numbers: each plays on the position the one before made
-                if seat not in game.active_seats(state):
-                    return fail(written, "cannot be played: it is not your turn", "turn")
+                if seat not in game.active_seats(state):  # the check after each step says it first
+                    return fail(written, f"step {n + 1} ({_quote(written)}) cannot be played: it is not your turn",
+                                "turn")
                 options = [Option(a, game.label_action(state, seat, a)) for a in game.legal_actions(state, seat)]
             if by_number:
                 number = int(action["number"])
@@ -344,7 +346,8 @@ def plan(game: Game[Any], state: Any, seat: int, rng: Rng, pieces: Sequence[Piec
                 return Plan(tuple(played), Failure(
                     n + 1, _next_written(pieces, i, todo, k), f"after step {n} ({_quote(written)}: {label}) your turn "
                     f"is over, and the reply goes on with step {n + 1}; send it when it is your turn again", "turn"))
-            final = _final(game, state, seat)
+            # an undo goes back to the turn's start, whose own "cannot be taken back" was said then
+            final = "" if is_undo(action) else _final(game, state, seat)
             if final:
                 return Plan(tuple(played), Failure(
                     n, written, f"step {n} ({_quote(written)}: {label}) cannot be taken back ({final}), so it must be "
