@@ -9,6 +9,7 @@ from typing import Any
 
 from service.config import Settings
 from service.games.base import Rng
+from service.games.undo import UndoBlocked
 from tests.conftest import SmtpSink
 from tests.play.mail_desk import Table, body, mail_settings, open_table, reply, words
 
@@ -64,10 +65,19 @@ def test_an_el_capitan_turn_in_one_reply_by_words(mail_settings: Settings, smtp_
 
 def test_a_nauticus_turn_in_one_reply_by_words(mail_settings: Settings, smtp_sink: SmtpSink) -> None:
     t = open_table(mail_settings, smtp_sink)
-    entry, said, plain = one_turn(t, "choose take money; take money with 2 workers; end")
-    assert [a["type"] for a in entry["envelope"]["actions"]] == ["choose-action", "take-money", "done"]
-    assert "accepted: your 3 steps" in said
-    assert "  2. take money with 2 workers \N{CHECK MARK}" in plain and "  3. end the turn \N{CHECK MARK}" in plain
+    game, state, seat = position(t)
+    # the action tiles lie in a random order: a space whose bonus is "of choice" asks for it first
+    take_money = next(a for a in game.legal_actions(state, seat) if a["type"] == "choose-action"
+                      and "Take money" in game.label_action(state, seat, a))
+    after = game.apply(state, seat, take_money, Rng.from_seed("probe")).state
+    bonus = [game.label_action(after, seat, a) for a in game.legal_actions(after, seat) if a["type"] == "take-bonus"]
+    steps = ["choose take money", *bonus[:1], "take money with 2 workers", "end"]
+    entry, said, plain = one_turn(t, "; ".join(steps))
+    types = [a["type"] for a in entry["envelope"]["actions"]]
+    assert types == ["choose-action", *(["take-bonus"] if bonus else []), "take-money", "done"]
+    assert f"accepted: your {len(steps)} steps" in said
+    assert f"  {len(steps) - 1}. take money with 2 workers \N{CHECK MARK}" in plain
+    assert f"  {len(steps)}. end the turn \N{CHECK MARK}" in plain
 
 
 def test_an_ophir_turn_in_one_reply_by_words(mail_settings: Settings, smtp_sink: SmtpSink) -> None:
@@ -76,19 +86,32 @@ def test_an_ophir_turn_in_one_reply_by_words(mail_settings: Settings, smtp_sink:
     while not any(a["type"] == "move" for a in game.legal_actions(state, seat)):  # barriers and the draft
         one_turn(t, "1")
         game, state, seat = position(t)
-    # a move to a free hex (a ship there would roll the influence die) where goods can be gathered
-    move = next(a for a in game.legal_actions(state, seat) if a["type"] == "move" and _calm(game, state, seat, a))
+    # a move to a free hex (a ship there would roll the influence die), best one where goods can be gathered
+    calm = sorted((a for a in game.legal_actions(state, seat) if a["type"] == "move"),
+                  key=lambda a: not _gathers(game, _after(game, state, seat, a), seat))
+    move = next(a for a in calm if _after(game, state, seat, a) is not None)
+    after = _after(game, state, seat, move)
     hex_words = game.label_action(state, seat, move).split("(")[0].strip()  # "sail to the gems hex"
-    entry, said, plain = one_turn(t, f"{hex_words}\ngather\nEnd the turn.")
+    gather = [game.label_action(after, seat, a) for a in game.legal_actions(after, seat) if a["type"] == "gather"]
+    steps = [hex_words, *(["gather" if len(gather) == 1 else gather[0]] if gather else []), "End the turn."]
+    entry, said, plain = one_turn(t, "\n".join(steps))
     assert entry["envelope"]["actions"][0] == move
-    assert [a["type"] for a in entry["envelope"]["actions"]] == ["move", "gather", "end-turn"]
-    assert "accepted: your 3 steps" in said and "  1. sail to the " in plain
+    assert [a["type"] for a in entry["envelope"]["actions"]] == ["move", *(["gather"] if gather else []), "end-turn"]
+    assert f"accepted: your {len(steps)} steps" in said and "  1. sail to the " in plain
 
 
-def _calm(game: Any, state: Any, seat: int, move: dict[str, Any]) -> bool:
+def _after(game: Any, state: Any, seat: int, move: dict[str, Any]) -> Any:
+    """The state after ``move`` if it draws and reveals nothing (so more steps may follow it in
+    the reply) and the turn can gather or end after it, else None."""
     rng = Rng.from_seed("probe")
     after = game.apply(state, seat, move, rng).state
-    return not rng.draws and any(a["type"] == "gather" for a in game.legal_actions(after, seat))
+    types = {a["type"] for a in game.legal_actions(after, seat)}
+    final = isinstance(game.undo_of(after), UndoBlocked)
+    return after if not rng.draws and not final and types & {"gather", "end-turn"} else None
+
+
+def _gathers(game: Any, after: Any, seat: int) -> bool:
+    return after is not None and any(a["type"] == "gather" for a in game.legal_actions(after, seat))
 
 
 def test_a_refused_reply_of_several_steps_changes_nothing(mail_settings: Settings, smtp_sink: SmtpSink) -> None:
