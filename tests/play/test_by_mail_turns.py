@@ -142,3 +142,15 @@ def test_a_refused_reply_of_several_steps_changes_nothing(mail_settings: Setting
     [answer] = t.answers()
     assert "after step 4 (`end`: end the turn) your turn is over" in words(answer)
     assert "a whole turn in one reply" in words(answer)  # the rule it cites
+
+
+def test_a_copied_menu_line_plays_that_line_only(mail_settings: Settings, smtp_sink: SmtpSink) -> None:
+    t = open_table(mail_settings, smtp_sink, "el-capitan")
+    _, _, seat = position(t)
+    rows = t.m.view(t.match, seat)["legal_actions"]
+    # a line whose price is itself a menu number ("buy card C24 (Valencia-Tanger) for 1")
+    line = next(row for row in rows if row["text"].rsplit(" ", 1)[-1] in {str(n) for n in range(1, len(rows) + 1)}
+                and row["text"] != rows[int(row["text"].rsplit(" ", 1)[-1]) - 1]["text"])
+    entry, said, _ = one_turn(t, f"{line['text']}\n\nThanks!")
+    assert entry["envelope"]["actions"] == [line["action"]]  # never also the item its price numbers
+    assert f"accepted: {line['text']}." in said

@@ -96,23 +96,42 @@ def test_small_typos_are_forgiven_only_when_one_action_is_clearly_meant() -> Non
     opts = options(EC, after, seat)
     site1 = match_phrase("build a warehouse on site 1", opts).option
     assert site1 is not None and site1.action == {"type": "build-warehouse", "site": 1}
-    assert match_phrase("bild a warehose on site 1", opts).option == site1  # two typos, one action
+    assert match_phrase("biuld a warehose on site 1", opts).option == site1  # two typos, one action
+    assert match_phrase("buidl warehouse site 1", opts).option == site1  # two letters swapped
     # a bare number says which of the word before it: "site 2" is not "site 1 ... for 2"
     site2 = match_phrase("build site 2", opts).option
     assert site2 is not None and site2.action == {"type": "build-warehouse", "site": 2}
     assert match_phrase("build site 4", opts).option is None  # the price is 4: not a site
-    assert match_phrase("buidl warehouse site 1", opts).option == site1  # two letters swapped
-    ambiguous = match_phrase("bild a warehose", opts)  # site 1 or 2: as close to both
+    ambiguous = match_phrase("biuld a warehose", opts)  # site 1 or 2: as close to both
     assert ambiguous.option is None and len(ambiguous.candidates) == 2
+    assert match_phrase("bild site 1", opts).option is None  # a word of four letters: no typo forgiven
     assert match_phrase("bld wrhs", opts).option is None  # too far from anything
 
 
 def test_typos_in_other_games_labels() -> None:
     state, seat = start(NAUTICUS, 2, 0)
     opts = options(NAUTICUS, state, seat)
-    money = match_phrase("choose Take mony", opts).option
+    money = match_phrase("choose Take monney", opts).option
     assert money is not None and "Take money" in money.label
-    assert match_phrase("chose the acton Deliver goods", opts).option is not None
+    deliver = match_phrase("chooose the acton Deliver goods", opts).option
+    assert deliver is not None and "Deliver goods" in deliver.label
+
+
+def test_the_qualifiers_of_a_label_count_only_after_the_words_that_name_it() -> None:
+    """Words after a label's first "(" or comma qualify it: a phrase reaches them only once it
+    named the label's head, so it never names an action by its side words."""
+    labels = ["choose the action Buy goods (space 1: bonus 1 normal mast of choice; 2 blue workers for each "
+              "player's turn)", "choose the action Take money (space 2: bonus 2 VP; 1 blue worker for each "
+              "player's turn)"]
+    opts = [Option({"type": "choose-action", "n": i}, text) for i, text in enumerate(labels)]
+    assert match_phrase("buy mast", opts).option is None  # the Buy mast tile is not open: no guess
+    assert match_phrase("buy goods", opts).option == opts[0]
+    assert match_phrase("buy goods space 1", opts).option == opts[0]  # after the head: qualifiers count
+    ophir = [Option({"type": "gather", "good": "gems"}, "gather one gem, throwing back cloth"),
+             Option({"type": "gather", "good": "wood"}, "gather one wood, throwing back cloth")]
+    assert match_phrase("gather cloth", ophir).option is None  # cloth is thrown back, not gathered
+    assert match_phrase("gather gem", ophir).option == ophir[0]
+    assert match_phrase("gather wood throwing back cloth", ophir).option == ophir[1]
 
 
 # -- the planner -----------------------------------------------------------------------------------

@@ -14,7 +14,8 @@ checks them all again (docs/mail-replies.md, "A whole turn in one reply").
 - **A phrase** is matched against the actions open at its step, by their menu labels and
   types (:func:`match_phrase`): case, accents, dashes, punctuation and filler words do not
   matter, a word may be the start of the label's word, and a small typo is forgiven when one
-  action is clearly closer than any other. Digits must be exact: ``C2`` never names ``C27``,
+  action is clearly closer than any other. The words after a label's first "(" or comma only
+  qualify it, and count only once the phrase named the words before them. Digits must be exact: ``C2`` never names ``C27``,
   ``for 2`` never names a card that costs 1. A phrase that fits several actions is refused
   with them listed.
 - **Nothing the player has not seen decides a later step.** A step that draws on chance (the
@@ -93,9 +94,9 @@ def _has_digit(word: str) -> bool:
 def _typos(word: str) -> int:
     """How many typos (an insertion, a deletion, a change or two letters swapped) a word of
     the phrase may have: none in a short word or one with a digit (a card, a number, a price)."""
-    if _has_digit(word) or len(word) < 4:
-        return 0
-    return 1 if len(word) < 8 else 2
+    if _has_digit(word) or len(word) < 5:
+        return 0  # a short word is too near other words: "wood" is one letter from "good"
+    return 1 if len(word) < 9 else 2
 
 
 @dataclass(frozen=True)
@@ -120,10 +121,11 @@ def _prefix_fits(phrase: Sequence[str], words: Sequence[str]) -> bool:
     return list(head) == list(words[: len(head)]) and (last == other or (not _has_digit(last) and other.startswith(last)))
 
 
-def _in_order(phrase: Sequence[str], words: Sequence[str], bound: frozenset[int] = frozenset()) -> bool:
+def _in_order(phrase: Sequence[str], words: Sequence[str], bound: frozenset[int] = frozenset(),
+              head: int | None = None) -> bool:
     """Every word of ``phrase`` is a word of ``words`` or the start of one (a number: whole),
-    in the same order; a bound number right after the word it follows (:func:`_typo_cost`)."""
-    return _typo_cost(phrase, words, typos=False, bound=bound) == 0
+    in the same order, under :func:`_typo_cost`'s rules for bound numbers and the label's head."""
+    return _typo_cost(phrase, words, typos=False, bound=bound, head=head) == 0
 
 
 def _word_cost(word: str, other: str, typos: bool) -> int | None:
@@ -135,30 +137,48 @@ def _word_cost(word: str, other: str, typos: bool) -> int | None:
     if not allowed:
         return None
     cost = OSA.distance(word, other, score_cutoff=allowed)
-    if len(word) >= 5:  # a typo in the start of a longer word ("warehos" for warehouse)
+    if len(word) >= 6:  # a typo in the start of a longer word ("warehos" for warehouse)
         cost = min(cost, OSA.distance(word, other[: len(word)], score_cutoff=allowed))
     return cost if cost <= allowed else None
 
 
 def _typo_cost(phrase: Sequence[str], words: Sequence[str], typos: bool = True,
-               bound: frozenset[int] = frozenset()) -> int | None:
+               bound: frozenset[int] = frozenset(), head: int | None = None) -> int | None:
     """The fewest typos that make every word of ``phrase`` a word (or a word's start) of
-    ``words`` in order, within each word's allowance; None if none do. A *bound* number (its
-    position in ``bound``, :func:`bound_numbers`) must come right after the label word the
-    phrase word before it matched: ``site 2`` names "on site 2", never "on site 1 for 2"."""
+    ``words`` in order, within each word's allowance; None if none do.
+
+    Two rules keep a phrase from naming what it does not mean. A *bound* number (its position
+    in ``bound``, :func:`bound_numbers`) must come right after the label word the phrase word
+    before it matched: ``site 2`` names "on site 2", never "on site 1 for 2". And the words
+    after the label's *head* (``words[:head]``, the label before its first "(" or comma: the
+    qualifiers) count only once the phrase has named the head's last word: ``gather cloth``
+    never names "gather one gem, throwing back cloth", nor ``buy mast`` "choose the action Buy
+    goods (bonus 1 normal mast ...)". A free number (a price after "for") may match anywhere."""
     inf = 10**6
+    end = len(words) if head is None or head <= 0 else min(head, len(words))
     # at[j]: the least cost with the current phrase word matched at words[j]
     # upto[j]: the least cost with the current phrase word matched somewhere in words[:j]
     upto = [0] * (len(words) + 1)
     at = [inf] * len(words)
     for i, word in enumerate(phrase):
         bare_number = i > 0 and i in bound
+        free_number = word.isdigit() and not bare_number
+        # past[j]: the least cost with the word before matched in words[end - 1:j] (the head's
+        # last word or a qualifier): what a qualifier may follow
+        past = [inf] * (len(words) + 1)
+        for j in range(max(end - 1, 0), len(words)):
+            past[j + 1] = min(past[j], at[j])
         new_at = [inf] * len(words)
         for j, other in enumerate(words):
             cost = _word_cost(word, other, typos)
             if cost is None:
                 continue
-            before = (at[j - 1] if j else inf) if bare_number else upto[j]
+            if bare_number:
+                before = at[j - 1] if j else inf
+            elif j < end or free_number:
+                before = upto[j]
+            else:
+                before = past[j]
             new_at[j] = min(inf, before + cost)
         at = new_at
         upto = [inf] * (len(words) + 1)
@@ -166,6 +186,13 @@ def _typo_cost(phrase: Sequence[str], words: Sequence[str], typos: bool = True,
             upto[j + 1] = min(upto[j], at[j])
     found = upto[len(words)]
     return found if found < inf else None
+
+
+def head_size(label: str) -> int:
+    """How many of the label's :func:`core_words` come before its first "(" or comma: the head
+    that names the action; what follows qualifies it."""
+    cut = min((i for i in (label.find("("), label.find(",")) if i >= 0), default=len(label))
+    return sum(1 for w in normal_words(label[:cut]) if w not in FILLER)
 
 
 @dataclass(frozen=True)
@@ -194,21 +221,22 @@ def match_phrase(phrase: str, options: Sequence[Option]) -> Matched:
     if not words or not options:
         return Matched()
     labels = [core_words(o.label) for o in options]
+    heads = [head_size(o.label) for o in options]
     types = [o.type_words for o in options]
     bare = normal_words(phrase)
     tiers = (
         [o for o, lab in zip(options, labels, strict=True) if lab == words or normal_words(o.label) == bare],
         [o for o, t in zip(options, types, strict=True) if t == bare],
         [o for o, lab, t in zip(options, labels, types, strict=True) if _prefix_fits(words, lab) or _prefix_fits(bare, t)],
-        [o for o, lab in zip(options, labels, strict=True) if _in_order(words, lab, bound)],
+        [o for o, lab, h in zip(options, labels, heads, strict=True) if _in_order(words, lab, bound, h)],
     )
     for fits in tiers:
         if len(fits) == 1:
             return Matched(option=fits[0])
         if fits:
             return Matched(candidates=tuple(fits))
-    costs = [(cost, o) for o, lab in zip(options, labels, strict=True)
-             if (cost := _typo_cost(words, lab, bound=bound)) is not None]
+    costs = [(cost, o) for o, lab, h in zip(options, labels, heads, strict=True)
+             if (cost := _typo_cost(words, lab, bound=bound, head=h)) is not None]
     if costs:
         least = min(c for c, _ in costs)
         fits = [o for c, o in costs if c == least]
