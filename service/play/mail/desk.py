@@ -75,6 +75,8 @@ RULE_STEPS = ("a reply plays only steps whose positions you could see: a step de
               "taken back ends the reply, and so does the end of your turn (rule: a whole turn in one reply)")
 RULE_ATTACHMENTS = ("attachments are not read: write your move in the body of the reply, "
                     "without attaching files (rule: what a reply may say)")
+RULE_FORWARDED = ("a move is a reply to the notice, written above or below its quote; a forwarded notice is "
+                  "never read (rule: what a reply may say)")
 RULE_STALE = ("a reply moves only at the turn its notice was sent for; the reply tokens of a notice expire "
               "when the match moves on (rule: reply tokens are bound to the turn)")
 
@@ -170,6 +172,9 @@ class Desk:
                                                "of your domain.", RULE_DKIM)
         if reply.kind == "i":
             return self._invitation(mail, identity, reply, meta)
+        if mail.forwarded:
+            return self.seat_answer(mail, identity, reply.match, reply.seat, "refused",
+                                    "Nothing was done: you forwarded the notice: reply to it instead.", RULE_FORWARDED)
         if mail.attachments:
             return self.seat_answer(mail, identity, reply.match, reply.seat, "refused",
                                     f"Nothing was done: your reply has {count(mail.attachments, 'attachment')}.",
