@@ -57,6 +57,12 @@ class Reading:
     """Garbage: what could not be read."""
 
     @property
+    def picks(self) -> tuple[int | str, ...]:
+        """A move's steps as written, flat: each menu number, and each phrase in lower case with
+        its spaces collapsed (a phrase may still be joined with the next one when matched)."""
+        return tuple(x for p in self.pieces for x in (p.numbers or (" ".join(p.written.lower().split()),)))
+
+    @property
     def is_move(self) -> bool:
         """A reply that plays steps (and is not a command)."""
         return bool(self.pieces)
