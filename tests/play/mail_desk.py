@@ -39,7 +39,8 @@ def mail_settings(settings: Settings, smtp_sink: SmtpSink, monkeypatch: pytest.M
 
 @dataclass
 class Table:
-    """A Nauticus match of Ana (own key, mail delegation) and Bea (joined by mail: custodial)."""
+    """A match (Nauticus unless told) of Ana (own key, mail delegation) and Bea (joined by mail:
+    custodial)."""
 
     settings: Settings
     m: Matches
@@ -91,11 +92,12 @@ def words(msg: EmailMessage) -> str:
     return " ".join(body(msg).split())
 
 
-def open_table(s: Settings, sink: SmtpSink) -> Table:
-    """Create the match, Ana claims with a key and a mail delegation, Bea joins by mail."""
+def open_table(s: Settings, sink: SmtpSink, game: str = "nauticus") -> Table:
+    """Create the match (Nauticus unless told), Ana claims with a key and a mail delegation,
+    Bea joins by mail."""
     m = build(s)
     t = Table(s, m, build_desk(s, m), sink)
-    made = m.create("nauticus", {}, [{"invite": ANA}, {"invite": BEA}], creator_key=CREATOR_KEY)
+    made = m.create(game, {}, [{"invite": ANA}, {"invite": BEA}], creator_key=CREATOR_KEY)
     t.match = made["id"]
     ana_pub = signing.public_key_of(t.ana_key)
     delegation = signing.sign(t.ana_key, m.delegation_body(t.match, 0, m.mail_public_key(t.match, 0, 0)))

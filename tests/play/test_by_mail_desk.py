@@ -57,9 +57,12 @@ def test_several_picks_are_one_all_or_nothing_move(mail_settings: Settings, smtp
     seat, _ = t.mover()
     ply = t.m.meta(t.match).ply
     # choosing the same phase action twice: the rules core refuses the second, so nothing moves
+    view = t.m.view(t.match, seat)
     text = refused_once(t, "1, 1")
-    assert "the whole move was refused" in text and "action 1:" in text and "(rule §" in text
-    assert "Why: the rules of the game do not allow this move now" in text
+    first = view["legal_actions"][0]["text"]
+    assert f"Nothing was done: step 2 (`1`: {first}) is not open after the steps before it:" in text
+    assert "(rule §" in text and "None of your reply was played; before step 2 it would have played: 1. " in text
+    assert "Why: the rules of the game do not allow it then (rule: §" in text, text
     assert "The rules it cites: " in text and "/v1/games/nauticus/rules" in text  # where to look "§" up
     assert "What you can do now" in text
     assert t.m.meta(t.match).ply == ply and seat == t.mover()[0]
@@ -140,7 +143,7 @@ def test_garbage_an_unknown_word_and_a_number_off_the_menu(mail_settings: Settin
     t = open_table(mail_settings, smtp_sink)
     text = refused_once(t, "> 1\n\n-- \nsent from my phone")
     assert "no words of its own" in text and "3, 1, end" in text and "What you can do now" in text
-    assert "'frobnicate' is neither a menu number" in refused_once(t, "frobnicate")
+    assert "step 1 (`frobnicate`) names no action in the menu" in refused_once(t, "frobnicate")
     assert "there is no item 99 in the menu" in refused_once(t, "99")
 
 

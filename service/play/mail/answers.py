@@ -28,8 +28,8 @@ LOG_LINES = 10
 HELP = (
     "How to play by mail: reply to your latest turn notice with",
     "  3            the menu item 3",
-    "  3, 1, end    several actions in order, as one move (all or nothing);",
-    "               a word picks the one action whose name starts with it",
+    "  3, 1, end    a whole turn in one reply: its steps in order, as one move (all or",
+    "               nothing), by menu numbers or words: sail to Tunis, build, end",
     "  show         the board and the whole menu",
     "  log          the last moves",
     "  notices every | notices digest | notices off (or: stop notices)",

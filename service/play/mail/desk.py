@@ -15,8 +15,10 @@ B1's transport (service.delivery.inbound) parses each received message into an
    (service.play.mail.reply_address); the sender must be the seat's address (and, with
    ``PORTOLAN_MAIL_REQUIRE_DKIM``, DKIM-signed by its domain). A refusal to someone who did not
    prove the seat says nothing about the match.
-4. **What the reply says** (service.play.mail.grammar): menu numbers and words as one move
-   through :func:`service.play.seats.keys.submit_by_mail`, or a command.
+4. **What the reply says** (service.play.mail.grammar): a command, or a move: a whole turn of
+   steps by menu numbers or words, matched and played on the real position with the ply's Rng
+   (service.play.mail.steps), then submitted as one move, all or nothing, through
+   :func:`service.play.seats.keys.submit_by_mail` (which checks it all again).
 
 Every refusal changes nothing and is answered once, saying what was wrong and which rule forbids
 it, unless the sender has had :attr:`Desk.refusals_per_hour` refusals this hour: past that the
@@ -44,13 +46,15 @@ from service.play.mail.answers import (
     seat_context,
     why,
 )
-from service.play.mail.grammar import Reading, read_reply, resolve
+from service.play.mail.grammar import Reading, read_reply
 from service.play.mail.inbound import InboundMail, MailDesk
 from service.play.mail.menu import menu
 from service.play.mail.ports import AnswerPost, MailboxPort, PreferencesPort
 from service.play.mail.reply_address import ReplyTo, authentic, parse_reply_address
+from service.play.mail.steps import Plan, plan
 from service.play.seats import key_attach, keys
 from service.play.views import match as views
+from service.proof import fairness
 from service.proof.match_record import MatchMeta
 
 if TYPE_CHECKING:
@@ -65,7 +69,10 @@ RULE_TOKEN = ("a reply must go to the Reply-To address of a Portolan mail, whose
               "seat and turn it answers (rule: who may reply by mail)")
 RULE_DKIM = ("this server accepts mail moves only with a valid DKIM signature of the sender's domain "
              "(rule: PORTOLAN_MAIL_REQUIRE_DKIM)")
-RULE_GRAMMAR = "a reply says menu numbers, action words or one command (rule: what a reply may say; see below)"
+RULE_GRAMMAR = ("a reply names each step of a move by its menu number or by the words of its action, in the "
+                "order they are played, or says one command (rule: what a reply may say; see below)")
+RULE_STEPS = ("a reply plays only steps whose positions you could see: a step decided by chance or that cannot be "
+              "taken back ends the reply, and so does the end of your turn (rule: a whole turn in one reply)")
 RULE_ATTACHMENTS = ("attachments are not read: write your move in the body of the reply, "
                     "without attaching files (rule: what a reply may say)")
 RULE_FORWARDED = ("a move is a reply to the notice, written above or below its quote; a forwarded notice is "
@@ -286,13 +293,14 @@ class Desk:
         view = views.view(self.ctx, match_id, seat)
         if view["ply"] != reply.ply:
             return self._changed(mail, identity, match_id, seat, reply.ply, view["ply"])
-        resolved = resolve(reading.picks, menu(view.get("legal_actions") or []))
-        if resolved.problem:
-            return self.seat_answer(mail, identity, match_id, seat, "refused", f"Nothing was done: {resolved.problem}.",
-                                    RULE_GRAMMAR, help_text=HELP)
         try:
-            result = keys.submit_by_mail(self.ctx, match_id, seat, reply.ply, list(resolved.actions),
-                                                 message_digest=mail.digest)
+            steps = self._plan(match_id, seat, meta, reading, view)
+        except Conflict as exc:  # the state moved on between the meta and the state (Moved)
+            return self._changed(mail, identity, match_id, seat, reply.ply, int(exc.extra.get("current_ply", -1)))
+        if steps.failure is not None:
+            return self._not_played(mail, identity, match_id, seat, steps)
+        try:
+            result = keys.submit_by_mail(self.ctx, match_id, seat, reply.ply, steps.actions, message_digest=mail.digest)
         except (Unavailable, TooManyRequests):
             raise
         except Conflict as exc:
@@ -303,8 +311,36 @@ class Desk:
         except ServiceError as exc:
             return self.seat_answer(mail, identity, match_id, seat, "refused",
                                     f"Nothing was done, the whole move was refused: {exc.message}.", why(exc))
-        return self._accepted(mail, identity, match_id, seat, list(resolved.actions), result.get("events") or [],
-                              [i.text for i in resolved.chosen])
+        return self._accepted(mail, identity, match_id, seat, steps.actions, result.get("events") or [], steps)
+
+    def _plan(self, match_id: str, seat: int, meta: MatchMeta, reading: Reading, view: dict[str, Any]) -> Plan:
+        """The reply's steps matched and played on the real state with the ply's real Rng, so the
+        simulation is exactly what the commit will do again (service.play.mail.steps)."""
+        game = self.ctx.game_of(meta)
+        state = self.ctx.state(match_id, meta)
+        rng = fairness.ply_rng(self.ctx.secret(match_id, meta), meta.ply)
+        return plan(game, state, seat, rng, reading.pieces, menu(view.get("legal_actions") or []))
+
+    def _not_played(self, mail: InboundMail, identity: str, match_id: str, seat: int, steps: Plan) -> str:
+        """The refusal of a reply whose step did not fit: which step, why, and what the steps
+        before it would have played (none was)."""
+        failure = steps.failure
+        assert failure is not None
+        before = [p for p in steps.steps if p.number < failure.number]
+        details = []
+        if before:
+            details = [f"None of your reply was played; before step {failure.number} it would have played:"]
+            details += [f"  {p.number}. {p.label}" for p in before]
+        if failure.trouble == "rules":
+            cited = f" (rule: {failure.rule})" if failure.rule else ""
+            rule = (f"the rules of the game do not allow it then{cited}; every step of a reply is checked on the "
+                    "position the steps before it make")
+        elif failure.trouble in ("chance", "turn"):
+            rule = RULE_STEPS
+        else:
+            rule = RULE_GRAMMAR
+        return self.seat_answer(mail, identity, match_id, seat, "refused", f"Nothing was done: {failure.sentence}.",
+                                rule, details=details, help_text=HELP if failure.trouble == "words" else ())
 
     def _earlier(self, match_id: str, reply: ReplyTo, mail: InboundMail) -> dict[str, Any] | None:
         """The move this very message made at the notice's ply, if it made one."""
@@ -315,12 +351,20 @@ class Desk:
         return None
 
     def _accepted(self, mail: InboundMail, identity: str, match_id: str, seat: int, actions: list[dict[str, Any]],
-                  events: list[dict[str, Any]], texts: list[str] | None = None) -> str:
-        if texts is None:
+                  events: list[dict[str, Any]], steps: Plan | None = None) -> str:
+        if steps is None:  # a redelivered message that moved already: its actions in the log's words
             game = self.ctx.game_of(self.ctx.meta(match_id))
             texts = [game.describe_action(a) for a in actions]
-        self.seat_answer(mail, identity, match_id, seat, "accepted", "accepted: " + "; then ".join(texts) + ".",
-                         details=event_lines(events))
+        else:
+            texts = [p.label for p in steps.steps]
+        if len(texts) == 1:
+            headline, details = f"accepted: {texts[0]}.", event_lines(events)
+        else:  # a whole turn: each step as played, then what happened
+            headline = f"accepted: your {len(texts)} steps, played in order as one move:"
+            details = [f"  {n}. {text} \N{CHECK MARK}" for n, text in enumerate(texts, 1)]
+            happened = event_lines(events)
+            details += ["What happened:", *happened] if happened else []
+        self.seat_answer(mail, identity, match_id, seat, "accepted", headline, details=details)
         return f"moved: {len(actions)} action(s) in match {match_id} seat {seat}"
 
     def _changed(self, mail: InboundMail, identity: str, match_id: str, seat: int, was: int, now: int) -> str:

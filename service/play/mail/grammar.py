@@ -6,10 +6,13 @@ Quoted lines (``>``) and everything from a ``-- `` signature line on are never r
 the transport has already removed quotes and signatures with a reply-parsing library: this is
 only the last guard. Case does not matter, except in the name of ``join``.
 
-- a **move**: menu numbers and action words, separated by commas, spaces or new lines, all
-  applied in order as one move (``3``; ``3, 1, end``). A word (or a run of words, ``sail to
-  tyre``) stands for the one action of the menu whose type is it, else whose type or text
-  starts with it;
+- a **move**: a whole turn as a list of *steps*, separated by commas, semicolons, new lines or the
+  word ``then`` (``3, 1, end``; ``sail to Tunis, build a warehouse, end``), played in order as
+  one move, all or nothing. A piece that is only menu numbers (``3``, ``#3``, ``3.``, ``3)``,
+  ``(3)``, ``no. 3``; ``3 1`` is two) names items of the menu the mail showed; any piece with a
+  letter in it is one *phrase*, digits and all, matched as text against the actions open at
+  that step (:mod:`service.play.mail.steps`), so a copied menu line means its own action and
+  never also the item its price happens to number;
 - a **command**: ``show``, ``log``, ``help``, ``key``, ``stop notices`` (also ``stop``,
   ``unsubscribe``), ``notices every|digest|off``, ``join <your name>``, and the match clock's
   (docs/clock.md): ``resign yes`` (``resign`` alone only explains), ``abort`` (a vote to abort
@@ -17,21 +20,20 @@ only the last guard. Case does not matter, except in the name of ``join``.
   ``vacation off``.
 
 :func:`read` says which one a reply is (:func:`read_reply` also reads a command in the subject
-of a reply without words, as a ``List-Unsubscribe`` mail is); :func:`resolve` turns a move's picks into actions of a
-menu (:mod:`service.play.mail.menu`), or says exactly which pick did not fit.
+of a reply without words, as a ``List-Unsubscribe`` mail is); :mod:`service.play.mail.steps` turns a
+move's pieces into actions, or says exactly which step did not fit and why.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
-
-from service.play.mail.menu import Item
+from typing import Literal
 
 Command = Literal["show", "log", "help", "key", "resign", "abort", "back", "vacation", "notices", "join"]
-MAX_PICKS = 50
-"""More picks than any turn of the three games needs: a longer list is garbage, not a move."""
+MAX_STEPS = 50
+"""More steps than any turn of the three games needs: a longer list is garbage, not a move."""
 
 _SIMPLE: dict[str, Command] = {"show": "show", "board": "show", "menu": "show", "log": "log", "history": "log",
                                "help": "help", "?": "help", "key": "key", "abort": "abort", "back": "back",
@@ -42,22 +44,28 @@ _NOTICE_PREFS = ("every", "digest", "off")
 
 @dataclass(frozen=True)
 class Reading:
-    """What one reply says: a command (with its argument), a move (its picks), or garbage (why)."""
+    """What one reply says: a command (with its argument), a move (its pieces), or garbage (why)."""
 
     command: Command | None = None
     argument: str = ""
     """``join``: the name as written; ``notices``: every, digest or off; ``resign``: ``yes`` when
     confirmed, else ""; ``vacation``: ``off``, or the start date and the number of days
     (``2027-01-04 7``)."""
-    picks: tuple[int | str, ...] = ()
-    """A move: menu numbers and (lower-cased) action words, in order."""
+    pieces: tuple[Piece, ...] = ()
+    """A move: its pieces (menu numbers or phrases), in order, as written."""
     problem: str = ""
     """Garbage: what could not be read."""
 
     @property
+    def picks(self) -> tuple[int | str, ...]:
+        """A move's steps as written, flat: each menu number, and each phrase in lower case with
+        its spaces collapsed (a phrase may still be joined with the next one when matched)."""
+        return tuple(x for p in self.pieces for x in (p.numbers or (" ".join(p.written.lower().split()),)))
+
+    @property
     def is_move(self) -> bool:
-        """A reply that picks actions (and is not a command)."""
-        return bool(self.picks)
+        """A reply that plays steps (and is not a command)."""
+        return bool(self.pieces)
 
 
 def first_paragraph(text: str) -> list[str]:
@@ -135,77 +143,74 @@ def read_reply(text: str, subject: str) -> Reading:
     return by_subject if by_subject.command else reading
 
 
-def _picks(lines: Sequence[str]) -> Reading:
-    """A move: numbers and words over the paragraph's lines; runs of words make one phrase."""
-    picks: list[int | str] = []
-    for line in lines:
-        for piece in line.replace(";", ",").split(","):
-            phrase: list[str] = []
-            for word in piece.lower().split():
-                word = word.strip(".!")
-                if word.isdigit() and word.isascii():
-                    if phrase:
-                        picks.append(" ".join(phrase))
-                        phrase = []
-                    picks.append(int(word))
-                elif word:
-                    phrase.append(word)
-            if phrase:
-                picks.append(" ".join(phrase))
-    if not picks:
-        return Reading(problem="the reply has no menu number, action or command in it")
-    if len(picks) > MAX_PICKS:
-        return Reading(problem=f"the reply picks {len(picks)} actions; a move has at most {MAX_PICKS}")
-    return Reading(picks=tuple(picks))
+# -- the steps of a move ------------------------------------------------------------------------
+
+_NUMBER = r"(?:(?:no|nr|n°|number|item)\.?\s*)?#?\s*\(?\s*([0-9]{1,4})\s*[.):]?\s*\)?"
+"""One menu number as mail clients and people write it: ``3``, ``#3``, ``3.``, ``3)``, ``(3)``, ``no. 3``."""
+_NUMBERS = re.compile(rf"\s*{_NUMBER}(?:\s+{_NUMBER})*\s*[.!]?\s*", re.IGNORECASE)
+_ONE_NUMBER = re.compile(_NUMBER, re.IGNORECASE)
+_SEPARATOR = re.compile(r"(\s*[,;]\s*(?:(?:and\s+)?then\s+)?|\s+(?:and\s+)?then\s+)", re.IGNORECASE)
+"""Between two steps: a comma or a semicolon, or the word ``then`` (``and then``), or both."""
+_LEADING_THEN = re.compile(r"^(?:and\s+)?then\s+", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
-class Resolved:
-    """A move's picks as actions (``actions``, with the menu lines ``chosen``), or the first
-    pick that did not fit and why (``problem``)."""
+class Piece:
+    """One piece of a move reply between two separators, as written.
 
-    actions: tuple[dict[str, Any], ...] = ()
-    chosen: tuple[Item, ...] = ()
-    problem: str = ""
+    A piece that is only menu numbers (``3``, ``#3 1``) is that many steps; any other piece with
+    a letter in it is one *phrase* step, matched as text by :mod:`service.play.mail.steps`: its
+    digits are part of the words (``buy card C27 (Napoli-Athina) for 1`` is one step, never item 1)."""
 
+    written: str
+    """The piece as written, its spaces collapsed."""
+    numbers: tuple[int, ...] = ()
+    """The menu numbers of a numbers-only piece; empty for a phrase."""
+    joiner: str = ""
+    """What separated it from the piece before, as written (``,``, ``; then``, a new line as
+    ``\\n``), "" for the first: a menu label that holds a comma or a "then" (``pass, then play
+    the extra action: Buy goods``) is found again by joining the pieces with it."""
 
-def _normal(word: str) -> str:
-    return word.lower().replace("_", "-").replace(" ", "-")
+    @property
+    def is_phrase(self) -> bool:
+        """A step written in words (not menu numbers)."""
+        return not self.numbers
 
-
-def resolve(picks: Sequence[int | str], items: Sequence[Item]) -> Resolved:
-    """Each pick as an item of ``items`` (the menu of the position the mail showed): a number is
-    that item; a word is the one item whose action type equals it, else the one whose type or
-    text starts with it. Stops at the first pick that fits no item, or several."""
-    chosen: list[Item] = []
-    for pick in picks:
-        if isinstance(pick, int):
-            if not 1 <= pick <= len(items):
-                return Resolved(problem=f"there is no item {pick} in the menu (it has {len(items)} items, "
-                                        f"numbered 1 to {len(items)})" if items else "there is no menu: no action is open")
-            chosen.append(items[pick - 1])
-            continue
-        found = _by_word(pick, items)
-        if isinstance(found, str):
-            return Resolved(problem=found)
-        chosen.append(found)
-    return Resolved(actions=tuple(i.action for i in chosen), chosen=tuple(chosen))
+    @property
+    def size(self) -> int:
+        """How many steps the piece is on its own: its numbers, or one phrase."""
+        return len(self.numbers) or 1
 
 
-def _by_word(word: str, items: Sequence[Item]) -> Item | str:
-    """The one item ``word`` names, or the sentence saying why it names none (or several)."""
-    want = _normal(word)
-    types = [_normal(str(i.action.get("type", ""))) for i in items]
-    texts = [_normal(i.text) for i in items]
-    for fits in ([i for i, t in zip(items, types, strict=True) if t == want],
-                 [i for i, t in zip(items, types, strict=True) if t.startswith(want)],
-                 [i for i, t in zip(items, texts, strict=True) if t.startswith(want)],
-                 # a word inside the text ("deliver" for "choose the action Deliver goods")
-                 [i for i, t in zip(items, texts, strict=True) if f"-{want}" in f"-{t}"]):
-        if len(fits) == 1:
-            return fits[0]
-        if len(fits) > 1:
-            # one action type with several options (e.g. every "buy-card"): the number decides
-            shown = ", ".join(f"{i.number}. {i.text}" for i in fits[:5]) + (" ..." if len(fits) > 5 else "")
-            return f"{word!r} fits {len(fits)} items of the menu ({shown}): pick one by its number"
-    return f"{word!r} is neither a menu number nor an action of the menu, nor a command (reply `help` for the list)"
+def pieces_of(lines: Sequence[str]) -> list[Piece]:
+    """The pieces of a move over the paragraph's lines (docs/mail-replies.md, "A whole turn in
+    one reply"). Pieces without a letter or a digit (``-``, ``!!``) are dropped."""
+    out: list[Piece] = []
+    for n, line in enumerate(lines):
+        parts = _SEPARATOR.split(line)
+        joiner = "\n" if n else ""
+        for i, part in enumerate(parts):
+            if i % 2:  # a separator (re.split keeps the captured ones at odd positions)
+                joiner = (joiner if joiner.strip() else "") + part.strip()
+                continue
+            text = " ".join(part.split())
+            lead = _LEADING_THEN.match(text)
+            if lead:  # "then" at the start of a line or after a separator the split kept
+                joiner, text = (joiner + " " + lead.group(0).strip()).strip() or "then", text[lead.end():]
+            if any(c.isalnum() for c in text):
+                numbers = (tuple(int(m.group(1)) for m in _ONE_NUMBER.finditer(text))
+                           if _NUMBERS.fullmatch(text) else ())
+                out.append(Piece(text, numbers, joiner))
+                joiner = ""
+    return out
+
+
+def _picks(lines: Sequence[str]) -> Reading:
+    """A move: its pieces, in order, at most :data:`MAX_STEPS` steps."""
+    pieces = pieces_of(lines)
+    if not pieces:
+        return Reading(problem="the reply has no menu number, action or command in it")
+    steps = sum(p.size for p in pieces)
+    if steps > MAX_STEPS:
+        return Reading(problem=f"the reply has {steps} steps; a move has at most {MAX_STEPS}")
+    return Reading(pieces=tuple(pieces))
