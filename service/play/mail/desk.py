@@ -212,7 +212,7 @@ class Desk:
                                         help_text=HELP)
             self.preferences.set(mail.sender, pref)
             said = {"every": "a notice at every turn", "digest": "one daily digest of the matches waiting for you",
-                    "off": "no turn notices and no game-over mails (answers to your replies still come)"}[pref]
+                    "off": "no turn notices, no game-over mails and no invitations (answers to your replies still come)"}[pref]
             return self.seat_answer(mail, identity, match_id, seat, "info",
                                     f"Done: from now on {mail.sender} gets {said}, in every match.")
         if cmd == "key":
