@@ -32,10 +32,12 @@ MAX_WIDTH = 900
 """The widest PNG made, in pixels: a mail reader's column is rarely wider, and a bigger picture
 only makes the mail heavier."""
 
-MAIL_LADDER: tuple[tuple[int, int], ...] = ((720, 64), (720, 32), (600, 64), (600, 32), (600, 16), (480, 32))
+MAIL_LADDER: tuple[tuple[int, int], ...] = ((720, 64), (720, 32), (600, 64), (600, 32), (560, 32), (520, 32),
+                                            (480, 32))
 """The mail picture's (width, palette colours), best first; :func:`to_mail_png` takes the first
 that fits. The widest is 720 px: shown 600 CSS px wide (turn_notice.html), crisper on a phone's
-denser screen; below 480 px the board's words no longer read."""
+denser screen; below 480 px the board's words no longer read. Fewer than 32 colours saves little
+(16 was often bigger: the octree then blends the seat colours into the background's)."""
 
 BACKGROUND = "#ffffff"
 """The pictures' own background may be transparent; mail clients in dark mode would then show
