@@ -9,6 +9,11 @@ has a ``Reply-To`` of service.play.mail.reply_address (``t`` bound to the ply fo
 ``i`` for an invitation, ``o`` for the rest), so the reply itself says what it answers, and a
 ``List-Unsubscribe`` that mails ``stop notices`` to such an address. The wording lives in the
 templates (``templates/``); this module gathers the facts they show.
+
+Phone first (issue 27): the HTML parts are one narrow column that wraps whatever is long
+(``templates/_styles.html``), a turn notice says whose turn in one paragraph and then gives the
+menu, and it weighs at most :data:`NOTICE_BUDGET` as sent: the board picture gets the room the
+rest leaves (service/delivery/rasterise.py has the figures), or is linked when it cannot fit.
 """
 
 from __future__ import annotations

@@ -1,22 +1,27 @@
 """SVG pictures to PNG, for the mails (mail clients show no SVG) and ``board.png``.
 
 A turn notice must stay light (at most 64 KiB as sent: service.delivery.letters.NOTICE_BUDGET),
-and a truecolour board is not: drawn 900 px wide, El Capitán's board with five players weighed
-265 KB, Nauticus' 220 KB, Ophir's 130 to 150 KB, and so the notices 143 to 370 KB. The mail's
-picture (:func:`to_mail_png`) is therefore an 8-bit palette PNG (Pillow's fast-octree quantizer,
-no dithering: the boards are flat colours, and the octree keeps the seat colours apart where
-median cut merged the green and the blue pieces), drawn for a phone's column, and the first of
-:data:`MAIL_LADDER` that fits the room the mail leaves it. Measured over 12 positions of one
-random game per game and player count (bench/notice_sizes.py), the largest boards, at the end of a
-game with the most players, come out 720 px wide with 64 colours for Ophir (about 40 KB), 600 px
-with 32 colours for Nauticus and El Capitán (35 to 45 KB); a board that fits no rung is left out
-and the mail links to it instead. Looked at: at 600 px the pieces, cubes and numbers read at once,
-the small print (footnotes, loan terms) needs a zoom, as it does at 900 px on a phone.
+and a truecolour board is not: drawn 900 px wide, El Capitán's board with five players weighed up
+to 265 KB, Nauticus' 220 KB, Ophir's 150 KB, and so the notices 144 to 370 KB. The mail's picture
+(:func:`to_mail_png`) is an 8-bit palette PNG (Pillow's fast-octree quantizer, no dithering: the
+boards are flat colours, and the octree keeps the seat colours apart where median cut turned the
+green pieces grey-blue), the first rung of :data:`MAIL_LADDER` that fits the room the rest of the
+mail leaves it; a board that fits no rung is left out and linked (letters.notice_of).
 
-resvg (through resvg-py) draws the SVG the pictures make; it needs no browser and no Cairo. The
-pictures name ``DejaVu Sans`` first (service.pictures.svg), so the machine needs the DejaVu fonts
-(Debian: ``fonts-dejavu-core``, see deploy/README.md): without them resvg falls back to whatever
-sans-serif font it finds, and with none at all the text is left out of the picture.
+Measured with bench/notice_sizes.py (12 positions spread over one random game per game and player
+count, seed 0; whole .eml bytes, max / median):
+
+    before (truecolour, 900 px)    El Capitán 369,745 / 325,545   Nauticus 306,934 / 245,434
+                                   Ophir      207,566 / 193,115
+    after (palette, ladder)        El Capitán  60,142 /  58,190   Nauticus  60,788 /  57,482
+                                   Ophir       56,332 /  51,774   (no picture left out)
+
+The rungs taken: Ophir 720 px with 64 colours always; Nauticus 720 px (32 colours) with two
+players, 600 px with more; El Capitán 600 or 560 px with two players, mostly 560 or 520 px with
+more, 480 px twice in 48 (32 colours throughout). Looked at: at
+600 px and more the pieces, cubes, prices and labels read; at 480 to 560 px the cities, pieces and
+colours read but the player panels' small print (loans, hands) needs the match page, which the mail
+links under the picture.
 """
 
 from __future__ import annotations

@@ -21,7 +21,7 @@ from service.play.mail.answers import seat_context
 from service.play.matches import Matches
 from service.runtime import build
 from tests.conftest import CREATOR_KEY
-from tests.helpers.notice_sizes import GAMES, match_for, notices
+from tests.helpers.notice_sizes import GAMES, happened_before, match_for, notices, sample
 from tests.helpers.playthrough import playthrough
 
 MENU_KINDS = ("turn notice", "answer")
@@ -50,14 +50,17 @@ def inlined(mail: Mail) -> str:
 
 
 def mail_pages(settings: Settings) -> Iterator[MailPage]:
-    """One page of every kind of mail: the turn notice of each game (the last position of a whole
-    game with the most players: the biggest board), then the others over an Ophir match."""
+    """One page of every kind of mail: two turn notices of each game with the most players (the
+    last position of a whole game: the biggest board; and the one with the longest list of what
+    happened since the seat's last move), then the others over an Ophir match."""
     m = build(settings)
     for game_id in GAMES:
         players = _most(game_id)
         play = playthrough(game_id, players, 0)
-        [notice] = notices(m, settings, match_for(m, game_id, players), play, [len(play.steps) - 1])
-        yield MailPage(f"turn notice ({game_id})", inlined(notice.mail))
+        # the last step (the fullest board) and the one with the most to tell since the seat's last move
+        told = max(sample(play, 24), key=lambda i: len(happened_before(play, i, play.steps[i].seat)))
+        for notice in notices(m, settings, match_for(m, game_id, players), play, [told, len(play.steps) - 1]):
+            yield MailPage(f"turn notice ({game_id}, step {notice.step})", inlined(notice.mail))
     mid = match_for(m, "ophir", 3)
     yield MailPage("answer", answer(m, settings, mid))
     yield MailPage("invite", invite(m, settings))

@@ -44,7 +44,7 @@ def test_no_mail_scrolls_sideways_and_the_menu_is_on_the_first_screen(browser: A
     kinds = {page.kind.split(" (")[0] for page in pages}
     assert {"turn notice", "answer", "invite", "match over", "match aborted", "clock note", "digest",
             "webhook disabled"} <= kinds
-    assert sum(page.kind.startswith("turn notice") for page in pages) == 3
+    assert sum(page.kind.startswith("turn notice") for page in pages) == 6
     context = browser.new_context(viewport=viewport)
     try:
         page = context.new_page()
@@ -61,7 +61,7 @@ def test_no_mail_scrolls_sideways_and_the_menu_is_on_the_first_screen(browser: A
             shots = os.environ.get("PORTOLAN_MAIL_SHOTS")
             if shots:
                 Path(shots).mkdir(parents=True, exist_ok=True)
-                page.screenshot(path=str(Path(shots) / f"{screen}-{re.sub(r'[^a-z-]+', '-', mail.kind)}.png"),
+                page.screenshot(path=str(Path(shots) / f"{screen}-{re.sub(r'[^a-z0-9-]+', '-', mail.kind)}.png"),
                                 full_page=True)
     finally:
         context.close()
