@@ -18,7 +18,7 @@ from tests.conftest import Player
 from tests.helpers.board_stub import use_stub
 from tests.helpers.notice_sizes import GAMES, match_for, notices, sample
 from tests.helpers.notices import human_to_act, ophir_match
-from tests.helpers.playthrough import playthrough
+from tests.helpers.playthrough import default_seeds, playthrough
 
 BUDGET = 64 * 1024
 COUNTS = [(game_id, players) for game_id in GAMES for players in registry()[game_id].players]
@@ -26,9 +26,10 @@ MOST = [(game_id, max(registry()[game_id].players)) for game_id in GAMES]
 """Each game with the most players: the biggest boards (the default run; every count is ``slow``)."""
 
 
-def check(settings: Settings, game_id: str, players: int, positions: int, seed: int = 0) -> None:
+def check(settings: Settings, game_id: str, players: int, positions: int) -> None:
     m = build(settings)
-    play = playthrough(game_id, players, seed)
+    # the default run's playthrough: the one the conformance checks play anyway (cached per process)
+    play = playthrough(game_id, players, default_seeds(players)[0])
     assert play.failure is None, play.failure
     steps = sample(play, positions) if positions > 1 else [len(play.steps) - 1]
     for n in notices(m, settings, match_for(m, game_id, players), play, steps):
