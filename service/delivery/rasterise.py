@@ -9,17 +9,21 @@ green pieces grey-blue), the first rung of :data:`MAIL_LADDER` that fits the roo
 mail leaves it; a board that fits no rung is left out and linked (letters.notice_of).
 
 Measured with bench/notice_sizes.py (12 positions spread over one random game per game and player
-count, seed 0; whole .eml bytes, max / median):
+count; whole .eml bytes, max / median per game over all its player counts):
 
-    before (truecolour, 900 px)    El Capitán 369,745 / 325,545   Nauticus 306,934 / 245,434
-                                   Ophir      207,566 / 193,115
-    after (palette, ladder)        El Capitán  60,142 /  58,190   Nauticus  60,788 /  57,482
-                                   Ophir       56,332 /  51,774   (no picture left out)
+    before (truecolour, 900 px), seed 0   El Capitán 369,745 / 325,545   Nauticus 306,934 / 245,434
+                                          Ophir      207,566 / 193,115
+    after (palette, ladder), seed 0       El Capitán  60,101 /  58,148   Nauticus  60,747 /  57,441
+                                          Ophir       56,291 /  51,733   (every picture sent)
+    after, seed 1 (El Capitán with the    El Capitán  59,826 /  57,500   Nauticus  59,721 /  56,612
+    three expansion cities)               Ophir       57,357 /  50,710
+
+With the expansions, 5 of El Capitán's 24 positions at four and five players fit no rung: those
+notices (12 to 19 KB) link the picture and show the text board instead.
 
 The rungs taken: Ophir 720 px with 64 colours always; Nauticus 720 px (32 colours) with two
 players, 600 px with more; El Capitán 600 or 560 px with two players, mostly 560 or 520 px with
-more, 480 px twice in 48 (32 colours throughout). Looked at: at
-600 px and more the pieces, cubes, prices and labels read; at 480 to 560 px the cities, pieces and
+more, 480 px twice in 48 (seed 0; 32 colours throughout). Looked at: at 600 px and more the pieces, cubes, prices and labels read; at 480 to 560 px the cities, pieces and
 colours read but the player panels' small print (loans, hands) needs the match page, which the mail
 links under the picture.
 """
@@ -38,11 +42,13 @@ MAX_WIDTH = 900
 only makes the mail heavier."""
 
 MAIL_LADDER: tuple[tuple[int, int], ...] = ((720, 64), (720, 32), (600, 64), (600, 32), (560, 32), (520, 32),
-                                            (480, 32))
+                                            (480, 32), (480, 24))
 """The mail picture's (width, palette colours), best first; :func:`to_mail_png` takes the first
 that fits. The widest is 720 px: shown 600 CSS px wide (turn_notice.html), crisper on a phone's
 denser screen; below 480 px the board's words no longer read. Fewer than 32 colours saves little
-(16 was often bigger: the octree then blends the seat colours into the background's)."""
+(16 was often bigger than 32, not smaller); the last rung's 24 still keeps the five seat colours
+apart and saved a tenth on El Capitán's board with the expansions and five players, where 32 did
+not fit."""
 
 BACKGROUND = "#ffffff"
 """The pictures' own background may be transparent; mail clients in dark mode would then show
