@@ -29,6 +29,12 @@
 ``PORTOLAN_INVITES_PER_RECIPIENT_DAY``    invitation mails one address may receive per day (``20``)
 ``PORTOLAN_MAIL_DOMAIN``  the domain of every Message-ID (default: the domain of ``MAIL_FROM``); with
                     the notice's key it makes the Message-ID, so a rare resend has the same one
+``PORTOLAN_DKIM_KEY``  a PEM private key file (RSA or Ed25519, not encrypted; ``portolan dkim keygen``
+                    makes one): every outgoing mail is DKIM-signed with it for the domain of ``MAIL_FROM``
+                    (service.delivery.dkim_sign); unset: mail goes out unsigned (deploy/README.md "Mail
+                    that lands"). A key that cannot be read stops the worker as it starts
+``PORTOLAN_DKIM_SELECTOR``  the DKIM selector (``portolan``): the public key is published at
+                    ``<selector>._domainkey.<domain of MAIL_FROM>``
 ``PORTOLAN_MAIL_REPLY_TO``  the address replies go to, plus-addressed per mail (``turns+t-...@domain``;
                     default: the address of ``MAIL_FROM``): the MTA must deliver its ``+`` addresses to Portolan
 ``PORTOLAN_MAIL_REFUSALS_PER_HOUR``  refusal answers one sender address gets per hour (``10``); past that
@@ -129,6 +135,9 @@ class Settings:
     mail_domain: str = ""
     # Issue 11: the base address replies go to, plus-addressed per mail (service.play.mail.reply_address)
     mail_reply_to: str = ""
+    # Issue 27: outgoing mail DKIM-signed (service.delivery.dkim_sign); "" = unsigned
+    dkim_key: str = ""
+    dkim_selector: str = "portolan"
     # Issue 11, the mail desk: refusal answers one sender may get an hour (DKIM: mail_require_dkim below)
     mail_refusals_per_hour: int = 10
     digest_hour: int = 7
@@ -199,6 +208,8 @@ class Settings:
             invites_per_recipient_day=_int(e, "PORTOLAN_INVITES_PER_RECIPIENT_DAY", cls.invites_per_recipient_day),
             mail_domain=e.get("PORTOLAN_MAIL_DOMAIN", "").strip(),
             mail_reply_to=e.get("PORTOLAN_MAIL_REPLY_TO", "").strip(),
+            dkim_key=e.get("PORTOLAN_DKIM_KEY", "").strip(),
+            dkim_selector=_selector(e),
             mail_refusals_per_hour=_int(e, "PORTOLAN_MAIL_REFUSALS_PER_HOUR", cls.mail_refusals_per_hour),
             digest_hour=_hour(e, "PORTOLAN_DIGEST_HOUR", cls.digest_hour),
             install=(e.get("PORTOLAN_INSTALL") or "").strip() or cls.install,
@@ -283,6 +294,16 @@ def _clock(env: dict[str, str]) -> str:
     spec = (env.get("PORTOLAN_CLOCK") or SYSTEM).strip()
     Clock.named(spec)
     return spec
+
+
+def _selector(env: dict[str, str]) -> str:
+    """``PORTOLAN_DKIM_SELECTOR``: one or more DNS labels (RFC 6376 section 3.1), else the process stops."""
+    raw = (env.get("PORTOLAN_DKIM_SELECTOR") or "").strip() or Settings.dkim_selector
+    labels = raw.split(".")
+    if not all(label and len(label) <= 63 and label[0] != "-" and label[-1] != "-"
+               and all(c.isascii() and (c.isalnum() or c == "-") for c in label) for label in labels):
+        raise ValueError(f"PORTOLAN_DKIM_SELECTOR must be a DNS name such as portolan or mail2026, not {raw!r}")
+    return raw
 
 
 def _float(env: dict[str, str], name: str, default: float) -> float:

@@ -32,6 +32,7 @@ from service.play.matches import Matches
 from service.runtime import build
 from service.storage.connection import connect
 from service.storage.preferences import DigestBook, NoticePreferences
+from service.storage.presence import Presence
 
 log = logging.getLogger("portolan.jobs")
 BUSY = "busy"
@@ -52,6 +53,12 @@ def preferences() -> NoticePreferences:
     """The per-address notice preferences, in the service's Redis and namespace."""
     s = settings()
     return NoticePreferences(connect(s.redis_url), s.namespace)
+
+
+def presence(m: Matches) -> Presence:
+    """The presence records of the seats whose players watch their match live (the API's streams
+    write them in the store's Redis and namespace)."""
+    return Presence(m.store.r, m.store.ns)
 
 
 def digest_book() -> DigestBook:
@@ -97,7 +104,9 @@ def job_outcome(m: Matches, jid: str, where: str | None, skipped: str = "skipped
 def send_turn_notice(match_id: str, seat: int, ply: int) -> str:
     """Email the seat's player that it is their turn (once per match, seat and ply), as their
     notice preference says: ``every`` sends it, ``digest`` notes the seat for the day's digest
-    instead, ``off`` sends nothing. Either way the promise is kept and the log says why."""
+    instead, ``off`` sends nothing. Either way the promise is kept and the log says why; except
+    while the player is live on the match page (an open stream signed by the seat's key): then
+    the notice waits, its promise open, until they leave (it goes out) or act (it never does)."""
     with logs.bound(match=match_id, seat=seat, ply=ply, job="notice"):
         return _send_turn_notice(match_id, seat, ply)
 
@@ -109,6 +118,10 @@ def _send_turn_notice(match_id: str, seat: int, ply: int) -> str:
     if meta.status != "active" or seat not in meta.active:
         m.store.job_done(jid)
         return "skipped: the seat need not act any more"
+    since = (meta.active_since or {}).get(str(seat))
+    if since is not None and int(since) > ply:  # e.g. a notice kept back while its player watched live
+        m.store.job_done(jid)
+        return "skipped: the turn it was for is over (the seat acted; a later turn has its own notice)"
     mark = f"notice:{match_id}:{seat}:{ply}"
     if seat in server_played(meta):  # a stand-in (or a pass, or a forfeited seat's bot) moves now
         m.store.claim_once(mark)  # dealt with: the sweep's look for unsent notices must not send it
@@ -125,6 +138,16 @@ def _send_turn_notice(match_id: str, seat: int, ply: int) -> str:
         why = "kept for the daily digest" if choice == "digest" else "the player turned notices off"
         log.info("turn notice %s not sent: %s", mark, why)
         return f"skipped: {why}"
+    until = presence(m).live_until(match_id, seat)
+    if until is not None:
+        # The player watches the match live (a stream that proved the seat's key is open): they see
+        # their turn there. Not sent *yet*: the promise stays open and is looked at again when the
+        # presence would lapse, or at once when the stream closes (service/play/outward/presence.py),
+        # so the notice follows if they leave before moving, and a later run that finds the seat
+        # has acted keeps the promise without sending (above).
+        m.store.job_due_by(jid, until + 1)
+        log.info("turn notice %s kept back: the player is live on the match page", mark)
+        return "deferred: the player is live on the match page"
     if not m.store.claim_for(prompt_mark(match_id, seat, ply), "notice"):
         # the answer to the seat's own reply already asks for this ply's move (one prompt per seat
         # and ply); dealt with, so the sweep's look for unsent notices does not send it either
@@ -165,15 +188,27 @@ def send_match_over(match_id: str, seat: int) -> str:
 
 
 def send_invite(match_id: str, seat: int, email: str, token: str) -> str:
-    """Email an invitation with the seat's invite token (once). Sent whatever the address's
-    preference: an invitation is not a turn notice, and without it the seat cannot be taken."""
+    """Email an invitation with the seat's invite token (once). Not sent to a seat already taken
+    when the job runs (its creator took it at once, or the invitee claimed it by the link given
+    some other way): the seat is read here, when the mail would go, so a claim that beat the job
+    by a moment still saves the mail. Nor to an address that said ``stop notices`` (the
+    invitation's own ``List-Unsubscribe`` says it): "off" means no more Portolan mail to it,
+    invitations included; the creator still holds the token (issue 27)."""
     m = service()
     jid = job_id("invite", match_id, seat)
     meta = m.meta(match_id)
     if meta.status == "aborted":  # e.g. its creation failed halfway: the token is good for nothing
         m.store.job_done(jid)
         return "skipped: the match was aborted"
+    if preferences().get(email) == "off":
+        m.store.job_done(jid)
+        log.info("invitation to seat %s of %s not sent: the address asked for no more mail", seat, match_id)
+        return "skipped: the address asked for no more Portolan mail"
     mark = f"invite:{match_id}:{seat}"
+    if 0 <= seat < len(meta.seats) and meta.seats[seat].claimed:
+        m.store.job_done(jid)  # kept: nothing is left to send, the watchdog must not run it again
+        log.info("invitation %s not sent: the seat is taken already", mark)
+        return "skipped: the seat is taken already"
 
     def compose() -> Mail:
         return letters.invitation(m, settings(), match_id, seat, email, token, mark)

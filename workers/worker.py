@@ -36,6 +36,7 @@ from rq import Queue, SimpleWorker, Worker
 from rq.worker import BaseWorker
 
 from service.config import Settings
+from service.delivery import dkim_sign
 from service.delivery.clock import scheduler_of, tick_every_s
 from service.delivery.dispatch import RQDispatcher
 from service.delivery.outbox import Dispatcher, install_default_groups
@@ -213,6 +214,7 @@ def run(settings: Settings, burst: bool = False, fork: bool = False, name: str |
     if unknown or not kinds:
         raise ValueError(f"queues are some of {', '.join(QUEUES)}, not {', '.join(sorted(unknown)) or 'none'}")
     kinds = with_clock(kinds)
+    dkim_sign.check(settings)  # a bad PORTOLAN_DKIM_KEY stops the worker here, not in a mail job
     queues = [settings.queue_name(kind) for kind in kinds]
     outbox = dispatcher(settings, name=f"{name}-outbox" if name else None)
     watchdog = Watchdog(outbox.service.store, RQDispatcher(client, settings, outbox.service.store), settings)

@@ -34,11 +34,16 @@ def _email_field(**kwargs: Any) -> fields.String:
 class SeatSpec(Schema):
     invite = _email_field(metadata={"description": "email of the person invited to this seat"})
     bot = fields.String(validate=validate.Length(min=1, max=40))
+    # the creator takes this seat (claims it with the token the answer returns): no invitation
+    # mail goes to it (issue 27: nobody is invited to their own seat)
+    mine = fields.Boolean(truthy={True}, falsy={False}, metadata={"description": "the creator takes this invited seat: no invitation is mailed"})
 
     @validates_schema
     def _one(self, data: dict[str, Any], **_: Any) -> None:
         if ("invite" in data) == ("bot" in data):
             raise ValidationError('a seat is either {"invite": email} or {"bot": kind}')
+        if "mine" in data and "invite" not in data:
+            raise ValidationError('"mine" goes with an invited seat: {"invite": email, "mine": true}')
 
 
 class CreateMatch(Schema):

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import logging
 import threading
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -22,10 +23,13 @@ from flask import Blueprint, Response, current_app, request
 
 from service.api.auth import signed_key
 from service.api.matches import _arg, _int_arg
+from service.delivery.dispatch import job_id
 from service.observe.metrics import STREAMS
 from service.play.errors import Unavailable
 from service.play.matches import Matches
 from service.play.outward import streams
+from service.play.outward.presence import SeatWatch
+from service.storage.presence import Presence
 from service.storage.streams import Inboxes, Wakeups
 
 bp = Blueprint("streams", __name__)
@@ -102,8 +106,22 @@ def match_events(match_id: str) -> Any:
     if after is not None and meta.status in streams.DONE and after >= meta.ply:
         return Response(status=204, headers=HEADERS)  # all sent and nothing will follow: EventSource stops
     slot = _slot()
+    timing = _timing()
+    # a stream that proved the seat's key keeps the seat's player present: no turn notice while it is open
+    watch = None if seat is None else _seat_watch(m, match_id, seat, timing)
     return _stream(streams.follow_match(m, wakeups, current_app.extensions["portolan.feeds"], match_id, seat, after,
-                                         _timing()), slot)
+                                         timing, watch=watch), slot)
+
+
+def _seat_watch(m: Matches, match_id: str, seat: int, timing: streams.Timing) -> SeatWatch:
+    """The presence of a seat-authenticated stream (docs/architecture.md, 'The way out'); when it
+    ends with the seat still to act, the notice's promise is made due now, so the watchdog's next
+    pass runs the notice job (nothing is enqueued from a request)."""
+    def hurry(mid: str, s: int, ply: int) -> None:
+        m.store.job_due_by(job_id("notice", mid, s, ply), time.time())
+
+    every, ttl = streams.presence_timing(timing)
+    return SeatWatch(m, Presence(m.store.r, m.store.ns), hurry, match_id, seat, every, ttl)
 
 
 @bp.get("/v1/me/events")

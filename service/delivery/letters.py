@@ -249,7 +249,11 @@ def notice_of(m: Matches, settings: Settings, meta: MatchMeta, seat: int, view: 
 
 def invitation(m: Matches, settings: Settings, match_id: str, seat: int, email: str, token: str, key: str) -> Mail:
     """The invitation to ``seat``: who invites, to what, with whom; how to join by replying, and
-    the one line that installs the CLI and claims the seat."""
+    the one line that installs the CLI and claims the seat.
+
+    Its ``List-Unsubscribe`` is the notices' one (:func:`unsubscribe`): ``stop notices`` to the seat's
+    ``o`` address, which the desk takes from the invited address and sets that address's preference
+    to ``off``, and ``workers.jobs.send_invite`` sends no invitation to an address that chose ``off``."""
     meta = m.meta(match_id)
     ctx = _common(m, settings, meta, seat)
     claim = ["portolan", "claim", match_id, seat, token, "--name", "Your name", "--email", email, "--server", m.public_url]
@@ -259,7 +263,8 @@ def invitation(m: Matches, settings: Settings, match_id: str, seat: int, email: 
                                 f"{settings.install} && portolan keygen && {shell_line(claim)}"})
     inviter = ctx["inviter"] or "A Portolan player"
     return render("invite", email, f"[Portolan] {inviter} invites you to {ctx['game_title']} ({match_id})", key, ctx,
-                  reply_to=reply_to(m, settings, "i", match_id, seat))
+                  reply_to=reply_to(m, settings, "i", match_id, seat),
+                  headers=(unsubscribe(m, settings, match_id, seat),))
 
 
 def match_over(m: Matches, settings: Settings, match_id: str, seat: int, key: str) -> Mail | None:

@@ -8,6 +8,12 @@ tokens out of the mail (or out of the ``.eml`` file), and a quoted-printable sof
 or ``=3D`` in the middle of a command breaks it. RFC 5322 still limits a line to 998 octets,
 so the templates wrap at ~76 characters, and a body that would break the limit anyway falls
 back to quoted-printable rather than go out malformed.
+
+Every message carries what RFC 5322 and the big receivers ask of it (issue 27): ``Date`` (set as
+the message is built for delivery, so a resend after a crash has a fresh one but the same
+``Message-ID``), ``Message-ID``, ``MIME-Version: 1.0`` and ``Auto-Submitted``. It is serialised
+once, DKIM-signed when ``PORTOLAN_DKIM_KEY`` is set (service.delivery.dkim_sign), and those very
+bytes are what the SMTP server or the outbox file gets.
 """
 
 from __future__ import annotations
@@ -17,8 +23,10 @@ import shlex
 import smtplib
 from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from email.message import EmailMessage
 from email.policy import default as default_policy
+from email.utils import format_datetime, getaddresses, parseaddr
 from pathlib import Path
 from typing import Any, cast
 from urllib.parse import urlparse
@@ -26,6 +34,7 @@ from urllib.parse import urlparse
 from jinja2 import Environment, PackageLoader, select_autoescape
 
 from service.config import Settings
+from service.delivery import dkim_sign
 from service.observe.metrics import NOTICES
 
 _env = Environment(
@@ -141,15 +150,19 @@ def body_cte(body: str, eight_bit: bool = True) -> str:
     return "8bit" if eight_bit and fits else "quoted-printable"
 
 
-def to_message(mail: Mail, sender: str, domain: str = "portolan.invalid", *, eight_bit: bool = True) -> EmailMessage:
-    """The MIME message of ``mail`` (text and HTML alternatives) from ``sender``.
+def to_message(mail: Mail, sender: str, domain: str = "portolan.invalid", *, eight_bit: bool = True,
+               date: datetime | None = None) -> EmailMessage:
+    """The MIME message of ``mail`` (text and HTML alternatives) from ``sender``, dated ``date``
+    (default: now, in UTC).
 
     ``eight_bit=False`` is for an SMTP server that does not offer 8BITMIME: the bodies then go
-    quoted-printable, which every server carries."""
+    quoted-printable, which every server carries. The date is the machine's, not the service's
+    clock (service.clock): a mail client sorts and shows it as the time the mail was sent."""
     msg = EmailMessage()
     msg["From"] = sender
     msg["To"] = mail.to
     msg["Subject"] = mail.subject
+    msg["Date"] = format_datetime(date or datetime.now(UTC))
     msg["Message-ID"] = message_id(mail.key, domain)
     msg["X-Portolan-Notice"] = mail.key
     extra = {name.lower() for name, _ in mail.headers}
@@ -165,6 +178,8 @@ def to_message(mail: Mail, sender: str, domain: str = "portolan.invalid", *, eig
         msg[name] = value
     msg.set_content(mail.text, cte=body_cte(mail.text, eight_bit))
     msg.add_alternative(mail.html, subtype="html", cte=body_cte(mail.html, eight_bit))
+    if "MIME-Version" not in msg:  # set_content adds it; said here so no change there can lose it
+        msg["MIME-Version"] = "1.0"
     if mail.images:
         # multipart/alternative(text/plain, multipart/related(text/html, image/png...)): the
         # pictures belong to the HTML alternative alone (RFC 2387); a text-only reader never
@@ -197,6 +212,8 @@ def deliver(settings: Settings, mail: Mail) -> str:
 
 
 def _deliver(settings: Settings, mail: Mail) -> str:
+    # the key first: a bad one fails before a connection is opened or a file written
+    signer = dkim_sign.signer(settings)
     if settings.smtp_url:
         url = urlparse(settings.smtp_url)
         # never wait on the server longer than the job may run: the "sending" lease ends then
@@ -208,12 +225,26 @@ def _deliver(settings: Settings, mail: Mail) -> str:
             smtp.ehlo_or_helo_if_needed()
             eight_bit = smtp.has_extn("8bitmime")
             msg = to_message(mail, settings.mail_from, settings.message_domain(), eight_bit=eight_bit)
-            # send_message adds SMTPUTF8 and BODY=8BITMIME itself for a non-ASCII address
+            # as send_message would: SMTPUTF8 (and UTF-8 headers) for a non-ASCII address
             international = not (settings.mail_from + mail.to).isascii()
-            smtp.send_message(msg, mail_options=["BODY=8BITMIME"] if eight_bit and not international else [])
+            raw = wire_bytes(msg, signer, utf8=international)
+            options = ["SMTPUTF8", "BODY=8BITMIME"] if international else ["BODY=8BITMIME"] if eight_bit else []
+            # sendmail, not send_message: the server gets these bytes, the ones the signature covers
+            smtp.sendmail(parseaddr(settings.mail_from)[1], [a for _, a in getaddresses([mail.to]) if a], raw,
+                          mail_options=options)
         return settings.smtp_url
     msg = to_message(mail, settings.mail_from, settings.message_domain())
-    return str(write_outbox(Path(settings.outbox_dir), f"{mail.key.replace(':', '-')}.eml", bytes(msg)))
+    raw = wire_bytes(msg, signer, linesep="\n")
+    return str(write_outbox(Path(settings.outbox_dir), f"{mail.key.replace(':', '-')}.eml", raw))
+
+
+def wire_bytes(msg: EmailMessage, signer: dkim_sign.DkimSigner | None, *, linesep: str = "\r\n",
+               utf8: bool = False) -> bytes:
+    """The message as it is sent (CRLF lines, SMTP) or written (``linesep="\\n"``, the outbox file),
+    with a DKIM signature of exactly these bytes in front when there is a ``signer``. ``utf8``:
+    headers in raw UTF-8 (RFC 6532), for an SMTPUTF8 transaction."""
+    raw = msg.as_bytes(policy=HEADER_POLICY.clone(linesep=linesep, utf8=utf8))
+    return signer.sign(raw, linesep.encode()) if signer else raw
 
 
 def write_outbox(outbox: Path, name: str, data: bytes) -> Path:

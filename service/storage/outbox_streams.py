@@ -82,6 +82,12 @@ class OutboxStreams:
         pipe.hdel(self.key("jobs:spec"), jid)
         pipe.execute()
 
+    def job_due_by(self, jid: str, due: float) -> bool:
+        """Have the watchdog look at an open promise again by ``due`` (never later than it was
+        due, and a kept promise stays kept: ZADD XX LT); True when it moved. A turn notice kept
+        back while its player watches the match live asks for this (workers.jobs.send_turn_notice)."""
+        return bool(self.q.zadd(self.key("jobs:due"), {jid: due}, xx=True, lt=True, ch=True))
+
     def promised_jobs(self) -> int:
         """How many promises are open."""
         return int(self.q.zcard(self.key("jobs:due")))  # type: ignore[arg-type]

@@ -152,7 +152,8 @@ def play_human_match(api: Client, sink: HoldingSink, workers: Workers, n: int, e
     emails = [f"p{n}-{i}@example.org" for i in range(2)]
     made = api.create("harbour-race", [{"invite": e} for e in emails], {"target": 10}, private_key=CREATOR)
     mid = made["id"]
-    expected.update(f"invite:{mid}:{i}" for i in range(2))
+    # no invitation is expected: both seats are claimed at once, and an invite job that runs after
+    # the claim sends nothing (issue 27); one that ran before it did, which the check below allows
     for i in range(2):
         api.claim(mid, i, made["invites"][str(i)], people[i].private_key, people[i].name, emails[i])
     show = api.show(mid)
@@ -213,7 +214,7 @@ def run_kills(settings: Settings, service: Matches, served: str, sink: HoldingSi
     finally:
         stop.set()
         workers.stop()
-    got = sink.counts()
+    got = {key: n for key, n in sink.counts().items() if not key.startswith("invite:")}
     assert set(got) == expected, (sorted(set(got) - expected), sorted(expected - set(got)))
     with sink.lock:
         copies = list(sink.got)

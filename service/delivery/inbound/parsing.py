@@ -1,5 +1,9 @@
 """Raw RFC 5322 bytes to an :class:`InboundMail`, with the stdlib ``email`` package (``policy.default``).
 
+The reply's own words come from reply_text (a ``format=flowed`` plain part unflowed first,
+flowed.py); a mail is automatic when its headers say so (automatic.py) or when it reads as an
+out-of-office text (out_of_office.py); ``forwarded`` says it forwards a notice (forwarded.py).
+
 Hostile mail must not stop the receiver, so parsing is bounded everywhere a message could make
 it slow or deep:
 
@@ -16,6 +20,7 @@ it slow or deep:
 from __future__ import annotations
 
 import hashlib
+import logging
 import unicodedata
 from collections.abc import Callable, Iterator
 from email import message_from_bytes
@@ -27,8 +32,13 @@ from typing import Any
 
 from service.delivery.inbound.automatic import is_automatic
 from service.delivery.inbound.dkim_check import dkim_of_sender
-from service.delivery.inbound.reply_text import reply_words
+from service.delivery.inbound.flowed import unflow
+from service.delivery.inbound.forwarded import is_forwarded
+from service.delivery.inbound.out_of_office import sounds_out_of_office
+from service.delivery.inbound.reply_text import MAX_HTML_CHARS, MAX_TEXT_CHARS, html_text, reply_words
 from service.play.mail.inbound import InboundMail
+
+log = logging.getLogger("portolan.mail")
 
 MAX_HEADER_CHARS = 8192
 """A header value longer than this is cut before parsing (RFC 5322 lines are 998 characters;
@@ -68,19 +78,35 @@ def parse(raw: bytes, *, envelope_recipients: tuple[str, ...] = (), envelope_sen
         readable = False
     sender = _address(_header(msg, "From"))
     plain, html, attachments = _body(msg) if readable else (None, None, 0)
+    subject = _clean(_header(msg, "Subject")).strip()
+    text = _clean(reply_words(plain, html), keep_newlines=True)
+    automatic = is_automatic(msg, sender, envelope_sender)
+    if not automatic and sounds_out_of_office(subject, text):
+        log.info("mail from %s reads as an out-of-office text (its subject or first lines): automatic", sender or "?")
+        automatic = True
     return InboundMail(
         sender=sender,
         recipients=_recipients(msg, envelope_recipients),
         message_id=_clean(_header(msg, "Message-ID")).strip(),
         digest=hashlib.sha256(raw).hexdigest(),
-        subject=_clean(_header(msg, "Subject")).strip(),
-        text=_clean(reply_words(plain, html), keep_newlines=True),
-        automatic=is_automatic(msg, sender, envelope_sender),
+        subject=subject,
+        text=text,
+        automatic=automatic,
+        forwarded=is_forwarded(subject, _start(plain, html)),
         attachments=attachments,
         size=len(raw),
         dkim=dkim_of_sender(raw, sender, dnsfunc) if check_dkim else None,
         in_reply_to=_clean(_header(msg, "In-Reply-To")).strip(),
     )
+
+
+def _start(plain: str | None, html: str | None) -> str:
+    """The beginning of the whole body as text, quotes and all (where a forwarded block opens)."""
+    if plain is not None and plain.strip():
+        return plain[:MAX_TEXT_CHARS]
+    if html is not None and html.strip():
+        return html_text(html[:MAX_HTML_CHARS])[:MAX_TEXT_CHARS]
+    return ""
 
 
 def _header(msg: Message, name: str) -> str:
@@ -162,6 +188,8 @@ def _body(msg: Message) -> tuple[str | None, str | None, int]:
             attachments += 1
         elif part.get_content_subtype() == "plain" and plain is None:
             plain = _text_of(part)
+            if str(part.get_param("format", "")).lower() == "flowed":  # RFC 3676: join the soft breaks
+                plain = unflow(plain[:MAX_TEXT_CHARS], delsp=str(part.get_param("delsp", "")).lower() == "yes")
         elif part.get_content_subtype() == "html" and html is None:
             html = _text_of(part)
     return plain, html, attachments

@@ -14,14 +14,23 @@ Outlook, Apple Mail, iPhone, German and French clients):
 - **inscriptis** turns what is left of the HTML into plain text. html2text was the other
   candidate, but it writes Markdown and escapes a reply like ``3. build`` as ``3\\. build``.
 
-Lines quoted with ``>`` that no header introduced (RFC 3676's quote marker) are dropped as well.
+Before mail-parser-reply runs, the ``>`` quoted blocks and their attribution lines are taken out
+wherever they are (service.delivery.inbound.quotes), so an answer *below* the quote (Thunderbird's
+default, mutt, Emacs) or between two quoted pieces is found as well as one above it, and Hungarian
+quote headers, which mail-parser-reply does not know, are cut there too. An HTML-only reply
+answered below its ``<blockquote>`` (Thunderbird composing HTML) is read again with the quoted
+blocks marked ``>`` (inscriptis' annotations), when the part above the quote has no words.
 """
 
 from __future__ import annotations
 
 import quotequail
-from inscriptis import get_text
+from inscriptis import get_annotated_text, get_text
+from inscriptis.css_profiles import CSS_PROFILES
+from inscriptis.model.config import ParserConfig
 from mailparser_reply.parser import EmailMessage as ReplyParse
+
+from service.delivery.inbound.quotes import cut_hungarian, is_quoted, without_quotes
 
 LANGUAGES = ["en", "de", "fr", "es", "it", "nl", "da", "sv", "pl", "cs"]
 """The languages whose quote headers and signatures are recognised (mail-parser-reply's)."""
@@ -39,12 +48,22 @@ def reply_words(plain: str | None, html: str | None) -> str:
     """The reply's own words from a message's text/plain part (preferred) or text/html part:
     stripped lines, no blank ones at either end; "" when there are none."""
     if plain is not None and plain.strip():
-        text = plain
-    elif html is not None and html.strip():
-        text = html_to_text(html[:MAX_HTML_CHARS])
-    else:
-        return ""
-    return _own_words("\n".join(line[:MAX_LINE_CHARS] for line in text[:MAX_TEXT_CHARS].splitlines()))
+        return _own_words(_bounded(plain))
+    if html is not None and html.strip():
+        html = html[:MAX_HTML_CHARS]
+        words = _own_words(_bounded(html_to_text(html)))
+        if words:
+            return words
+        # nothing above the first quote: perhaps the answer is below a <blockquote> (Thunderbird's
+        # HTML reply). Only then: a quote that is no blockquote (Outlook's) is never read as words.
+        marked = _bounded(html_quotes_marked(html))
+        return _own_words(marked) if any(is_quoted(line) for line in marked.splitlines()) else ""
+    return ""
+
+
+def _bounded(text: str) -> str:
+    """``text`` cut to MAX_TEXT_CHARS, each line to MAX_LINE_CHARS (see MAX_LINE_CHARS)."""
+    return "\n".join(line[:MAX_LINE_CHARS] for line in text[:MAX_TEXT_CHARS].splitlines())
 
 
 def html_to_text(html: str) -> str:
@@ -56,15 +75,48 @@ def html_to_text(html: str) -> str:
     return str(get_text(own or html))
 
 
+def html_text(html: str) -> str:
+    """The text of a whole HTML mail, quotes and all."""
+    try:
+        return str(get_text(html))
+    except Exception:  # lxml on HTML it cannot parse
+        return ""
+
+
+def html_quotes_marked(html: str) -> str:
+    """The text of a whole HTML mail, each line inside a ``<blockquote>`` marked with ``> ``, so
+    the plain-text rules find the quote (and its attribution) wherever it is."""
+    config = ParserConfig(css=CSS_PROFILES["strict"].copy(), annotation_rules={"blockquote": ["quote"]})
+    try:
+        annotated = get_annotated_text(html, config)
+    except Exception:  # lxml on HTML it cannot parse: there is no text to read
+        return ""
+    text: str = annotated["text"][:MAX_TEXT_CHARS]
+    # the quoted spans, sorted: one pass over lines and spans together, however many there are
+    spans = sorted((start, end) for start, end, _ in annotated["label"] if start < len(text))
+    lines: list[str] = []
+    offset = 0
+    span = 0
+    for line in text.split("\n"):
+        while span < len(spans) and spans[span][1] <= offset:
+            span += 1
+        inside = span < len(spans) and spans[span][0] <= offset
+        lines.append(f"> {line}" if inside and line.strip() else line)
+        offset += len(line) + 1
+    return "\n".join(lines)
+
+
 def _own_words(text: str) -> str:
-    """The first reply of ``text`` as mail-parser-reply splits it, without its signature; "" when
-    the text starts with a quote (the person wrote nothing above it)."""
+    """The reply's own words in ``text``: without ``>`` quoted blocks and their attributions, cut
+    at a Hungarian quote header, then the first reply as mail-parser-reply splits the rest, without
+    its signature; "" when the rest starts with a quote header (nothing of the person's own)."""
+    text = "\n".join(cut_hungarian(without_quotes(text.splitlines())))
     parsed = ReplyParse(text=text, languages=list(LANGUAGES), keep_hyphen_lists=True).read()
     first = parsed.replies[0] if parsed.replies else None
     if first is None or first.headers:  # the first piece is already a quoted mail
         return ""
     lines = [line.strip() for line in first.body.splitlines()]
-    lines = [line for line in lines if not line.startswith(">")]
+    lines = [line for line in lines if not is_quoted(line)]
     while lines and not lines[0]:
         lines.pop(0)
     while lines and not lines[-1]:

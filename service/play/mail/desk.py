@@ -68,6 +68,8 @@ RULE_DKIM = ("this server accepts mail moves only with a valid DKIM signature of
 RULE_GRAMMAR = "a reply says menu numbers, action words or one command (rule: what a reply may say; see below)"
 RULE_ATTACHMENTS = ("attachments are not read: write your move in the body of the reply, "
                     "without attaching files (rule: what a reply may say)")
+RULE_FORWARDED = ("a move is a reply to the notice, written above or below its quote; a forwarded notice is "
+                  "never read (rule: what a reply may say)")
 RULE_STALE = ("a reply moves only at the turn its notice was sent for; the reply tokens of a notice expire "
               "when the match moves on (rule: reply tokens are bound to the turn)")
 
@@ -163,6 +165,9 @@ class Desk:
                                                "of your domain.", RULE_DKIM)
         if reply.kind == "i":
             return self._invitation(mail, identity, reply, meta)
+        if mail.forwarded:
+            return self.seat_answer(mail, identity, reply.match, reply.seat, "refused",
+                                    "Nothing was done: you forwarded the notice: reply to it instead.", RULE_FORWARDED)
         if mail.attachments:
             return self.seat_answer(mail, identity, reply.match, reply.seat, "refused",
                                     f"Nothing was done: your reply has {count(mail.attachments, 'attachment')}.",

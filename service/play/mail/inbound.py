@@ -31,7 +31,8 @@ class InboundMail:
     """The reply's own words: quoted text, signatures and HTML already removed."""
     automatic: bool
     """An auto-reply, bounce, or list mail (Auto-Submitted, Precedence, a null return path, a
-    delivery status report ...): it must never be answered, or two robots mail each other forever."""
+    delivery status report ...), or an out-of-office text without such headers (its subject or
+    first lines say so): it must never be answered, or two robots mail each other forever."""
     attachments: int
     """How many parts were attachments (they are never read)."""
     size: int
@@ -40,6 +41,9 @@ class InboundMail:
     """None when not checked; True when a DKIM signature of the sender's domain verified."""
     in_reply_to: str = ""
     """The In-Reply-To header: the answer threads under it."""
+    forwarded: bool = False
+    """The mail forwards a notice instead of replying to it (a ``Fwd:``/``WG:``/``Továbbítás:``
+    subject, or a body that opens a forwarded-message block): the desk refuses it and says so."""
 
 
 class MailDesk(Protocol):

@@ -13,6 +13,7 @@ through an :class:`Inbox` port (service/storage/streams.py is the adapter of bot
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
@@ -22,11 +23,13 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from service.play.errors import BadRequest
 from service.play.outward import events
+from service.play.outward.presence import SeatWatch
 from service.proof.match_record import MatchMeta
 
 if TYPE_CHECKING:
     from service.play.context import MatchContext
 
+log = logging.getLogger("portolan.streams")
 Item = tuple[str, dict[str, Any]] | None
 """What a stream yields: (SSE id, event object), or None for a heartbeat."""
 
@@ -162,26 +165,53 @@ class Feeds:
 
 
 def follow_match(ctx: MatchContext, wakeups: Wakeups, feeds: Feeds, match_id: str, viewer: int | None, after: int | None,
-                 timing: Timing, clock: Callable[[], float] = time.monotonic) -> Iterator[Item]:
+                 timing: Timing, clock: Callable[[], float] = time.monotonic,
+                 watch: SeatWatch | None = None) -> Iterator[Item]:
     """Every event of the match after ply ``after`` as it happens, heartbeats between; ends when
-    the match is over or after ``timing.max_s``."""
+    the match is over or after ``timing.max_s``. ``watch``: the seat's presence, for a stream that
+    proved the seat's key (service/play/outward/presence.py), kept while the stream runs (its loop
+    comes round at least every ``recheck_s``) and given up when it ends, however it ends."""
     deadline = clock() + timing.max_s
     quiet_since = clock()
-    with wakeups.watch(f"m:{match_id}") as waiter, feeds.use(match_id, viewer) as feed:
-        known_at = clock()  # registered before this: any commit from here on wakes us
-        while True:
-            found, done = feed.since(ctx, after, known_at, clock)
-            for ply, event in found:
-                yield str(ply), event
-                after, quiet_since = ply, clock()
-            if done:
-                return
-            yield from _pause(waiter, timing, deadline, quiet_since, clock)
-            known_at = clock()
-            if known_at >= deadline:
-                return
-            if known_at - quiet_since >= timing.heartbeat_s:
-                quiet_since = known_at
+    try:
+        with wakeups.watch(f"m:{match_id}") as waiter, feeds.use(match_id, viewer) as feed:
+            known_at = clock()  # registered before this: any commit from here on wakes us
+            while True:
+                if watch is not None:
+                    watch.beat(clock())
+                found, done = feed.since(ctx, after, known_at, clock)
+                for ply, event in found:
+                    yield str(ply), event
+                    after, quiet_since = ply, clock()
+                if done:
+                    return
+                yield from _pause(waiter, timing, deadline, quiet_since, clock)
+                known_at = clock()
+                if known_at >= deadline:
+                    return
+                if known_at - quiet_since >= timing.heartbeat_s:
+                    quiet_since = known_at
+    finally:
+        if watch is not None:
+            _leave(watch)
+
+
+def _leave(watch: SeatWatch) -> None:
+    """Give the presence up; a failure is logged, not raised: the stream is over either way, and
+    a presence left behind lapses by itself (the notice then follows after its TTL)."""
+    try:
+        watch.leave()
+    except Exception as exc:  # Redis went away, most likely: the stream says so already
+        log.warning("could not give up the presence of seat %d of match %s: %s", watch.seat, watch.match_id, exc)
+
+
+def presence_timing(timing: Timing) -> tuple[float, float]:
+    """(renew every, lapse after) of a stream's presence: renewed at each re-check (the loop's
+    slowest round), lapsing after two heartbeats, the longest a closed connection can go unnoticed
+    by a stream (a write to it fails at the next heartbeat), so a player who left is absent within
+    one heartbeat of leaving, or two if the stream's process was killed."""
+    every = min(timing.recheck_s, timing.heartbeat_s)
+    return every, max(2 * timing.heartbeat_s, 2 * every)
 
 
 def _pause(waiter: Waiter, timing: Timing, deadline: float, quiet_since: float,

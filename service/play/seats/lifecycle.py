@@ -56,7 +56,8 @@ def create(ctx: MatchContext, game_id: str, options: Mapping[str, Any] | None, s
            timeout_policy: Any = None, edition: str | None = None) -> dict[str, Any]:
     """Create a match for the creator whose (verified) public key is ``creator_key``: that
     key alone may abort it, and the invitation quotas are counted against it. ``seats`` lists
-    each seat as ``{"invite": email}`` or ``{"bot": "random"}``. Returns the id, the invite
+    each seat as ``{"invite": email}``, ``{"invite": email, "mine": True}`` (the creator takes
+    it: its token comes back to claim it with, and no invitation is mailed) or ``{"bot": "random"}``. Returns the id, the invite
     tokens and the seed commitment. Starts the match at once when every seat is a bot.
     ``creator_name`` (optional, checked like a player's name) is who the mails say invited.
     ``time_control`` and ``timeout_policy`` (docs/clock.md) default to no clock and the stand-in.
@@ -82,8 +83,10 @@ def create(ctx: MatchContext, game_id: str, options: Mapping[str, Any] | None, s
     except tcs.TimeControlError as exc:
         raise BadRequest("bad-timeout-policy", f"timeout_policy: {exc.message}", field=exc.field) from exc
     creator_name = check_name(creator_name) if creator_name else ""
-    seats = [{"invite": normal_email(s["invite"], f"seat {i}: invite")} if "invite" in s else s
+    seats = [{**s, "invite": normal_email(s["invite"], f"seat {i}: invite")} if "invite" in s else s
              for i, s in enumerate(seats)]
+    # the creator's own seats: nobody is invited to a seat its creator takes (issue 27)
+    mine = {i for i, s in enumerate(seats) if "invite" in s and s.get("mine") is True}
     match_id = new_match_id()
     seed = fairness.new_seed()
     invites: dict[str, str] = {}
@@ -103,7 +106,8 @@ def create(ctx: MatchContext, game_id: str, options: Mapping[str, Any] | None, s
                                      email=spec.get("invite", ""), invite_hash=token_hash(token), mail_key="",
                                      mail_generation=0, mail_delegation=""))
     # the last refusal, after every other check: a refused creation stores nothing and sends nothing
-    ctx.invite_limits.take(ctx.store, creator_key, (r.email for r in seat_rows if r.is_human))
+    # (the quotas count invitation mails: a seat its creator takes is mailed nothing)
+    ctx.invite_limits.take(ctx.store, creator_key, (r.email for r in seat_rows if r.is_human and r.seat not in mine))
     created = ctx.now()
     meta = MatchMeta(
         id=match_id, game=game.id, options=dict(opts), players=len(seats), status="waiting", ply=0,
@@ -115,7 +119,7 @@ def create(ctx: MatchContext, game_id: str, options: Mapping[str, Any] | None, s
     )
     # the invitations go out from the outbox entry written with the match: both or neither
     invited = {k: {"email": seat_rows[int(k)].email, "token": t} for k, t in invites.items()
-               if seat_rows[int(k)].email}
+               if seat_rows[int(k)].email and int(k) not in mine}
     ctx.store.create(meta, seed, datetime.now(UTC).timestamp(), announcement("created", {"invites": invited}))
     if not invites:
         start(ctx, match_id)

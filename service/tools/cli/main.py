@@ -16,6 +16,7 @@ from service.tools.cli import (
     bots,
     clock,
     data,
+    dkim,
     keys,
     mail,
     matches,
@@ -53,6 +54,7 @@ def parser() -> argparse.ArgumentParser:
     matches.add_match_actions(cmd)
     matches.add_claim(cmd)
     mail.add_commands(cmd)
+    dkim.add_commands(cmd)
     clock.add_commands(cmd)
     vacations.add_commands(cmd)
     bots.add_commands(cmd)

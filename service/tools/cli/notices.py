@@ -15,7 +15,7 @@ def cmd_notices(args: argparse.Namespace) -> int:
     key = load_key(args.key)
     result = c.set_notices(args.email, args.choice, private_key=key) if args.choice else c.notices(args.email, private_key=key)
     meaning = {"every": "a mail every turn", "digest": "one mail a day listing every match waiting for you",
-               "off": "no turn notices (invitations still come)"}
+               "off": "no turn notices, game-over mails or invitations"}
     out(result if args.json else f"notices for {result['email']}: {result['notices']} ({meaning[result['notices']]})",
         args.json)
     return 0

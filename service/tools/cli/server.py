@@ -40,9 +40,14 @@ def cmd_serve(args: argparse.Namespace) -> int:
 def cmd_worker(args: argparse.Namespace) -> int:
     """Run the outbox dispatcher and an RQ worker (workers.worker) on the ``--queues``."""
     from service.config import Settings
+    from service.delivery.dkim_sign import DkimKeyError
     from workers.worker import run
 
-    run(Settings.from_env(), burst=args.burst, fork=args.fork, kinds=tuple(q.strip() for q in args.queues.split(",")))
+    try:
+        run(Settings.from_env(), burst=args.burst, fork=args.fork,
+            kinds=tuple(q.strip() for q in args.queues.split(",")))
+    except DkimKeyError as exc:  # the operator's setting: say which and why, no traceback
+        raise SystemExit(f"portolan worker: {exc}") from None
     return 0
 
 

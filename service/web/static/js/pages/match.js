@@ -343,6 +343,8 @@ async function start() {
     listen(matchId, page.view.status === "waiting" ? null : page.view.ply, {
       onEvent, currentPly: () => (page.view.status === "waiting" ? null : page.view.ply), wanted: () => live(page.view.status),
       onClosed: queueRefresh,
+      // the seat this page plays listens signed: the server keeps its turn notices back meanwhile
+      seat: page.seat,
     });
   }
 }

@@ -167,7 +167,7 @@ async function create() {
   if (kinds.includes("me") && !email) throw new Error("Give your email: your own seat's invitation and turn notices go there.");
   const seats = rows.map((row, i) => {
     const kind = kinds[i];
-    if (kind === "me") return { invite: email };
+    if (kind === "me") return { invite: email, mine: true }; // taken below with its token: no invitation mail
     if (kind.startsWith("bot:")) return { bot: kind.slice(4) };
     const address = row.querySelector(".seat-email").value.trim();
     if (!address) throw new Error(`Give an email for seat ${i}, or make it a bot.`);
