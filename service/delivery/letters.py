@@ -28,7 +28,7 @@ from typing import Any
 from service.config import Settings
 from service.delivery import clock_words
 from service.delivery.clock import SeatStatus
-from service.delivery.mail import InlineImage, Mail, render, shell_line, to_message
+from service.delivery.mail import InlineImage, Mail, render, shell_line, to_message, wire_bytes
 from service.delivery.rasterise import to_mail_png
 from service.games.base import Game
 from service.games.undo import fold_undone
@@ -182,16 +182,17 @@ def board_picture(m: Matches, meta: MatchMeta, view: Mapping[str, Any], seat: in
 
 
 def mail_size(settings: Settings, mail: Mail) -> int:
-    """The bytes of ``mail`` as sent (service.delivery.mail.to_message, 8-bit bodies)."""
-    return len(bytes(to_message(mail, settings.mail_from, settings.message_domain())))
+    """The bytes of ``mail`` as sent over SMTP (8-bit bodies, CRLF lines: the larger of the wire's
+    and the outbox file's forms), before any DKIM signature (:data:`HEADER_MARGIN`)."""
+    return len(wire_bytes(to_message(mail, settings.mail_from, settings.message_domain()), None))
 
 
 def picture_room(size_without: int) -> int:
     """How many PNG bytes fit a notice that weighs ``size_without`` bytes without its picture:
     the budget less :data:`HEADER_MARGIN`, less the picture part's own headers, less base64's
-    growth (4 characters for 3 bytes, and a line break every 76)."""
+    growth (4 characters for 3 bytes, and a CRLF every 76)."""
     free = NOTICE_BUDGET - HEADER_MARGIN - PICTURE_PART - size_without
-    return max(0, free * 3 * 76 // (4 * 77))
+    return max(0, free * 3 * 76 // (4 * 78))
 
 
 def _cid_domain(public_url: str) -> str:

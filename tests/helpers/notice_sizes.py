@@ -18,7 +18,7 @@ from typing import Any
 
 from service.config import Settings
 from service.delivery import letters
-from service.delivery.mail import Mail, to_message
+from service.delivery.mail import Mail, to_message, wire_bytes
 from service.games.undo import fold_undone
 from service.play.matches import Matches
 from service.play.views.match import view_of
@@ -85,6 +85,6 @@ def notices(m: Matches, settings: Settings, mid: str, play: Playthrough, steps: 
         view = view_of(m, at, step.seat, state=step.before)
         mail = letters.notice_of(m, settings, at, step.seat, view, happened_before(play, index, step.seat),
                                  f"notice:{mid}:{step.seat}:{index}")
-        raw = bytes(to_message(mail, settings.mail_from, settings.message_domain()))
+        raw = wire_bytes(to_message(mail, settings.mail_from, settings.message_domain()), None)  # CRLF, as over SMTP
         out.append(SizedNotice(play.game.id, play.players, index, step.seat, mail, raw))
     return out
