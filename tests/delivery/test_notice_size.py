@@ -7,11 +7,13 @@ none and a link). Notices are written from the recorded random playthroughs
 from __future__ import annotations
 
 import re
+from functools import cache
 
 import pytest
 
 from service.config import Settings
-from service.delivery import letters
+from service.delivery import dkim_sign, letters
+from service.delivery.mail import to_message, wire_bytes
 from service.games import registry
 from service.runtime import build
 from tests.conftest import Player
@@ -26,6 +28,11 @@ MOST = [(game_id, max(registry()[game_id].players)) for game_id in GAMES]
 """Each game with the most players: the biggest boards (the default run; every count is ``slow``)."""
 
 
+@cache
+def rsa_signer() -> dkim_sign.DkimSigner:
+    return dkim_sign.from_pem(dkim_sign.generate("rsa"), "portolan", "portolan.test")
+
+
 def check(settings: Settings, game_id: str, players: int, positions: int) -> None:
     m = build(settings)
     # the default run's playthrough: the one the conformance checks play anyway (cached per process)
@@ -34,6 +41,9 @@ def check(settings: Settings, game_id: str, players: int, positions: int) -> Non
     steps = sample(play, positions) if positions > 1 else [len(play.steps) - 1]
     for n in notices(m, settings, match_for(m, game_id, players), play, steps):
         assert n.size <= BUDGET, f"{game_id}/{players}p step {n.step}: {n.size} bytes"
+        # and DKIM-signed with an RSA key (the longer signature), as part 1's delivery sends it
+        signed = wire_bytes(to_message(n.mail, settings.mail_from, settings.message_domain()), rsa_signer())
+        assert b"DKIM-Signature:" in signed and len(signed) <= BUDGET, f"{game_id}/{players}p step {n.step}"
         # the picture is what gives way, never the menu or the words
         assert "What you can do now" in n.mail.text and "What you can do now" in n.mail.html
         assert n.mail.images or "see it on the web" in n.mail.html
