@@ -9,17 +9,19 @@ green pieces grey-blue), the first rung of :data:`MAIL_LADDER` that fits the roo
 mail leaves it; a board that fits no rung is left out and linked (letters.notice_of).
 
 Measured with bench/notice_sizes.py (12 positions spread over one random game per game and player
-count; whole .eml bytes, max / median per game over all its player counts):
+count; whole message bytes before DKIM, max / median per game over all its player counts; before
+with LF line ends as in the outbox file, after with CRLF as over SMTP, so the gain is if anything
+understated):
 
     before (truecolour, 900 px), seed 0   El Capitán 369,745 / 325,545   Nauticus 306,934 / 245,434
                                           Ophir      207,566 / 193,115
-    after (palette, ladder), seed 0       El Capitán  60,101 /  58,148   Nauticus  60,747 /  57,441
-                                          Ophir       56,291 /  51,733   (every picture sent)
-    after, seed 1 (El Capitán with the    El Capitán  59,826 /  57,500   Nauticus  59,721 /  56,612
-    three expansion cities)               Ophir       57,357 /  50,710
+    after (palette, ladder), seed 0       El Capitán  60,426 /  58,324   Nauticus  61,000 /  57,005
+                                          Ophir       57,107 /  52,496   (every picture sent)
+    after, seed 1 (El Capitán with the    El Capitán  60,290 /  58,039   Nauticus  60,578 /  56,556
+    three expansion cities)               Ophir       58,199 /  51,454
 
-With the expansions, 5 of El Capitán's 24 positions at four and five players fit no rung: those
-notices (12 to 19 KB) link the picture and show the text board instead.
+With the expansions, 6 of El Capitán's 24 positions at four and five players fit no rung: those
+notices (15 to 18 KB) link the picture and show the text board instead.
 
 The rungs taken: Ophir 720 px with 64 colours always; Nauticus 720 px (32 colours) with two
 players, 600 px with more; El Capitán 600 or 560 px with two players, mostly 560 or 520 px with
