@@ -9,6 +9,11 @@ has a ``Reply-To`` of service.play.mail.reply_address (``t`` bound to the ply fo
 ``i`` for an invitation, ``o`` for the rest), so the reply itself says what it answers, and a
 ``List-Unsubscribe`` that mails ``stop notices`` to such an address. The wording lives in the
 templates (``templates/``); this module gathers the facts they show.
+
+Phone first (issue 27): the HTML parts are one narrow column that wraps whatever is long
+(``templates/_styles.html``), a turn notice says whose turn in one paragraph and then gives the
+menu, and it weighs at most :data:`NOTICE_BUDGET` as sent: the board picture gets the room the
+rest leaves (service/delivery/rasterise.py has the figures), or is linked when it cannot fit.
 """
 
 from __future__ import annotations
@@ -17,13 +22,14 @@ import json
 import logging
 from collections.abc import Mapping, Sequence
 from datetime import datetime
+from functools import partial
 from typing import Any
 
 from service.config import Settings
 from service.delivery import clock_words
 from service.delivery.clock import SeatStatus
-from service.delivery.mail import InlineImage, Mail, render, shell_line
-from service.delivery.rasterise import to_png
+from service.delivery.mail import InlineImage, Mail, render, shell_line, to_message, wire_bytes
+from service.delivery.rasterise import to_mail_png
 from service.games.base import Game
 from service.games.undo import fold_undone
 from service.games.words import rules_url
@@ -35,6 +41,15 @@ from service.proof.chain import visible_events
 from service.proof.match_record import MatchMeta
 
 log = logging.getLogger("portolan.letters")
+
+NOTICE_BUDGET = 64 * 1024
+"""The most a turn notice may weigh as sent (the whole message, every part), in bytes: light on a
+phone's data plan and far from any mailbox's limit. The board picture is what may not fit: it is
+then left out and linked (:func:`notice_of`, service/delivery/rasterise.py)."""
+HEADER_MARGIN = 2048
+"""Bytes kept free for what delivery may add to a notice after it is written (a DKIM signature)."""
+PICTURE_PART = 600
+"""About what the picture's MIME part adds besides its base64 body (boundary, headers, alt text)."""
 
 HISTORY_SCAN = 200
 """How far back a notice looks for what happened since the seat last acted."""
@@ -130,26 +145,54 @@ def _common(m: Matches, settings: Settings, meta: MatchMeta, seat: int) -> dict[
             "reply_o": reply_to(m, settings, "o", meta.id, seat)}
 
 
-def board_picture(m: Matches, meta: MatchMeta, view: Mapping[str, Any], seat: int) -> InlineImage | None:
-    """The seat's board as an inline PNG for the notice, or None when there is none to give.
+def board_svg(m: Matches, meta: MatchMeta, view: Mapping[str, Any], seat: int) -> str | None:
+    """The seat's board as SVG for the notice, or None when there is none to give.
 
     A picture is a nicety: the plain-text board and the menu say everything a reply needs. So a
-    game without a renderer, or a renderer or rasteriser that fails, costs the picture only, never
-    the notice (logged, so the failure is seen and fixed)."""
-    game = m.game_of(meta)
+    game without a renderer, or a renderer that fails, costs the picture only, never the notice
+    (logged, so the failure is seen and fixed)."""
     try:
-        svg = boards.draw(meta.game, view["board"], view.get("legal_actions", []), boards.picture_edition(m, meta))
-        if svg is None:
-            return None
-        png = to_png(svg)
+        return boards.draw(meta.game, view["board"], view.get("legal_actions", []), boards.picture_edition(m, meta))
     except Exception:  # any failure of the picture's code, whatever it is, must not stop the mail
         log.warning("no picture for the notice of match %s seat %s at ply %s", meta.id, seat, view["ply"],
                     exc_info=True)
+        return None
+
+
+def board_picture(m: Matches, meta: MatchMeta, view: Mapping[str, Any], seat: int, svg: str,
+                  max_bytes: int) -> InlineImage | None:
+    """The seat's board ``svg`` as an inline PNG of at most ``max_bytes`` bytes for the notice
+    (service.delivery.rasterise.to_mail_png), or None when it does not fit or cannot be drawn
+    (logged: a nicety lost, never the notice)."""
+    game = m.game_of(meta)
+    try:
+        png = to_mail_png(svg, max_bytes)
+    except Exception:  # as in board_svg: the rasteriser's failure costs the picture only
+        log.warning("no picture for the notice of match %s seat %s at ply %s", meta.id, seat, view["ply"],
+                    exc_info=True)
+        return None
+    if png is None:
+        log.info("the board of match %s at ply %s does not fit the notice's budget: linked instead", meta.id,
+                 view["ply"])
         return None
     colour = game.seat_names(meta.players)[seat]
     return InlineImage(cid=f"board.{meta.id}.{seat}.{view['ply']}@{_cid_domain(m.public_url)}", png=png,
                        alt=f"The board of {game.title}, match {meta.id} at ply {view['ply']}, as {colour} "
                            f"(seat {seat}) sees it")
+
+
+def mail_size(settings: Settings, mail: Mail) -> int:
+    """The bytes of ``mail`` as sent over SMTP (8-bit bodies, CRLF lines: the larger of the wire's
+    and the outbox file's forms), before any DKIM signature (:data:`HEADER_MARGIN`)."""
+    return len(wire_bytes(to_message(mail, settings.mail_from, settings.message_domain()), None))
+
+
+def picture_room(size_without: int) -> int:
+    """How many PNG bytes fit a notice that weighs ``size_without`` bytes without its picture:
+    the budget less :data:`HEADER_MARGIN`, less the picture part's own headers, less base64's
+    growth (4 characters for 3 bytes, and a CRLF every 76)."""
+    free = NOTICE_BUDGET - HEADER_MARGIN - PICTURE_PART - size_without
+    return max(0, free * 3 * 76 // (4 * 78))
 
 
 def _cid_domain(public_url: str) -> str:
@@ -164,16 +207,25 @@ def turn_notice(m: Matches, settings: Settings, match_id: str, seat: int, key: s
     The menu, the ply of the ``Reply-To`` and the CLI line all come from one view, so the
     numbers a reply picks mean what the notice showed, at the ply the reply address names."""
     meta = m.meta(match_id)
-    row = meta.seats[seat]
-    if not row.email:
+    if not meta.seats[seat].email:
         return None
     view = m.view(match_id, seat, meta)
+    return notice_of(m, settings, meta, seat, view, happened_since(m, match_id, seat, int(view["ply"])), key)
+
+
+def notice_of(m: Matches, settings: Settings, meta: MatchMeta, seat: int, view: Mapping[str, Any],
+              happened: Sequence[str], key: str) -> Mail:
+    """The turn notice of ``seat`` from a view of it and what happened since it last acted: the
+    part of :func:`turn_notice` that reads nothing more of the match, so that the size budget can
+    be checked over any position a game reaches (tests/delivery/test_notice_size.py)."""
+    match_id = meta.id
+    row = meta.seats[seat]
     ply = int(view["ply"])
     items = menu(view.get("legal_actions", []))
     ctx = _common(m, settings, meta, seat)
     to_act = [p for p in ctx["players"] if p["seat"] in view["active_seats"]]
     ctx.update({
-        "ply": ply, "board": view.get("text", ""), "happened": happened_since(m, match_id, seat, ply),
+        "ply": ply, "board": view.get("text", ""), "happened": list(happened),
         "items": items[:SHOWN], "more_items": max(0, len(items) - SHOWN),
         "others_to_act": [p for p in to_act if p["seat"] != seat],
         "cli_line": cli_line(match_id, seat, items[0].action, ply=ply, server=m.public_url) if items else "",
@@ -181,11 +233,19 @@ def turn_notice(m: Matches, settings: Settings, match_id: str, seat: int, key: s
         "head": view["head"], "commitment": meta.commitment,
         "deadline": clock_words.deadline_line(m, meta, seat),
     })
-    title = m.game_of(meta).title
-    picture = board_picture(m, meta, view, seat)
-    return render("turn_notice", row.email, f"[Portolan] Your turn in {title} ({match_id}, ply {ply})", key, ctx,
-                  reply_to=reply_to(m, settings, "t", match_id, seat, ply),
-                  headers=(unsubscribe(m, settings, match_id, seat),), images=(picture,) if picture else ())
+    subject = f"[Portolan] Your turn in {m.game_of(meta).title} ({match_id}, ply {ply})"
+    mail = partial(render, "turn_notice", row.email, subject, key, reply_to=reply_to(m, settings, "t", match_id, seat, ply),
+                   headers=(unsubscribe(m, settings, match_id, seat),))
+    svg = board_svg(m, meta, view, seat)
+    if svg is None:
+        return mail(ctx)
+    # the picture gets what room the rest of the mail leaves it (module docstring of rasterise)
+    linked = mail({**ctx, "picture_link": f"{m.public_url}/v1/matches/{match_id}/board.png?ply={ply}"})
+    picture = board_picture(m, meta, view, seat, svg, picture_room(mail_size(settings, linked)))
+    if picture is None:
+        return linked
+    shown = mail(ctx, images=(picture,))
+    return shown if mail_size(settings, shown) <= NOTICE_BUDGET - HEADER_MARGIN else linked
 
 
 def invitation(m: Matches, settings: Settings, match_id: str, seat: int, email: str, token: str, key: str) -> Mail:
