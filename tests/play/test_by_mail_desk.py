@@ -80,6 +80,9 @@ def test_commands_show_log_help_and_notices(mail_settings: Settings, smtp_sink: 
     show, log, help_, notices = t.answers()
     assert "The board:" in words(show) and "The board:" not in words(log)
     assert "    1. " in body(show)
+    # on a phone the numbers a reply needs come first: the menu before the board, and the web page linked
+    assert words(show).index("What you can do now") < words(show).index("The board:")
+    assert f"/match/{t.match}" in words(show) and "/v1/matches/" not in words(show)
     assert "No move has been made yet." in words(log)
     assert "3, 1, end" in words(help_)
     assert "one daily digest" in words(notices)
@@ -87,7 +90,7 @@ def test_commands_show_log_help_and_notices(mail_settings: Settings, smtp_sink: 
     t.desk.receive(reply(address, email, "stop notices"))
     assert NoticePreferences(connect(t.settings.redis_url), t.settings.namespace).get(email) == "off"
     [stopped] = t.answers()
-    assert "no turn notices" in words(stopped)
+    assert "no turn notices" in words(stopped) and "no invitations" in words(stopped)
 
 
 def test_the_wrong_sender_learns_nothing_of_the_match(mail_settings: Settings, smtp_sink: SmtpSink) -> None:

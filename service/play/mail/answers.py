@@ -155,7 +155,8 @@ def seat_context(ctx: MatchContext, match_id: str, seat: int, base: str, *, full
         "menu": [{"number": i.number, "text": i.text} for i in shown] if must_act else [],
         "more": len(items) - len(shown) if must_act else 0, "must_act": must_act,
         "board": view.get("text", "") if board else "", "public_url": ctx.public_url,
-        "match_url": f"{ctx.public_url}/v1/matches/{match_id}",
+        # the web page, as service.delivery.letters.match_link gives it (not the API's JSON)
+        "match_url": f"{ctx.public_url}/match/{match_id}",
         "rules_link": f"{ctx.public_url}{rules_url(game.id)}" if rules_url(game.id) else "",
     }
     return context, reply_to
