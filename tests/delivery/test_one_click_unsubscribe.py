@@ -12,6 +12,7 @@ from email.message import EmailMessage
 from pathlib import Path
 from urllib.parse import urlsplit
 
+import dkim
 import pytest
 
 from service.api import create_app
@@ -71,6 +72,32 @@ def test_a_turn_notice_carries_the_one_click_headers(https_settings: Settings, p
     assert b"\nList-Unsubscribe-Post: List-Unsubscribe=One-Click\n" in raw
     # a DKIM signature covers both (dkim_sign signs these names, present or not)
     assert {b"list-unsubscribe", b"list-unsubscribe-post"} <= set(dkim_sign.SIGNED_HEADERS)
+
+
+def test_a_dkim_signature_covers_both_headers(https_settings: Settings, players: list[Player], tmp_path: Path,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """Gmail's rules: the unsubscribe headers are signed. Change the URL or the Post header, or drop
+    the Post header, and the signature no longer verifies."""
+    key = tmp_path / "dkim.pem"
+    key.write_bytes(dkim_sign.generate("ed25519"))
+    record = dkim_sign.load(str(key), "portolan", "example.org").record()
+    monkeypatch.setenv("PORTOLAN_DKIM_KEY", str(key))
+    monkeypatch.setenv("MAIL_FROM", "Portolan <turns@example.org>")
+    forget_worker_service()
+    s = dataclasses.replace(https_settings, dkim_key=str(key), mail_from="Portolan <turns@example.org>")
+    _, raw, _, _, _ = notice(s, players)
+
+    def verifies(data: bytes) -> bool:
+        def txt(name: bytes, timeout: float = 5) -> bytes | None:
+            return record.encode() if name == b"portolan._domainkey.example.org." else None
+        return bool(dkim.verify(data, dnsfunc=txt))
+
+    assert verifies(raw)
+    post = b"List-Unsubscribe-Post: List-Unsubscribe=One-Click\n"
+    assert post in raw
+    assert not verifies(raw.replace(post, b""))
+    assert not verifies(raw.replace(post, b"List-Unsubscribe-Post: List-Unsubscribe=Other\n"))
+    assert not verifies(raw.replace(b"https://portolan.test/v1/unsubscribe/", b"https://evil.test/v1/unsubscribe/"))
 
 
 def test_the_one_click_post_stops_the_mail_and_later_invitations(https_settings: Settings) -> None:
