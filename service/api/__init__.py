@@ -22,6 +22,7 @@ from service.api import (
     seat_keys,
     server,
     streams,
+    unsubscribe,
     webhooks,
 )
 from service.api import vacations as vacation_routes
@@ -70,6 +71,7 @@ def create_app(settings: Settings | None = None, service: Matches | None = None,
     app.register_blueprint(players.bp)
     app.register_blueprint(seat_keys.bp)
     app.register_blueprint(notices.bp)
+    app.register_blueprint(unsubscribe.bp)  # RFC 8058 one-click, the URL in every mail's List-Unsubscribe
     app.register_blueprint(streams.bp)
     app.register_blueprint(webhooks.bp)
     app.register_blueprint(vacation_routes.bp)  # /v1/me/vacations

@@ -7,8 +7,9 @@ is, carries the numbered menu (service.play.mail.menu) and how to answer it by r
 the match, and for CLI users the exact command with ``--server``. Each one answerable by mail
 has a ``Reply-To`` of service.play.mail.reply_address (``t`` bound to the ply for a turn notice,
 ``i`` for an invitation, ``o`` for the rest), so the reply itself says what it answers, and a
-``List-Unsubscribe`` that mails ``stop notices`` to such an address. The wording lives in the
-templates (``templates/``); this module gathers the facts they show.
+``List-Unsubscribe`` with a one-click https URL (RFC 8058) and a mailto that mails ``stop
+notices`` to such an address (:func:`unsubscribe`). The wording lives in the templates
+(``templates/``); this module gathers the facts they show.
 
 Phone first (issue 27): the HTML parts are one narrow column that wraps whatever is long
 (``templates/_styles.html``), a turn notice says whose turn in one paragraph and then gives the
@@ -27,6 +28,7 @@ from typing import Any
 
 from service.config import Settings
 from service.delivery import clock_words
+from service.delivery import unsubscribe as one_click
 from service.delivery.clock import SeatStatus
 from service.delivery.mail import InlineImage, Mail, render, shell_line, to_message, wire_bytes
 from service.delivery.rasterise import to_mail_png
@@ -77,10 +79,22 @@ def reply_to(m: Matches, settings: Settings, kind: Kind, match_id: str, seat: in
     return reply_address(m.server_key, settings.reply_base(), kind, match_id, seat, ply)
 
 
-def unsubscribe(m: Matches, settings: Settings, match_id: str, seat: int) -> tuple[str, str]:
-    """The ``List-Unsubscribe`` header (RFC 2369): a mail with the subject ``stop notices`` to the
-    seat's ``o`` reply address, which the mail desk reads as the ``stop notices`` command."""
-    return ("List-Unsubscribe", f"<mailto:{reply_to(m, settings, 'o', match_id, seat)}?subject=stop%20notices>")
+def unsubscribe(m: Matches, settings: Settings, match_id: str, seat: int, email: str) -> tuple[tuple[str, str], ...]:
+    """The unsubscribe headers of a mail to ``email`` about ``seat``: ``List-Unsubscribe`` (RFC 2369)
+    with two ways, the one-click https URL of ``email`` first (RFC 8058 section 3.1: the receiver
+    POSTs ``List-Unsubscribe=One-Click`` to it, service/api/unsubscribe.py; the token names the
+    address, service.delivery.unsubscribe) and a mail with the subject ``stop notices`` to the seat's
+    ``o`` reply address, which the mail desk reads as that command; and ``List-Unsubscribe-Post``,
+    which says the URL takes the POST. Both are signed by DKIM (dkim_sign.SIGNED_HEADERS), as
+    Gmail's rules ask, and written unfolded (mail.HEADER_POLICY).
+
+    RFC 8058 is for an ``https`` URL only: a server whose ``PUBLIC_URL`` is plain ``http`` (``portolan
+    dev``, a test) still lists its URL, which a mail client may open (its page has the button), but
+    says nothing of one-click, which no receiver would honour there."""
+    url = one_click.url_of(m.server_key, m.public_url, email)
+    mailto = f"mailto:{reply_to(m, settings, 'o', match_id, seat)}?subject=stop%20notices"
+    listed = ("List-Unsubscribe", f"<{url}>, <{mailto}>")
+    return (listed, one_click.POST_HEADER) if url.startswith("https://") else (listed,)
 
 
 def cli_line(match_id: str, seat: int, action: Mapping[str, Any], *, ply: int | None = None, server: str = "") -> str:
@@ -235,7 +249,7 @@ def notice_of(m: Matches, settings: Settings, meta: MatchMeta, seat: int, view: 
     })
     subject = f"[Portolan] Your turn in {m.game_of(meta).title} ({match_id}, ply {ply})"
     mail = partial(render, "turn_notice", row.email, subject, key, reply_to=reply_to(m, settings, "t", match_id, seat, ply),
-                   headers=(unsubscribe(m, settings, match_id, seat),))
+                   headers=unsubscribe(m, settings, match_id, seat, row.email))
     svg = board_svg(m, meta, view, seat)
     if svg is None:
         return mail(ctx)
@@ -252,9 +266,10 @@ def invitation(m: Matches, settings: Settings, match_id: str, seat: int, email: 
     """The invitation to ``seat``: who invites, to what, with whom; how to join by replying, and
     the one line that installs the CLI and claims the seat.
 
-    Its ``List-Unsubscribe`` is the notices' one (:func:`unsubscribe`): ``stop notices`` to the seat's
-    ``o`` address, which the desk takes from the invited address and sets that address's preference
-    to ``off``, and ``workers.jobs.send_invite`` sends no invitation to an address that chose ``off``."""
+    Its ``List-Unsubscribe`` is the notices' one (:func:`unsubscribe`): the invited address's
+    one-click URL, and ``stop notices`` to the seat's ``o`` address, which the desk takes from the
+    invited address; either sets that address's preference to ``off``, and
+    ``workers.jobs.send_invite`` sends no invitation to an address that chose ``off``."""
     meta = m.meta(match_id)
     ctx = _common(m, settings, meta, seat)
     claim = ["portolan", "claim", match_id, seat, token, "--name", "Your name", "--email", email, "--server", m.public_url]
@@ -265,7 +280,7 @@ def invitation(m: Matches, settings: Settings, match_id: str, seat: int, email: 
     inviter = ctx["inviter"] or "A Portolan player"
     return render("invite", email, f"[Portolan] {inviter} invites you to {ctx['game_title']} ({match_id})", key, ctx,
                   reply_to=reply_to(m, settings, "i", match_id, seat),
-                  headers=(unsubscribe(m, settings, match_id, seat),))
+                  headers=unsubscribe(m, settings, match_id, seat, email))
 
 
 def match_over(m: Matches, settings: Settings, match_id: str, seat: int, key: str) -> Mail | None:
@@ -281,14 +296,14 @@ def match_over(m: Matches, settings: Settings, match_id: str, seat: int, key: st
     if meta.status == "aborted":
         ctx.update({"ply": meta.ply, "head": meta.head, "record": record_link(m.public_url, match_id)})
         return render("match_aborted", row.email, f"[Portolan] {ctx['game_title']} {match_id} was aborted", key,
-                      ctx, reply_to=ctx["reply_o"], headers=(unsubscribe(m, settings, match_id, seat),))
+                      ctx, reply_to=ctx["reply_o"], headers=unsubscribe(m, settings, match_id, seat, row.email))
     outcome = meta.outcome or {"scores": [], "ranks": []}
     standings = sorted(({**ctx["players"][s], "score": outcome["scores"][s], "rank": outcome["ranks"][s]}
                         for s in range(len(outcome["scores"]))), key=lambda r: (r["rank"], r["seat"]))
     ctx.update({"ply": meta.ply, "standings": standings, "head": meta.head,
                 "record": record_link(m.public_url, match_id)})
     return render("match_over", row.email, f"[Portolan] {ctx['game_title']} {match_id} is over", key, ctx,
-                  reply_to=ctx["reply_o"], headers=(unsubscribe(m, settings, match_id, seat),))
+                  reply_to=ctx["reply_o"], headers=unsubscribe(m, settings, match_id, seat, row.email))
 
 
 def waiting_lines(m: Matches, settings: Settings, email: str,
@@ -320,7 +335,7 @@ def digest(m: Matches, settings: Settings, email: str, lines: list[dict[str, Any
            "digest_hour": settings.digest_hour}
     count = f"{len(lines)} match{'es' if len(lines) != 1 else ''}"
     return render("digest", email, f"[Portolan] {count} waiting for you ({ctx['day']})", key, ctx, reply_to=first["reply"],
-                  headers=(unsubscribe(m, settings, first["match"], first["seat"]),))
+                  headers=unsubscribe(m, settings, first["match"], first["seat"], email))
 
 
 def reminder(m: Matches, settings: Settings, match_id: str, seat: int, status: SeatStatus, now: datetime,
@@ -335,7 +350,7 @@ def reminder(m: Matches, settings: Settings, match_id: str, seat: int, status: S
     ctx.update({"ply": meta.ply, "lines": clock_words.reminder_lines(meta, status, now)})
     return render("clock_note", row.email, f"[Portolan] Your move in {ctx['game_title']} ({match_id}) is due {due}",
                   key, ctx, reply_to=reply_to(m, settings, "t", match_id, seat, int(meta.ply)),
-                  headers=(unsubscribe(m, settings, match_id, seat),))
+                  headers=unsubscribe(m, settings, match_id, seat, row.email))
 
 
 def late_note(m: Matches, settings: Settings, match_id: str, late: int, seat: int, day: int,
@@ -351,4 +366,4 @@ def late_note(m: Matches, settings: Settings, match_id: str, late: int, seat: in
     subject = (f"[Portolan] You are late in {ctx['game_title']} ({match_id})" if late == seat else
                f"[Portolan] {who['who']} is late in {ctx['game_title']} ({match_id})")
     return render("clock_note", row.email, subject, key, ctx, reply_to=ctx["reply_o"],
-                  headers=(unsubscribe(m, settings, match_id, seat),))
+                  headers=unsubscribe(m, settings, match_id, seat, row.email))

@@ -9,6 +9,7 @@ key names show up in monitoring and dumps.
 from __future__ import annotations
 
 import hashlib
+import re
 from typing import Literal
 
 import redis
@@ -38,9 +39,17 @@ class NoticePreferences:
 
     def set(self, email: str, preference: Preference) -> None:
         """Set it (ValueError for anything but every, digest, off)."""
+        self.set_digest(address_digest(email), preference)
+
+    def set_digest(self, digest: str, preference: Preference) -> None:
+        """Set the preference of the address kept under ``digest`` (:func:`address_digest`), for a
+        caller that holds the digest and not the address: a one-click unsubscribe token names only
+        the digest (service.delivery.unsubscribe)."""
         if preference not in PREFERENCES:
             raise ValueError(f"a notice preference is one of {', '.join(PREFERENCES)}, not {preference!r}")
-        self.r.hset(self.key, address_digest(email), preference)
+        if not re.fullmatch(r"[0-9a-f]{64}", digest):
+            raise ValueError(f"an address digest is 64 lower-case hex digits, not {digest!r}")
+        self.r.hset(self.key, digest, preference)
 
 
 class DigestBook:

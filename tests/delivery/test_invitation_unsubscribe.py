@@ -1,5 +1,6 @@
-"""The invitation's List-Unsubscribe (RFC 2369), and what it does: the invited address asks for no
-more Portolan mail, and no later invitation goes to it (issue 27 part 1)."""
+"""The invitation's List-Unsubscribe (RFC 2369), and what its mailto does: the invited address asks for
+no more Portolan mail, and no later invitation goes to it (issue 27 part 1). The one-click URL beside it:
+tests/delivery/test_one_click_unsubscribe.py."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from urllib.parse import parse_qs, unquote, urlsplit
 
 from service.config import Settings
 from service.delivery.inbound import parse
+from service.delivery.unsubscribe import token_of
 from service.play.matches import Matches
 from service.runtime import build, build_desk
 from service.storage.connection import connect
@@ -41,8 +43,9 @@ def test_an_invitation_has_a_list_unsubscribe_that_stops_later_invitations(outbo
     mid, tokens = invite(m, ZOE, BEA)
     assert jobs.send_invite(mid, 0, ZOE, tokens["0"]).startswith("sent")
     msg = parsed(raw_mail(s, f"invite:{mid}:0"))
-    [url] = unsubscribe_urls(msg)  # mailto only: Portolan has no one-click https endpoint yet
-    assert msg["List-Unsubscribe-Post"] is None  # RFC 8058 is for an https URL alone
+    web, url = unsubscribe_urls(msg)  # the one-click URL first (tests/delivery/test_one_click_unsubscribe.py)
+    assert web == f"{s.public_url}/v1/unsubscribe/{token_of(m.server_key, ZOE)}"
+    assert msg["List-Unsubscribe-Post"] is None  # RFC 8058 is for an https URL alone, and PUBLIC_URL is http here
     parts = urlsplit(url)
     assert parts.scheme == "mailto"
     assert parse_qs(parts.query)["subject"] == ["stop notices"]
@@ -71,7 +74,7 @@ def test_a_stop_from_another_address_changes_nothing(outbox_settings: Settings) 
     m = build(s)
     mid, tokens = invite(m, ZOE, BEA)
     jobs.send_invite(mid, 0, ZOE, tokens["0"])
-    [url] = unsubscribe_urls(parsed(raw_mail(s, f"invite:{mid}:0")))
+    _, url = unsubscribe_urls(parsed(raw_mail(s, f"invite:{mid}:0")))
     stop = EmailMessage()
     stop["From"] = "mallory@example.net"
     stop["To"] = unquote(urlsplit(url).path)

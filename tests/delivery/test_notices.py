@@ -51,11 +51,13 @@ def test_a_turn_notice_has_everything_a_remote_player_needs(outbox_settings: Set
     assert reply is not None and (reply.kind, reply.match, reply.seat, reply.ply) == ("t", mid, seat, ply)
     assert authentic(m.server_key, reply)
     assert msg["Reply-To"].endswith("@portolan.test") and msg["Reply-To"].startswith("turns+")
-    # List-Unsubscribe: mail "stop notices" to the seat's "o" address; machine-made mail
+    # List-Unsubscribe: the one-click URL, and mail "stop notices" to the seat's "o" address; machine-made mail
     unsub = msg["List-Unsubscribe"]
     assert f"List-Unsubscribe: {unsub}\n".encode() in raw  # literally, not as RFC 2047 encoded words
-    assert unsub.startswith("<mailto:") and unsub.endswith("?subject=stop%20notices>")
-    other = parse_reply_address(unsub[len("<mailto:"):].split("?")[0])
+    web, mailto = unsub.split(", ")
+    assert web.startswith("<http://portolan.test/v1/unsubscribe/")
+    assert mailto.startswith("<mailto:") and mailto.endswith("?subject=stop%20notices>")
+    other = parse_reply_address(mailto[len("<mailto:"):].split("?")[0])
     assert other is not None and other.kind == "o" and other.seat == seat and authentic(m.server_key, other)
     assert msg["Auto-Submitted"] == "auto-generated"
 
