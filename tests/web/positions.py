@@ -176,13 +176,14 @@ def new_match(base_url: str, game: str, seed: int) -> Prepared:
 
 def prepare(base_url: str, game: str, seed: int, ready: Callable[[Mapping[str, Any]], bool],
             hand_over: Callable[[Mapping[str, Any], int, set[str]], bool] | None = None,
-            attempts: int = 3) -> tuple[Prepared, dict[str, Any]]:
+            attempts: int = 6) -> tuple[Prepared, dict[str, Any]]:
     """A match advanced by the test until ``ready(public view)`` holds with a browser seat to move
     (and, given ``hand_over``, it says yes for that seat); answers it and that view. Steps
     toward the end are preferred (:data:`PLANS`); once ``ready`` holds, the seats the browser does
     not take play without that preference, so that they do not end the match before the browser
     gets it. Should the match end all the same (chance is the server's), a new one is prepared, up
-    to ``attempts`` times."""
+    to ``attempts`` times (six: CI once saw Ophir's market run out before a browser seat could
+    donate, three times in a row; an attempt that ends costs a few seconds of API calls)."""
     for attempt in range(attempts):
         prepared = new_match(base_url, game, seed * 100 + attempt)
         public = prepared.public()
