@@ -109,6 +109,11 @@ def match_events(match_id: str) -> Any:
     timing = _timing()
     # a stream that proved the seat's key keeps the seat's player present: no turn notice while it is open
     watch = None if seat is None else _seat_watch(m, match_id, seat, timing)
+    if watch is not None:
+        # present from before the answer's headers: a client that sees its stream open may count on
+        # it (a turn that starts from here on waits for it); should the body never be read, the
+        # presence lapses by its TTL, as a killed process's does
+        watch.beat(time.monotonic())
     return _stream(streams.follow_match(m, wakeups, current_app.extensions["portolan.feeds"], match_id, seat, after,
                                          timing, watch=watch), slot)
 

@@ -58,8 +58,9 @@ def test_the_last_notice_of_a_game_fits_the_budget(settings: Settings, game_id: 
 @pytest.mark.slow
 @pytest.mark.parametrize(("game_id", "players"), COUNTS)
 def test_notices_all_through_a_game_fit_the_budget(settings: Settings, game_id: str, players: int) -> None:
-    """Eight positions spread over a whole game, the last among them, for every player count."""
-    check(settings, game_id, players, positions=8)
+    """Four positions spread over a whole game, the last among them, for every player count (eight
+    cost CI's slow step a minute for little: bench/notice_sizes.py samples twelve)."""
+    check(settings, game_id, players, positions=4)
 
 
 def test_a_picture_too_big_for_the_budget_is_linked_instead(outbox_settings: Settings, players: list[Player],

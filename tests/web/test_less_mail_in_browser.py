@@ -29,8 +29,11 @@ def wait_for(what: str, ok: Callable[[], bool], dev: Dev) -> None:
 def test_no_invitation_to_her_own_seat_and_no_notice_while_her_page_is_open(dev: Dev,
                                                                              new_player: Callable[[], Any]) -> None:
     ana = new_player()
-    match_id = create_on_new_page(ana, "nauticus", ["me", "invite", "bot:random"], "Ana Lima", "ana@example.org",
-                                  {1: "bea@example.org"})
+    # her match page's stream, signed by her seat's key, is open before Bea's claim can start the
+    # match: a turn that starts before the page listens is rightly noticed by mail (CI once saw it)
+    with ana.expect_response(lambda r: "/events?seat=0" in r.url and r.status == 200, timeout=WAIT_S * 1000):
+        match_id = create_on_new_page(ana, "nauticus", ["me", "invite", "bot:random"], "Ana Lima",
+                                      "ana@example.org", {1: "bea@example.org"})
     link = dev.claim_link(match_id, "bea@example.org")  # Bea's invitation came ...
     assert dev.mails("ana@example.org", f"invite-{match_id}-*.eml") == []  # ... and none to Ana for her own seat
     # Bea plays from Python (no page: her notices come by mail as ever)
