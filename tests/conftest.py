@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json as jsonlib
 import os
-import threading
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -24,7 +23,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from werkzeug.serving import make_server
 
 from service import games
 from service.config import Settings
@@ -34,6 +32,7 @@ from service.runtime import build
 from service.storage.connection import connect
 from service.storage.embedded import EmbeddedCluster, EmbeddedRedis, free_port
 from tests.helpers.fixture_game import GAME as FIXTURE
+from tests.helpers.serving import serving
 
 games.register(FIXTURE)
 
@@ -106,14 +105,8 @@ def client(app: Any) -> Any:
 def served(app: Any) -> Iterator[str]:
     """The app over real HTTP, as `portolan dev` and `portolan serve` run it (werkzeug's threaded
     server, a free loopback port, the test Redis behind it); yields the base URL."""
-    server = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.port}"
-    finally:
-        server.shutdown()
-        thread.join(10)
+    with serving(app) as url:
+        yield url
 
 
 @pytest.fixture

@@ -17,12 +17,10 @@ from service.delivery import letters
 from service.delivery.mail import Mail, deliver, message_id, render, to_message
 from service.play.mail.inbound import InboundMail
 from service.play.mail.reply_address import reply_address
-from service.play.matches import Matches
-from service.proof import signing
 from service.runtime import build, build_desk
 from tests.conftest import CREATOR_KEY, Player, worker_burst
 from tests.helpers import clock_helpers
-from tests.helpers.notices import notice, parsed
+from tests.helpers.notices import finished_race, notice, parsed
 from workers import jobs
 
 
@@ -35,7 +33,7 @@ def every_kind(s: Settings, players: list[Player]) -> list[tuple[str, bytes]]:
     assert jobs.send_invite(made["id"], 0, "zoe@example.org", made["invites"]["0"]).startswith("sent")
     m.abort(made["id"], CREATOR_KEY)
     assert jobs.send_match_over(made["id"], 0).startswith("sent")  # the aborted mail to an invited seat
-    finished = finish(m, players[0])
+    finished = finished_race(m, players[0], "Zoë")
     assert jobs.send_match_over(finished, 0).startswith("sent")  # the standings
 
     _, _, mid, seat, _ = notice(s, players)
@@ -66,27 +64,6 @@ def every_kind(s: Settings, players: list[Player]) -> list[tuple[str, bytes]]:
                        "failures": 15, "reason": "410 Gone", "public_url": s.public_url,
                        "ping_line": "portolan webhook ping h1", "deliveries_line": "portolan webhook deliveries h1"}))
     return [(path.name.split("-", 1)[0], path.read_bytes()) for path in sorted(outbox.glob("*.eml"))]
-
-
-def finish(m: Matches, player: Player) -> str:
-    """A short harbour race of the player (seat 0) and a bot, played to its end."""
-    made = m.create("harbour-race", {"target": 5}, [{"invite": "zoe@example.org"}, {"bot": "random"}],
-                    creator_key=CREATOR_KEY)
-    mid = str(made["id"])
-    m.claim(mid, 0, made["invites"]["0"], player.public_key, "Zoë", "zoe@example.org")
-    for _ in range(400):
-        meta = m.meta(mid)
-        if meta.status != "active":
-            break
-        if meta.active == (0,):
-            legal = [a["action"] for a in m.view(mid, 0)["legal_actions"]]
-            action = {"type": "bank"} if {"type": "bank"} in legal else legal[0]
-            env = {"match": mid, "seat": 0, "ply": meta.ply, "actions": [action], "nonce": f"n{meta.ply}"}
-            m.submit(mid, env, signing.sign(player.private_key, env))
-        else:
-            jobs.play_bot(mid, 1, meta.ply)
-    assert m.meta(mid).status == "finished"
-    return mid
 
 
 def assert_standard(raw: bytes, settings: Settings) -> None:

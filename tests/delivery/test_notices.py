@@ -13,11 +13,20 @@ from service.config import Settings
 from service.games import get as get_game
 from service.play.mail.menu import SHOWN, menu
 from service.play.mail.reply_address import authentic, parse_reply_address
-from service.proof import signing
 from service.proof.match_record import MatchMeta
 from service.runtime import build
 from tests.conftest import CREATOR_KEY, Player
-from tests.helpers.notices import ZOE, assert_clean_8bit, body, human_to_act, notice, ophir_match, parsed, raw_mail
+from tests.helpers.notices import (
+    ZOE,
+    assert_clean_8bit,
+    body,
+    finished_race,
+    human_to_act,
+    notice,
+    ophir_match,
+    parsed,
+    raw_mail,
+)
 from workers import jobs
 
 
@@ -136,23 +145,8 @@ def test_a_bad_creator_name_is_refused_and_nothing_is_stored(outbox_settings: Se
 
 def test_the_game_over_mail_names_people_scores_ranks_and_the_record(outbox_settings: Settings, players: list[Player]) -> None:
     m = build(outbox_settings)
-    made = m.create("harbour-race", {"target": 5}, [{"invite": "zoe@example.org"}, {"bot": "random"}],
-                    creator_key=CREATOR_KEY)
-    mid = made["id"]
-    m.claim(mid, 0, made["invites"]["0"], players[0].public_key, ZOE, "zoe@example.org")
-    for _ in range(400):  # Zoë banks whenever she can, else rolls; the bot plays through its job
-        meta = m.meta(mid)
-        if meta.status != "active":
-            break
-        if meta.active == (0,):
-            legal = [a["action"] for a in m.view(mid, 0)["legal_actions"]]
-            action = {"type": "bank"} if {"type": "bank"} in legal else legal[0]
-            env = {"match": mid, "seat": 0, "ply": meta.ply, "actions": [action], "nonce": f"n{meta.ply}"}
-            m.submit(mid, env, signing.sign(players[0].private_key, env))
-        else:
-            jobs.play_bot(mid, 1, meta.ply)
+    mid = finished_race(m, players[0])
     meta = m.meta(mid)
-    assert meta.status == "finished"
     assert jobs.send_match_over(mid, 0).startswith("sent")
     raw = raw_mail(outbox_settings, f"over:{mid}:0")
     assert_clean_8bit(raw)

@@ -10,6 +10,7 @@ from typing import cast
 
 from service.config import Settings
 from service.play.matches import Matches
+from service.proof import signing
 from service.runtime import build
 from tests.conftest import CREATOR_KEY, Player
 from workers import jobs
@@ -78,3 +79,25 @@ def notice(settings: Settings, players: list[Player]) -> tuple[EmailMessage, byt
     assert jobs.send_turn_notice(mid, seat, ply).startswith("sent")
     raw = raw_mail(settings, f"notice:{mid}:{seat}:{ply}")
     return parsed(raw), raw, mid, seat, ply
+
+
+def finished_race(m: Matches, player: Player, name: str = ZOE) -> str:
+    """A short harbour race of ``player`` (seat 0, zoe@example.org) and a random bot, played to its
+    end: she banks whenever she can, else rolls; the bot plays through its job. Returns the id."""
+    made = m.create("harbour-race", {"target": 5}, [{"invite": "zoe@example.org"}, {"bot": "random"}],
+                    creator_key=CREATOR_KEY)
+    mid = str(made["id"])
+    m.claim(mid, 0, made["invites"]["0"], player.public_key, name, "zoe@example.org")
+    for _ in range(400):
+        meta = m.meta(mid)
+        if meta.status != "active":
+            break
+        if meta.active == (0,):
+            legal = [a["action"] for a in m.view(mid, 0)["legal_actions"]]
+            action = {"type": "bank"} if {"type": "bank"} in legal else legal[0]
+            env = {"match": mid, "seat": 0, "ply": meta.ply, "actions": [action], "nonce": f"n{meta.ply}"}
+            m.submit(mid, env, signing.sign(player.private_key, env))
+        else:
+            jobs.play_bot(mid, 1, meta.ply)
+    assert m.meta(mid).status == "finished"
+    return mid

@@ -13,7 +13,6 @@ from typing import Any
 
 import httpx
 import pytest
-from werkzeug.serving import make_server
 
 from service.config import Settings
 from service.delivery.dispatch import RQDispatcher, job_id
@@ -26,6 +25,7 @@ from service.storage.presence import Presence
 from tests.conftest import Player, SmtpSink, as_in_a_worker, worker_burst
 from tests.helpers.jobs import notices
 from tests.helpers.matches import assert_problem, create, started
+from tests.helpers.serving import serving
 from workers import jobs
 
 # a stream renews its seat's presence every 0.2 s and it lapses 2 s after the last renewal; a
@@ -50,14 +50,8 @@ def live_app(settings: Settings, service: Matches) -> Any:
 
 @pytest.fixture
 def live_served(live_app: Any) -> Iterator[str]:
-    server = make_server("127.0.0.1", 0, live_app, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.port}"
-    finally:
-        server.shutdown()
-        thread.join(10)
+    with serving(live_app) as url:
+        yield url
 
 
 class OpenStream:
