@@ -24,6 +24,12 @@ def _vp_cards(data: dict[str, Any]) -> None:
     for deck in ("deck_A", "deck_B"):
         for card in data["market"][deck]:
             card["favor_vp"] += 2
+    # and the metals' worth, which every whole match meets (a temple is completed by donations, and
+    # a match the market ends leaves metals in holds): a random match may never pay favour for a
+    # card's VP, and then the card change alone leaves the outcome as it was
+    for metal in ("gold", "silver"):
+        data["donation_vp"][metal] += 1
+        data["leftover_vp"][metal] += 1
 
 
 CHANGES: dict[str, Callable[[dict[str, Any]], None]] = {"el-capitan": _tracks, "nauticus": _prices, "ophir": _vp_cards}
