@@ -11,12 +11,15 @@ import pytest
 
 from service.config import Settings, parse_listen
 from service.delivery.receiver import controller, handler_for
+from service.play.mail.reply_address import reply_address
+from service.proof import signing
 from service.storage.embedded import free_port
 from tests.helpers import mailcorpus
 from tests.helpers.mailcorpus import wire
 from tests.helpers.recording import RecordingDesk
 
-REPLY = "turns+t-abc-1-12-abcdefghijkmnpqr@portolan.test"
+KEY = signing.generate_private_key()
+REPLY = reply_address(KEY, "turns@portolan.test", "t", "abc", 1, 12)
 
 
 @pytest.fixture
@@ -30,7 +33,7 @@ def mail_settings() -> Settings:
 def receiving(desk: RecordingDesk, settings: Settings, *, lmtp: bool = False) -> Iterator[int]:
     """The receiver on a free loopback port; yields the port."""
     port = free_port()
-    server = controller(handler_for(desk, settings, lmtp=lmtp), "127.0.0.1", port, settings.mail_max_bytes)
+    server = controller(handler_for(desk, settings, KEY, lmtp=lmtp), "127.0.0.1", port, settings.mail_max_bytes)
     server.start()
     try:
         yield port
@@ -73,7 +76,7 @@ def test_a_foreign_recipient_is_550_the_receiver_is_no_open_relay(mail_settings:
         code, answer = smtp.rcpt("victim@example.com")
         assert code == 550 and b"relay" in answer
         assert smtp.rcpt("turns@portolan.test.example.com")[0] == 550
-        assert smtp.rcpt("TURNS+x@PORTOLAN.TEST")[0] == 250  # domains are case-insensitive
+        assert smtp.rcpt(REPLY.upper())[0] == 250  # domains (and our tokens) are case-insensitive
         smtp.rset()
         with pytest.raises(smtplib.SMTPRecipientsRefused):
             smtp.sendmail("spammer@example.net", ["victim@example.com"], b"Subject: x\r\n\r\nbuy\r\n")
@@ -84,8 +87,8 @@ def test_past_a_hundred_recipients_is_452(mail_settings: Settings) -> None:
     with receiving(RecordingDesk(), mail_settings) as port, smtplib.SMTP("127.0.0.1", port) as smtp:
         smtp.ehlo()
         smtp.mail("ana@example.org")
-        assert all(smtp.rcpt(f"turns+{i}@portolan.test")[0] == 250 for i in range(100))
-        assert smtp.rcpt("turns+100@portolan.test")[0] == 452
+        assert all(smtp.rcpt(reply_address(KEY, "turns@portolan.test", "t", "abc", 1, i))[0] == 250 for i in range(100))
+        assert smtp.rcpt(reply_address(KEY, "turns@portolan.test", "t", "abc", 1, 100))[0] == 452
 
 
 def test_over_the_cap_is_552_and_never_reaches_the_desk(mail_settings: Settings) -> None:
@@ -113,7 +116,7 @@ def test_the_null_sender_of_a_bounce_marks_it_automatic(mail_settings: Settings)
 
 def test_lmtp_answers_once_per_recipient(mail_settings: Settings) -> None:
     desk = RecordingDesk()
-    other = "turns+o-abc-1-0-abcdefghijkmnpqr@portolan.test"
+    other = reply_address(KEY, "turns@portolan.test", "o", "abc", 1)
     with receiving(desk, mail_settings, lmtp=True) as port:
         with smtplib.LMTP("127.0.0.1", port) as lmtp:
             assert lmtp.docmd("EHLO", "client.example.org")[0] == 500  # LMTP speaks LHLO, not EHLO
@@ -141,7 +144,7 @@ def test_lmtp_answers_once_per_recipient(mail_settings: Settings) -> None:
 def test_the_receiver_takes_the_reply_base_s_domain(mail_settings: Settings) -> None:
     desk = RecordingDesk()
     settings = replace(mail_settings, mail_reply_to="Moves <moves@play.example.org>")
-    assert handler_for(desk, settings).domains == frozenset({"play.example.org"})
+    assert handler_for(desk, settings, KEY).domains == frozenset({"play.example.org"})
 
 
 @pytest.mark.parametrize(("listen", "pair"), [("127.0.0.1:8025", ("127.0.0.1", 8025)), ("[::1]:25", ("::1", 25)),

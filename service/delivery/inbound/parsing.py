@@ -202,13 +202,18 @@ def _text_of(part: Message) -> str:
             content = part.get_content()
             if isinstance(content, str):
                 return content
-        except (LookupError, ValueError):  # an unknown charset name, a broken encoding
+        except (LookupError, ValueError):  # an unknown charset name, a broken encoding (UnicodeError too)
             pass
-    payload = part.get_payload(decode=True)
+    try:
+        payload = part.get_payload(decode=True)
+    except Exception:  # a transfer encoding the stdlib chokes on: the part has no readable words
+        payload = b""
     data = payload if isinstance(payload, bytes) else b""
     try:
         return data.decode(part.get_content_charset() or "utf-8", errors="replace")
-    except LookupError:
+    except (LookupError, UnicodeError, TypeError):
+        # an unknown name, or a codec that is no text charset (idna, punycode, rot13: some take
+        # no "replace" or give no str): read as UTF-8 with replacement characters
         return data.decode("utf-8", errors="replace")
 
 
