@@ -59,4 +59,4 @@ def prescan(raw: bytes) -> None:
     lines = b"\n" + raw  # a delimiter line may open the message's very first line
     parts = sum(lines.count(b"\n--" + boundary) for boundary in boundaries)
     if parts > MAX_PARTS:
-        raise MailUnreadable(f"the message has {parts} MIME parts, over the limit of {MAX_PARTS}")
+        raise MailUnreadable(f"the message has {parts} MIME boundary lines (one a part), over the limit of {MAX_PARTS}")
