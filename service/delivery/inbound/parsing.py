@@ -35,8 +35,8 @@ from service.delivery.inbound.automatic import is_automatic
 from service.delivery.inbound.dkim_check import dkim_of_sender
 from service.delivery.inbound.flowed import unflow
 from service.delivery.inbound.forwarded import is_forwarded
-from service.delivery.inbound import prescan
 from service.delivery.inbound.out_of_office import sounds_out_of_office
+from service.delivery.inbound.prescan import MAX_PARTS as PRESCAN_MAX_PARTS
 from service.delivery.inbound.reply_text import MAX_HTML_CHARS, MAX_TEXT_CHARS, html_text, reply_words
 from service.play.mail.inbound import InboundMail
 
@@ -47,7 +47,7 @@ MAX_HEADER_CHARS = 8192
 even a long folded To of a hundred addresses fits)."""
 MAX_DEPTH = 32
 """MIME nesting beyond this is not walked: no client nests a reply deeper than a handful."""
-MAX_PARTS = prescan.MAX_PARTS  # the pre-scan refuses more before parsing; the walk stops there too
+MAX_PARTS = PRESCAN_MAX_PARTS  # the pre-scan refuses more before parsing; the walk stops there too
 
 
 class _CappedPolicy(EmailPolicy):
