@@ -10,6 +10,7 @@ from dataclasses import replace
 import pytest
 
 from service.config import Settings, parse_listen
+from service.delivery.inbound import delivery
 from service.delivery.receiver import controller, handler_for
 from service.play.mail.reply_address import reply_address
 from service.proof import signing
@@ -157,3 +158,58 @@ def test_listen_addresses(listen: str, pair: tuple[str, int]) -> None:
 def test_a_bad_listen_address_says_what_it_wants(listen: str) -> None:
     with pytest.raises(ValueError, match="host:port"):
         parse_listen(listen)
+
+
+def test_rcpt_to_a_forged_or_missing_token_is_550_and_each_recipient_is_judged_alone(mail_settings: Settings) -> None:
+    desk = RecordingDesk()
+    with receiving(desk, mail_settings) as port, smtplib.SMTP("127.0.0.1", port) as smtp:
+        smtp.ehlo()
+        smtp.mail("victim@example.net")
+        for forged in ("turns@portolan.test", "turns+t-abc-1-12-abcdefghijkmnpqr@portolan.test",
+                       "turns+nonsense@portolan.test", "turns+t-abc-1-12@portolan.test", "anyone@portolan.test"):
+            code, answer = smtp.rcpt(forged)
+            assert code == 550 and answer.startswith(b"5.1.1 <"), (forged, answer)
+        assert smtp.rcpt(REPLY)[0] == 250  # the same transaction goes on with the authentic one
+        code, answer = smtp.data(wire(mailcorpus.gmail("3")))
+    assert code == 250
+    [mail] = desk.mails
+    assert mail.recipients[0] == REPLY
+
+
+def test_postmaster_is_taken_but_never_reaches_the_desk(mail_settings: Settings) -> None:
+    desk = RecordingDesk()
+    with receiving(desk, mail_settings) as port, smtplib.SMTP("127.0.0.1", port) as smtp:
+        smtp.ehlo()
+        smtp.mail("someone@example.net")
+        assert smtp.rcpt("postmaster@portolan.test")[0] == 250
+        code, answer = smtp.data(wire(mailcorpus.base(to="postmaster@portolan.test")))
+    assert code == 250 and b"dropped" in answer
+    assert desk.mails == []
+
+
+def test_a_mail_that_cannot_be_read_is_554_never_451(mail_settings: Settings, monkeypatch: pytest.MonkeyPatch) -> None:
+    desk = RecordingDesk()
+    bomb = (b"From: ana@example.org\r\nSubject: bomb\r\nContent-Type: multipart/mixed; boundary=b\r\n\r\n"
+            + b"--b\r\n\r\nx\r\n" * 1000 + b"--b--\r\n")
+    with receiving(desk, mail_settings) as port:
+        with smtplib.SMTP("127.0.0.1", port) as smtp, pytest.raises(smtplib.SMTPDataError) as refused:
+            smtp.sendmail("ana@example.org", [REPLY], bomb)
+        assert refused.value.smtp_code == 554 and refused.value.smtp_error.startswith(b"5.6.0 ")
+
+        def unforeseen(*_: object, **__: object) -> None:
+            raise UnicodeError("a codec nobody foresaw")
+
+        monkeypatch.setattr(delivery, "parse", unforeseen)
+        with smtplib.SMTP("127.0.0.1", port) as smtp, pytest.raises(smtplib.SMTPDataError) as refused:
+            smtp.sendmail("ana@example.org", [REPLY], wire(mailcorpus.gmail("3")))
+        assert refused.value.smtp_code == 554
+    assert desk.mails == []
+
+
+def test_the_idna_mail_is_read_and_taken(mail_settings: Settings) -> None:
+    desk = RecordingDesk()
+    raw = (b"From: ana@example.org\r\nTo: " + REPLY.encode() + b"\r\nSubject: Re: your turn\r\n"
+           b"Message-ID: <idna@example.org>\r\nContent-Type: text/plain; charset=idna\r\n\r\n3, 1, end\r\n")
+    with receiving(desk, mail_settings) as port, smtplib.SMTP("127.0.0.1", port) as smtp:
+        assert smtp.sendmail("ana@example.org", [REPLY], raw) == {}
+    assert [m.text for m in desk.mails] == ["3, 1, end"]
