@@ -75,6 +75,9 @@ def test_the_pre_scan_counts_parts_nesting_and_headers() -> None:
     quoted = b'Content-Type: multipart/mixed; boundary="a b"\r\n\r\n' + b"--a b\r\n\r\nx\r\n" * 501
     with pytest.raises(MailUnreadable, match="501 MIME boundary lines"):
         prescan.prescan(quoted)
+    fields = b"".join(b"--b\r\n" + b"X-Field: y\r\n" * 60 + b"\r\nx\r\n" for _ in range(400))
+    with pytest.raises(MailUnreadable, match="24001 header-like lines, over the limit of 20000"):
+        prescan.prescan(b"Content-Type: multipart/mixed; boundary=b\r\n\r\n" + fields + b"--b--\r\n")
     long_head = b"Subject: " + b"x" * prescan.MAX_HEADER_BYTES + b"\r\n\r\nbody\r\n"
     with pytest.raises(MailUnreadable, match="header section"):
         prescan.prescan(long_head)
