@@ -3,10 +3,14 @@ reaches the desk, so nothing is ever answered to a forged or missing reply token
 
 from __future__ import annotations
 
+import time
+from typing import Any, cast
+
 import pytest
 
 from service.delivery.inbound import NOT_FOR_THE_DESK, Door, deliver_raw
 from service.delivery.inbound.gate import judge
+from service.play.mail import reply_address as tokens
 from service.play.mail.reply_address import reply_address
 from service.proof import signing
 from tests.helpers import mailcorpus
@@ -70,3 +74,15 @@ def test_an_authentic_token_in_the_envelope_or_only_in_the_headers_reaches_the_d
     assert deliver_raw(desk, wire(reply), [address], door=DOOR).startswith("recorded")
     assert deliver_raw(desk, wire(reply), [], door=DOOR).startswith("recorded")
     assert len(desk.mails) == 2
+
+
+def test_an_expired_token_is_refused_at_the_door_once_tokens_expire() -> None:
+    """Expiry is the reply_address module's (issue 28 item 3, another branch): the door asks it."""
+    if not hasattr(tokens, "expired"):
+        pytest.skip("reply tokens do not expire on this branch yet (issue 28 item 3)")
+    make = cast(Any, tokens.reply_address)  # its days= and now= come with expiry
+    now = time.time()
+    old = make(KEY, BASE, "o", "abc", 1, days=1, now=now - 10 * 86400)
+    fresh = make(KEY, BASE, "o", "abc", 1, days=1, now=now)
+    assert judge(KEY, BASE, old, now).reason.startswith("expired reply token")
+    assert judge(KEY, BASE, fresh, now).verdict == "reply"

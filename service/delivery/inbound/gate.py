@@ -17,11 +17,18 @@ dropped, never answered.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import time
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from email.utils import parseaddr
 
-from service.play.mail.reply_address import KINDS, authentic, parse_reply_address
+from service.play.mail import reply_address as tokens
+from service.play.mail.reply_address import KINDS, ReplyTo, authentic, parse_reply_address
+
+_EXPIRED: Callable[[ReplyTo, float], bool] | None = getattr(tokens, "expired", None)
+"""The reply_address module's expiry test, ``expired(reply, now)``, where the module has one:
+answer and game-over tokens expire with issue 28 item 3, and the door refuses what it calls
+expired as well as the desk does; until then no token expires."""
 
 ROLE_ACCOUNTS = frozenset({"postmaster", "abuse"})
 """Local parts taken for the domain whatever the token (RFC 2142); logged, never sent to the desk."""
@@ -46,9 +53,11 @@ REPLY = Judgement("reply")
 ROLE = Judgement("role")
 
 
-def judge(server_key: str, base: str, address: str) -> Judgement:
+def judge(server_key: str, base: str, address: str, now: float | None = None) -> Judgement:
     """Judge one recipient of the reply base's domain (the caller checks the domain: a foreign one
-    is relaying, refused before this). ``base`` is the reply base, ``turns@play.example.org``."""
+    is relaying, refused before this). ``base`` is the reply base, ``turns@play.example.org``;
+    ``now`` (POSIX seconds, the system clock when None: mailboxes live in real time) is when
+    expiry is judged."""
     local = parseaddr(address)[1].rpartition("@")[0].lower() or address.rpartition("@")[0].lower()
     own, plus, tag = local.partition("+")
     if not plus:
@@ -63,10 +72,10 @@ def judge(server_key: str, base: str, address: str) -> Judgement:
     reply = parse_reply_address(address)
     if reply is None:
         return Judgement("refused", "malformed reply token: not an address made by this server")
-    # Expiry (answer and game-over tokens) belongs to the reply_address module: its check decides,
-    # so a token it calls expired is refused here as well as at the desk.
     if not authentic(server_key, reply):
         return Judgement("refused", "bad reply token: its MAC was not made by this server")
+    if _EXPIRED is not None and _EXPIRED(reply, time.time() if now is None else now):
+        return Judgement("refused", "expired reply token: reply to a newer Portolan mail")
     return REPLY
 
 
