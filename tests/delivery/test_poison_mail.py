@@ -10,10 +10,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from service.delivery.inbound import MailUnreadable, deliver_raw, delivery, parse, prescan
+from service.config import Settings
+from service.delivery.inbound import NOT_FOR_THE_DESK, Door, MailUnreadable, deliver_raw, delivery, parse, prescan
+from tests.conftest import SmtpSink
 from tests.helpers import mailcorpus
 from tests.helpers.mailcorpus import wire
 from tests.helpers.recording import RecordingDesk
+from tests.play.mail_desk import BASE, mail_settings, open_table
+
+__all__ = ["mail_settings"]
 
 POISON = Path(__file__).parent / "poison"
 
@@ -116,3 +121,23 @@ def test_mutated_mail_is_parsed_or_refused_for_good(seed: bytes, edits: list[tup
         assert desk.mails == []
         return
     assert len(desk.mails) == 1  # parsed and handed on; any other exception fails the test
+
+
+def test_the_real_desk_takes_every_readable_poison_mail_from_the_seat(mail_settings: Settings,
+                                                                        smtp_sink: SmtpSink) -> None:
+    """Sent by the seat to its authentic reply address, each readable poison mail is dealt with by
+    the real desk (moved, refused or ignored), never an exception the transport would defer."""
+    table = open_table(mail_settings, smtp_sink)
+    door = Door(table.m.server_key, BASE)
+    verdicts: set[str] = set()
+    for name, outcome in cases():
+        if outcome != "parsed":
+            continue
+        seat, email = table.mover()  # some of them move ("3, 1, end" survives the odd charsets)
+        to = table.address("t", seat, table.m.meta(table.match).ply)
+        raw = (f"From: {email}\r\nTo: {to}\r\nMessage-ID: <{name}.desk@example.org>\r\n".encode()
+               + (POISON / name).read_bytes())  # the first From, To and Message-ID count
+        account = deliver_raw(table.desk, raw, [to], envelope_sender=email, door=door)
+        assert account != NOT_FOR_THE_DESK, name
+        verdicts.add(account.split(":")[0])
+    assert "moved" in verdicts and "refused" in verdicts, verdicts
