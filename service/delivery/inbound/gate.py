@@ -21,6 +21,7 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from email.utils import parseaddr
+from typing import Literal
 
 from service.play.mail import reply_address as tokens
 from service.play.mail.reply_address import KINDS, ReplyTo, authentic, parse_reply_address
@@ -29,6 +30,8 @@ _EXPIRED: Callable[[ReplyTo, float], bool] | None = getattr(tokens, "expired", N
 """The reply_address module's expiry test, ``expired(reply, now)``, where the module has one:
 answer and game-over tokens expire with issue 28 item 3, and the door refuses what it calls
 expired as well as the desk does; until then no token expires."""
+
+Verdict = Literal["reply", "role", "refused"]
 
 ROLE_ACCOUNTS = frozenset({"postmaster", "abuse"})
 """Local parts taken for the domain whatever the token (RFC 2142); logged, never sent to the desk."""
@@ -40,7 +43,7 @@ class Judgement:
     desk), ``role`` (postmaster/abuse: taken, logged, not answered) or ``refused`` with a short
     ``reason`` fit for an SMTP reply line."""
 
-    verdict: str
+    verdict: Verdict
     reason: str = ""
 
     @property
