@@ -19,8 +19,10 @@ __all__ = ["mail_settings", "receiver"]  # mail_settings: the fixture the receiv
 def receiver(mail_settings: Settings) -> Iterator[tuple[str, int]]:
     """The real SMTP receiver in front of the real desk, on a free loopback port."""
     port = free_port()
-    desk = build_desk(mail_settings, build(mail_settings))
-    server = controller(handler_for(desk, mail_settings), "127.0.0.1", port, mail_settings.mail_max_bytes)
+    matches = build(mail_settings)
+    desk = build_desk(mail_settings, matches)
+    server = controller(handler_for(desk, mail_settings, matches.server_key), "127.0.0.1", port,
+                        mail_settings.mail_max_bytes)
     server.start()
     try:
         yield "127.0.0.1", port

@@ -4,6 +4,7 @@ match, and a Ctrl-C stops everything it started."""
 from __future__ import annotations
 
 import os
+import re
 import signal
 import smtplib
 import subprocess
@@ -62,7 +63,10 @@ def test_portolan_dev_runs_everything_and_ctrl_c_stops_it(tmp_path: Path) -> Non
             smtp.ehlo()
             smtp.mail("you@example.org")
             assert smtp.rcpt("someone@example.com")[0] == 550  # no open relay
-            assert smtp.rcpt("turns+t-x@portolan.invalid")[0] == 250  # the reply base's domain (MAIL_FROM's)
+            assert smtp.rcpt("turns+t-x@portolan.invalid")[0] == 550  # a forged reply token (issue 28: no backscatter)
+            invite = next(outbox.glob("invite-*.eml")).read_text()
+            reply_to = re.search(r"^Reply-To: .*?<?(turns\+i-[^>\s]+)", invite, re.M | re.I)
+            assert reply_to is not None and smtp.rcpt(reply_to[1])[0] == 250  # the invitation's own reply address
             assert smtp.data(b"From: you@example.org\r\nSubject: Re: x\r\n\r\nshow\r\n")[0] == 250
         assert (tmp_path / "var" / "redis" / "appendonly.aof").exists() or list((tmp_path / "var" / "redis").glob("appendonly*"))
     finally:

@@ -12,8 +12,9 @@ it slow or deep:
 - the MIME tree is walked without recursion and no deeper than :data:`MAX_DEPTH`; a message nested
   so deep that the stdlib parser itself runs out of stack (``RecursionError``, about 1,000 levels)
   is read for its headers only, with no text;
-- a part whose charset is unknown or whose bytes do not decode is decoded with replacement
-  characters, never an exception;
+- a part whose charset is unknown, no text charset (``idna``, ``punycode``, ``base64``) or whose
+  bytes do not decode is decoded as UTF-8 with replacement characters, never an exception; a
+  header the stdlib cannot parse reads as empty;
 - NULs and other control characters are dropped from what the desk reads.
 """
 
@@ -35,6 +36,7 @@ from service.delivery.inbound.dkim_check import dkim_of_sender
 from service.delivery.inbound.flowed import unflow
 from service.delivery.inbound.forwarded import is_forwarded
 from service.delivery.inbound.out_of_office import sounds_out_of_office
+from service.delivery.inbound.prescan import MAX_PARTS as PRESCAN_MAX_PARTS
 from service.delivery.inbound.reply_text import MAX_HTML_CHARS, MAX_TEXT_CHARS, html_text, reply_words
 from service.play.mail.inbound import InboundMail
 
@@ -45,7 +47,7 @@ MAX_HEADER_CHARS = 8192
 even a long folded To of a hundred addresses fits)."""
 MAX_DEPTH = 32
 """MIME nesting beyond this is not walked: no client nests a reply deeper than a handful."""
-MAX_PARTS = 500
+MAX_PARTS = PRESCAN_MAX_PARTS  # the pre-scan refuses more before parsing; the walk stops there too
 
 
 class _CappedPolicy(EmailPolicy):
@@ -53,10 +55,15 @@ class _CappedPolicy(EmailPolicy):
     (slow on long input) structured header parser sees it."""
 
     def header_fetch_parse(self, name: str, value: Any) -> Any:
-        """The header as ``policy.default`` parses it, from at most MAX_HEADER_CHARS characters."""
+        """The header as ``policy.default`` parses it, from at most MAX_HEADER_CHARS characters;
+        one the stdlib cannot parse (an RFC 2231 parameter in the ``idna`` charset raises
+        UnicodeError) is read as empty: a header we cannot read is no header."""
         if isinstance(value, str) and len(value) > MAX_HEADER_CHARS:
             value = value[:MAX_HEADER_CHARS]
-        return super().header_fetch_parse(name, value)
+        try:
+            return super().header_fetch_parse(name, value)
+        except Exception:
+            return super().header_fetch_parse(name, "")
 
 
 POLICY = _CappedPolicy()
@@ -202,13 +209,18 @@ def _text_of(part: Message) -> str:
             content = part.get_content()
             if isinstance(content, str):
                 return content
-        except (LookupError, ValueError):  # an unknown charset name, a broken encoding
+        except (LookupError, ValueError):  # an unknown charset name, a broken encoding (UnicodeError too)
             pass
-    payload = part.get_payload(decode=True)
+    try:
+        payload = part.get_payload(decode=True)
+    except Exception:  # a transfer encoding the stdlib chokes on: the part has no readable words
+        payload = b""
     data = payload if isinstance(payload, bytes) else b""
     try:
         return data.decode(part.get_content_charset() or "utf-8", errors="replace")
-    except LookupError:
+    except (LookupError, UnicodeError, TypeError):
+        # an unknown name, or a codec that is no text charset (idna, punycode, rot13: some take
+        # no "replace" or give no str): read as UTF-8 with replacement characters
         return data.decode("utf-8", errors="replace")
 
 

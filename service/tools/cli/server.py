@@ -77,12 +77,13 @@ EX_TEMPFAIL = 75
 
 
 def cmd_mail_in(args: argparse.Namespace) -> int:
-    """One message on stdin to the mail desk: exit 0 when dealt with, 65 over the size cap, 75 to
-    have the MTA retry (deploy/README.md "Mail in")."""
+    """One message on stdin to the mail desk: exit 0 when dealt with (or dropped unanswered, sent
+    to no authentic reply address), 65 over the size cap or unreadable, 75 to have the MTA retry
+    (deploy/README.md "Mail in")."""
     import logging
 
     from service.config import Settings
-    from service.delivery.inbound import MailTooBig, deliver_raw
+    from service.delivery.inbound import Door, MailTooBig, MailUnreadable, deliver_raw
     from service.runtime import build, build_desk
 
     logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="portolan mail-in: %(message)s")
@@ -91,10 +92,13 @@ def cmd_mail_in(args: argparse.Namespace) -> int:
     recipients = args.recipient or [r for r in (os.environ.get("ORIGINAL_RECIPIENT"), os.environ.get("RECIPIENT")) if r]
     sender = args.sender if args.sender is not None else os.environ.get("SENDER")
     try:
-        desk = build_desk(settings, build(settings))
+        matches = build(settings)
+        desk = build_desk(settings, matches)
+        # a mail to no authentic reply address is dropped with exit 0, never 67 (EX_NOUSER): the MTA
+        # took it already, so a bounce from it would go to the (forged) sender, the backscatter we avoid
         say(deliver_raw(desk, raw, recipients, envelope_sender=sender, check_dkim=settings.mail_require_dkim,
-                        max_bytes=settings.mail_max_bytes))
-    except MailTooBig as exc:
+                        max_bytes=settings.mail_max_bytes, door=Door(matches.server_key, settings.reply_base())))
+    except (MailTooBig, MailUnreadable) as exc:
         say(f"refused: {exc}", file=sys.stderr)
         return EX_DATAERR
     except Exception as exc:  # Redis down, a bug: the message stays with the MTA, which retries
@@ -125,7 +129,9 @@ def cmd_mail_receiver(args: argparse.Namespace) -> int:
     # aiosmtpd logs every connection and command at INFO ("mail.log"); our own line per message says what matters
     logging.getLogger("mail.log").setLevel(logging.WARNING)
     settings = Settings.from_env()
-    serve(build_desk(settings, build(settings)), settings, args.listen or settings.mail_receiver, lmtp=args.lmtp)
+    matches = build(settings)
+    serve(build_desk(settings, matches), settings, matches.server_key, args.listen or settings.mail_receiver,
+          lmtp=args.lmtp)
     return 0
 
 
@@ -149,7 +155,7 @@ def add_commands(cmd: CommandMaker) -> None:
     sp.add_argument("--queues", default="bots,notices,webhooks",
                     help="queues to work, in priority order (production: webhook workers of their own)")
     sp = cmd("mail-in", cmd_mail_in, "deliver one received mail on stdin to the mail desk (for an MTA pipe, "
-             "procmail or .forward): exit 0 dealt with, 65 too big, 75 try again later")
+             "procmail or .forward): exit 0 dealt with or dropped, 65 too big or unreadable, 75 try again later")
     sp.add_argument("--recipient", action="append", default=[], metavar="ADDRESS",
                     help="the envelope recipient (repeatable; default $ORIGINAL_RECIPIENT, $RECIPIENT)")
     sp.add_argument("--sender", help="the envelope sender (default $SENDER; empty: a bounce)")
