@@ -56,7 +56,9 @@
 ``PORTOLAN_WEBHOOKS_ALLOW_PRIVATE``  ``off`` (default) or ``on``: let webhooks use plain ``http`` and
                     loopback or private addresses (development and tests only; see docs/webhooks.md)
 ``PORTOLAN_WEBHOOKS_PER_OWNER``  webhooks one player key or one match may have (``10``)
-``PORTOLAN_WEBHOOK_TIMEOUT``  seconds a webhook receiver has to connect and answer (``5``)
+``PORTOLAN_WEBHOOK_TIMEOUT``  wall-clock seconds one webhook delivery attempt may take in all: the name's
+                    lookup, connect, TLS, the request and the whole answer read (``10``; at most ``30``,
+                    more is read as 30); past it the connection is cut and the attempt failed
 ``PORTOLAN_WEBHOOK_RETRIES``  seconds before each retry of a failed delivery, ``,``-separated
                     (``10,60,300,1800,7200``: five retries over about 2.5 hours)
 ``PORTOLAN_WEBHOOK_DISABLE_AFTER``  consecutive failed attempts that switch a webhook off (``15``)
@@ -102,6 +104,7 @@ from service.clock import SYSTEM, Clock, ClockError
 
 N = TypeVar("N", int, float)
 
+MAX_WEBHOOK_TIMEOUT_S = 30  # issue 28: no receiver may hold a webhook worker longer
 INSTALL = "python3 -m pip install 'git+https://github.com/OWNER/portolan'"
 """The default install line of invitations: a placeholder the operator replaces with where this
 installation's code really comes from (``PORTOLAN_INSTALL``); Portolan is not on PyPI."""
@@ -151,7 +154,7 @@ class Settings:
     cors_origins: tuple[str, ...] = ("*",)
     webhooks_allow_private: bool = False
     webhooks_per_owner: int = 10
-    webhook_timeout: float = 5.0
+    webhook_timeout: float = 10.0
     webhook_retries: tuple[int, ...] = (10, 60, 300, 1800, 7200)
     webhook_disable_after: int = 15
     # Mail coming in (issue 11): service.delivery.inbound and the receiver
@@ -222,7 +225,8 @@ class Settings:
             or cls.cors_origins,
             webhooks_allow_private=_flag(e, "PORTOLAN_WEBHOOKS_ALLOW_PRIVATE", False),
             webhooks_per_owner=_int(e, "PORTOLAN_WEBHOOKS_PER_OWNER", cls.webhooks_per_owner),
-            webhook_timeout=float(_int(e, "PORTOLAN_WEBHOOK_TIMEOUT", int(cls.webhook_timeout))),
+            webhook_timeout=float(min(MAX_WEBHOOK_TIMEOUT_S,
+                                      max(1, _int(e, "PORTOLAN_WEBHOOK_TIMEOUT", int(cls.webhook_timeout))))),
             webhook_retries=_ints(e, "PORTOLAN_WEBHOOK_RETRIES", cls.webhook_retries),
             webhook_disable_after=max(1, _int(e, "PORTOLAN_WEBHOOK_DISABLE_AFTER", cls.webhook_disable_after)),
             mail_max_bytes=_int(e, "PORTOLAN_MAIL_MAX_BYTES", cls.mail_max_bytes),
