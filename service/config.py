@@ -25,6 +25,8 @@
                     beyond that a long-poll is answered at once, as ``wait=0`` would be
 ``PORTOLAN_STREAMS``      how many event streams (``GET .../events``) one API process keeps open at once
                     (``2000``); beyond that a new stream is 503 ``too-many-streams`` with ``Retry-After``
+``PORTOLAN_STREAMS_PER_CLIENT``  how many of those one client may hold (``20``; a client is its address,
+                    per /64 on IPv6; ``0``: no bound); beyond that 429 ``too-many-streams-from-client``
 ``PORTOLAN_INVITES_PER_CREATOR_HOUR``     invitation mails one creator key may cause per hour (``60``)
 ``PORTOLAN_INVITES_PER_RECIPIENT_DAY``    invitation mails one address may receive per day (``20``)
 ``PORTOLAN_MAIL_DOMAIN``  the domain of every Message-ID (default: the domain of ``MAIL_FROM``); with
@@ -133,6 +135,7 @@ class Settings:
     # An open event stream costs a greenlet and a socket under the gevent worker, not a thread;
     # the bound keeps one process from running out of file descriptors.
     streams: int = 2000
+    streams_per_client: int = 20
     invites_per_creator_hour: int = 60
     invites_per_recipient_day: int = 20
     mail_domain: str = ""
@@ -207,6 +210,7 @@ class Settings:
             proxies=_int(e, "PORTOLAN_PROXIES", cls.proxies),
             long_polls=_int(e, "PORTOLAN_LONG_POLLS", cls.long_polls),
             streams=_int(e, "PORTOLAN_STREAMS", cls.streams),
+            streams_per_client=max(0, _int(e, "PORTOLAN_STREAMS_PER_CLIENT", cls.streams_per_client)),
             invites_per_creator_hour=_int(e, "PORTOLAN_INVITES_PER_CREATOR_HOUR", cls.invites_per_creator_hour),
             invites_per_recipient_day=_int(e, "PORTOLAN_INVITES_PER_RECIPIENT_DAY", cls.invites_per_recipient_day),
             mail_domain=e.get("PORTOLAN_MAIL_DOMAIN", "").strip(),
