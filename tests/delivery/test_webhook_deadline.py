@@ -232,3 +232,29 @@ def test_the_deadline_is_at_most_30_s_and_the_job_outlives_it(settings: Settings
     queue.deliver(player_owner(CREATOR_KEY), "h1", "e.1", {"id": "e.1", "type": "ping"})
     [job] = queue.queue.get_jobs()
     assert job.timeout is not None and job.timeout > 30 + 3  # the deadline and the name's lookup
+
+
+def test_a_receiver_dripping_its_tls_handshake_is_cut_at_the_deadline() -> None:
+    closed = threading.Event()
+
+    def serve(srv: socket.socket) -> None:
+        conn, _ = srv.accept()
+        with conn:
+            conn.recv(4096)  # the ClientHello
+            conn.sendall(b"\x16\x03\x03\x3e\x80")  # a handshake record of 16,000 bytes, then one byte at a time
+            try:
+                for _ in range(100):
+                    conn.sendall(b"\x02")
+                    time.sleep(0.1)
+            except OSError:
+                closed.set()
+
+    with socket.create_server(("127.0.0.1", 0)) as srv:
+        thread = threading.Thread(target=serve, args=(srv,), daemon=True)
+        thread.start()
+        started = time.monotonic()
+        with pytest.raises(AttemptTimedOut):
+            post(Target("https", "hooks.example.org", srv.getsockname()[1], "/", "127.0.0.1"), {}, b"{}", timeout=0.5)
+        assert time.monotonic() - started < 1.5
+        assert closed.wait(2)  # the receiver's next writes failed: the connection is gone
+        thread.join(5)
