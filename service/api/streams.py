@@ -15,13 +15,14 @@ at its next write.
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import select
 import socket
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -55,6 +56,17 @@ def frame(sid: str, event: dict[str, Any]) -> str:
     return f"id: {sid}\nevent: {event['type']}\ndata: {json.dumps(event, separators=(',', ':'))}\n\n"
 
 
+@functools.cache
+def _system_poll() -> Callable[[], Any]:
+    """The system's own ``select.poll`` (gevent's monkey-patching replaces the module's)."""
+    try:
+        from gevent.monkey import get_original
+    except ImportError:  # pragma: no cover - gevent is a dependency; a server without it has the real poll
+        return select.poll
+    found: Callable[[], Any] = get_original("select", "poll")
+    return found
+
+
 def _hangup_probe() -> streams.Gone | None:
     """A look at whether this request's client has hung up, or None when the server does not
     hand the connection over (gunicorn says ``gunicorn.socket``, werkzeug ``werkzeug.socket``).
@@ -66,10 +78,12 @@ def _hangup_probe() -> streams.Gone | None:
 
     def gone() -> bool:
         try:
-            # poll, not select: a busy process's descriptors go past select's 1024 (under gevent
-            # this is gevent's poll, which yields to the hub like everything else)
-            poller = select.poll()
-            poller.register(sock, select.POLLIN)
+            # poll, not select: a busy process's descriptors go past select's 1024; and the
+            # system's poll even under gevent: a look that never waits needs no trip through
+            # the hub (with gevent's, 1,500 idle streams cost 9 % of a core; with this, 6.6 %,
+            # against 1.9 % without the look)
+            poller = _system_poll()()
+            poller.register(sock.fileno(), select.POLLIN)
             if not poller.poll(0):
                 return False
             return sock.recv(1, socket.MSG_PEEK) == b""
