@@ -210,6 +210,8 @@ def main(argv: list[str] | None = None) -> int:
         env = dict(os.environ, REDIS_URL=redis_url, PORTOLAN_NS=ns, OUTBOX_DIR=str(tmp / "outbox"),
                    PORTOLAN_RATE_LIMITS="off", PORTOLAN_INVITES_PER_CREATOR_HOUR="0",
                    PORTOLAN_INVITES_PER_RECIPIENT_DAY="0", PORTOLAN_STREAMS="5000",
+                   # every client of the bench is one loopback address: the per-client bound is off
+                   PORTOLAN_STREAMS_PER_CLIENT="0",
                    GUNICORN_CMD_ARGS="--worker-connections 5000",
                    PORTOLAN_PLUGINS=",".join(filter(None, [os.environ.get("PORTOLAN_PLUGINS"), FIXTURE_PLUGIN])),
                    PYTHONPATH=os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")])))

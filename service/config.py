@@ -25,6 +25,8 @@
                     beyond that a long-poll is answered at once, as ``wait=0`` would be
 ``PORTOLAN_STREAMS``      how many event streams (``GET .../events``) one API process keeps open at once
                     (``2000``); beyond that a new stream is 503 ``too-many-streams`` with ``Retry-After``
+``PORTOLAN_STREAMS_PER_CLIENT``  how many of those one client may hold (``20``; a client is its address,
+                    per /64 on IPv6; ``0``: no bound); beyond that 429 ``too-many-streams-from-client``
 ``PORTOLAN_INVITES_PER_CREATOR_HOUR``     invitation mails one creator key may cause per hour (``60``)
 ``PORTOLAN_INVITES_PER_RECIPIENT_DAY``    invitation mails one address may receive per day (``20``)
 ``PORTOLAN_MAIL_DOMAIN``  the domain of every Message-ID (default: the domain of ``MAIL_FROM``); with
@@ -56,7 +58,9 @@
 ``PORTOLAN_WEBHOOKS_ALLOW_PRIVATE``  ``off`` (default) or ``on``: let webhooks use plain ``http`` and
                     loopback or private addresses (development and tests only; see docs/webhooks.md)
 ``PORTOLAN_WEBHOOKS_PER_OWNER``  webhooks one player key or one match may have (``10``)
-``PORTOLAN_WEBHOOK_TIMEOUT``  seconds a webhook receiver has to connect and answer (``5``)
+``PORTOLAN_WEBHOOK_TIMEOUT``  wall-clock seconds one webhook delivery attempt may take in all: the name's
+                    lookup, connect, TLS, the request and the whole answer read (``10``; at most ``30``,
+                    more is read as 30); past it the connection is cut and the attempt failed
 ``PORTOLAN_WEBHOOK_RETRIES``  seconds before each retry of a failed delivery, ``,``-separated
                     (``10,60,300,1800,7200``: five retries over about 2.5 hours)
 ``PORTOLAN_WEBHOOK_DISABLE_AFTER``  consecutive failed attempts that switch a webhook off (``15``)
@@ -102,6 +106,7 @@ from service.clock import SYSTEM, Clock, ClockError
 
 N = TypeVar("N", int, float)
 
+MAX_WEBHOOK_TIMEOUT_S = 30  # issue 28: no receiver may hold a webhook worker longer
 INSTALL = "python3 -m pip install 'git+https://github.com/OWNER/portolan'"
 """The default install line of invitations: a placeholder the operator replaces with where this
 installation's code really comes from (``PORTOLAN_INSTALL``); Portolan is not on PyPI."""
@@ -130,6 +135,7 @@ class Settings:
     # An open event stream costs a greenlet and a socket under the gevent worker, not a thread;
     # the bound keeps one process from running out of file descriptors.
     streams: int = 2000
+    streams_per_client: int = 20
     invites_per_creator_hour: int = 60
     invites_per_recipient_day: int = 20
     mail_domain: str = ""
@@ -151,7 +157,7 @@ class Settings:
     cors_origins: tuple[str, ...] = ("*",)
     webhooks_allow_private: bool = False
     webhooks_per_owner: int = 10
-    webhook_timeout: float = 5.0
+    webhook_timeout: float = 10.0
     webhook_retries: tuple[int, ...] = (10, 60, 300, 1800, 7200)
     webhook_disable_after: int = 15
     # Mail coming in (issue 11): service.delivery.inbound and the receiver
@@ -204,6 +210,7 @@ class Settings:
             proxies=_int(e, "PORTOLAN_PROXIES", cls.proxies),
             long_polls=_int(e, "PORTOLAN_LONG_POLLS", cls.long_polls),
             streams=_int(e, "PORTOLAN_STREAMS", cls.streams),
+            streams_per_client=max(0, _int(e, "PORTOLAN_STREAMS_PER_CLIENT", cls.streams_per_client)),
             invites_per_creator_hour=_int(e, "PORTOLAN_INVITES_PER_CREATOR_HOUR", cls.invites_per_creator_hour),
             invites_per_recipient_day=_int(e, "PORTOLAN_INVITES_PER_RECIPIENT_DAY", cls.invites_per_recipient_day),
             mail_domain=e.get("PORTOLAN_MAIL_DOMAIN", "").strip(),
@@ -222,7 +229,8 @@ class Settings:
             or cls.cors_origins,
             webhooks_allow_private=_flag(e, "PORTOLAN_WEBHOOKS_ALLOW_PRIVATE", False),
             webhooks_per_owner=_int(e, "PORTOLAN_WEBHOOKS_PER_OWNER", cls.webhooks_per_owner),
-            webhook_timeout=float(_int(e, "PORTOLAN_WEBHOOK_TIMEOUT", int(cls.webhook_timeout))),
+            webhook_timeout=float(min(MAX_WEBHOOK_TIMEOUT_S,
+                                      max(1, _int(e, "PORTOLAN_WEBHOOK_TIMEOUT", int(cls.webhook_timeout))))),
             webhook_retries=_ints(e, "PORTOLAN_WEBHOOK_RETRIES", cls.webhook_retries),
             webhook_disable_after=max(1, _int(e, "PORTOLAN_WEBHOOK_DISABLE_AFTER", cls.webhook_disable_after)),
             mail_max_bytes=_int(e, "PORTOLAN_MAIL_MAX_BYTES", cls.mail_max_bytes),

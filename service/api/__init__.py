@@ -26,6 +26,7 @@ from service.api import (
     webhooks,
 )
 from service.api import vacations as vacation_routes
+from service.api.clients import ClientStreams
 from service.api.json_provider import FastJSONProvider
 from service.config import Settings, open_clock
 from service.observe import logs
@@ -58,6 +59,7 @@ def create_app(settings: Settings | None = None, service: Matches | None = None,
     # open event streams per process (service/api/streams.py), and the one pub/sub listener that
     # wakes them and the long-polls
     app.extensions["portolan.streams"] = threading.BoundedSemaphore(settings.streams) if settings.streams else None
+    app.extensions["portolan.client_streams"] = ClientStreams(settings.streams_per_client)  # issue 28, item 11
     app.extensions["portolan.feeds"] = Feeds()  # what the streams of one match share (play/streams.py)
     app.extensions["portolan.wakeups"] = Wakeups(service.store.r, service.store.events_channel())
     app.json.sort_keys = False  # type: ignore[attr-defined]

@@ -6,9 +6,12 @@ seconds of this attempt) and ``webhook-signature: v1a,<base64 Ed25519 signature>
 key over ``{id}.{timestamp}.{body}``.
 
 The POST connects to the address :func:`service.play.outward.hook_urls.resolve_checked` has just
-checked (never resolving the name again, so DNS rebinding cannot send it elsewhere), checks the
-TLS certificate against the URL's host name, follows no redirect and gives the receiver
-``timeout`` seconds in all. Jobs are named by dotted path, as in :mod:`service.delivery.dispatch`.
+checked (never resolving the name again, so DNS rebinding cannot send it elsewhere, and the peer
+it reached is checked to be that address), checks the TLS certificate against the URL's host name,
+follows no redirect and gives the receiver ``PORTOLAN_WEBHOOK_TIMEOUT`` seconds in all, wall clock,
+the name's lookup and the answer included (:mod:`service.delivery.deadline` cuts a receiver that
+drips). The job's RQ timeout is that deadline with room to spare, so RQ never kills an attempt
+the deadline would have ended. Jobs are named by dotted path, as in :mod:`service.delivery.dispatch`.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ import urllib3
 from rq import Queue, Retry
 
 from service.config import Settings
+from service.delivery.deadline import Deadline, DeadlineHTTPConnection, DeadlineHTTPSConnection
 from service.observe.metrics import WEBHOOKS
 from service.play.errors import NotFound, ServiceError
 from service.play.matches import Matches
@@ -40,6 +44,7 @@ log = logging.getLogger("portolan.webhooks")
 DELIVER_JOB = "workers.webhooks.deliver"
 DISABLED_JOB = "workers.webhooks.send_disabled_notice"
 MAX_ERROR_TEXT = 300
+JOB_TIMEOUT_MARGIN_S = 30
 
 
 class DeliveryFailed(Exception):
@@ -65,16 +70,39 @@ def headers(server_key: str, msg_id: str, timestamp: int, body: bytes) -> dict[s
 
 def post(target: Target, head: dict[str, str], body: bytes, timeout: float, ca_certs: str | None = None) -> int:
     """POST ``body`` to the checked ``target`` (its checked address, its host's TLS name); the
-    status code. Raises urllib3's errors (timeout, refused, TLS) as they come. ``ca_certs``: the
-    CA bundle to trust (certifi's by default)."""
-    limits = urllib3.Timeout(connect=timeout, read=timeout, total=timeout)
+    status code. ``timeout``: the wall-clock seconds the whole exchange may take, connect, TLS,
+    request, status line and the first KiB of the answer (:mod:`service.delivery.deadline` cuts the
+    connection when they are up, however slowly the receiver drips). Raises :class:`AttemptTimedOut`
+    past it, urllib3's errors (refused, TLS) as they come. ``ca_certs``: the CA bundle to trust
+    (certifi's by default)."""
+    with Deadline(timeout) as deadline:
+        try:
+            return _exchange(target, head, body, deadline, ca_certs)
+        except (urllib3.exceptions.HTTPError, OSError) as exc:
+            if deadline.passed():  # the cut (or a timeout at its edge): say so, not "connection reset"
+                raise AttemptTimedOut(f"no whole answer within {timeout:g} s") from exc
+            raise
+
+
+class AttemptTimedOut(TimeoutError):
+    """The receiver did not finish its answer within the attempt's deadline."""
+
+
+def _exchange(target: Target, head: dict[str, str], body: bytes, deadline: Deadline, ca_certs: str | None) -> int:
+    # urllib3's own timeouts still bound each wait (and the connect, which no socket exists to
+    # cut yet); the deadline bounds the sum
+    limits = urllib3.Timeout(connect=deadline.left(), read=deadline.left(), total=deadline.left())
     pool: urllib3.HTTPConnectionPool
+    watched: dict[str, Any] = {"deadline": deadline, "checked_address": target.address}
     if target.scheme == "https":
         pool = urllib3.HTTPSConnectionPool(target.address, target.port, timeout=limits, retries=False, maxsize=1,
                                            server_hostname=target.host, assert_hostname=target.host,
-                                           cert_reqs="CERT_REQUIRED", ca_certs=ca_certs or certifi.where())
+                                           cert_reqs="CERT_REQUIRED", ca_certs=ca_certs or certifi.where(), **watched)
+        pool.ConnectionCls = DeadlineHTTPSConnection
     else:
-        pool = urllib3.HTTPConnectionPool(target.address, target.port, timeout=limits, retries=False, maxsize=1)
+        pool = urllib3.HTTPConnectionPool(target.address, target.port, timeout=limits, retries=False, maxsize=1,
+                                          **watched)
+        pool.ConnectionCls = DeadlineHTTPConnection
     host = f"[{target.host}]" if ":" in target.host else target.host
     default = 443 if target.scheme == "https" else 80
     try:
@@ -85,6 +113,8 @@ def post(target: Target, head: dict[str, str], body: bytes, timeout: float, ca_c
             resp.read(1024)  # enough to end a short answer cleanly; the rest is not ours to wait for
         finally:
             resp.release_conn()
+        if deadline.passed():  # it came, but too late: a late answer is a failed attempt
+            raise AttemptTimedOut(f"the answer took longer than {deadline.seconds:g} s")
         return int(resp.status)
     finally:
         pool.close()
@@ -122,8 +152,11 @@ class Delivery:
         started = time.monotonic()
         try:
             target = resolve_checked(hook["url"], self.settings.webhooks_allow_private, self.resolve)
-            status = post(target, headers(self.server_key, msg_id, ts, body), body, self.settings.webhook_timeout,
-                          self.ca_certs)
+            # the name's lookup counts against the attempt's time too
+            left = self.settings.webhook_timeout - (time.monotonic() - started)
+            if left <= 0:
+                raise AttemptTimedOut("the host's name took the whole attempt's time to resolve")
+            status = post(target, headers(self.server_key, msg_id, ts, body), body, left, self.ca_certs)
         except ServiceError as exc:  # the URL's host now resolves somewhere no webhook may go
             error = exc.message
         except (urllib3.exceptions.HTTPError, OSError) as exc:
@@ -156,7 +189,7 @@ class Delivery:
 def _describe(exc: BaseException, timeout: float) -> str:
     """A short reason for the delivery log (no stack, no response body)."""
     if isinstance(exc, (urllib3.exceptions.TimeoutError, TimeoutError)):
-        return f"timed out (the receiver has {timeout:g} s)"
+        return f"timed out (the receiver has {timeout:g} s for the whole answer)"
     text = str(getattr(exc, "reason", None) or exc)
     return f"{type(exc).__name__}: {text}"[:MAX_ERROR_TEXT]
 
@@ -169,6 +202,9 @@ class RQWebhookQueue:
         self.queue = Queue(settings.queue_name("webhooks"), connection=client)
         self.notices = Queue(settings.queue_name("notices"), connection=client)
         self.retries = list(settings.webhook_retries)
+        # RQ kills a job past its timeout (180 s by default); the attempt's own deadline must
+        # always come first, so a slow receiver is a recorded failed attempt, not a killed job
+        self.job_timeout = int(settings.webhook_timeout) + JOB_TIMEOUT_MARGIN_S
 
     def deliver(self, owner: str, hook_id: str, msg_id: str, event: dict[str, Any]) -> None:
         self.deliver_many([(owner, hook_id, msg_id, event)])
@@ -183,7 +219,8 @@ class RQWebhookQueue:
                 # deterministic job id (RQ wants [A-Za-z0-9_-]): the same entry handled twice is one job
                 job_id = "hook-" + hashlib.sha256(f"{owner}|{hook_id}|{msg_id}".encode()).hexdigest()[:40]
                 self.queue.enqueue_call(DELIVER_JOB, args=(owner, hook_id, msg_id, event), job_id=job_id,
-                                        retry=retry, failure_ttl=7 * 86400, result_ttl=3600, pipeline=pipe)
+                                        retry=retry, failure_ttl=7 * 86400, result_ttl=3600, pipeline=pipe,
+                                        timeout=self.job_timeout)
             pipe.execute()
 
     def disabled(self, owner: str, hook_id: str) -> None:

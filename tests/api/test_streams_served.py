@@ -20,9 +20,13 @@ pytestmark = pytest.mark.processes  # gunicorn with a gevent worker (gevent_serv
 STREAMS = 300  # far more than any thread pool of one process would hold (gthread: 8)
 
 
-def _follow(url: str, connected: threading.Semaphore, out: list[str], errors: list[str]) -> None:
+def _follow(url: str, connected: threading.Semaphore, out: list[str], errors: list[str], source_address: str) -> None:
     try:
-        with httpx.Client(timeout=httpx.Timeout(120.0)) as http, connect_sse(http, "GET", url) as source:
+        # from many loopback addresses, as many clients are: one client may hold only
+        # PORTOLAN_STREAMS_PER_CLIENT (20) streams of a process
+        transport = httpx.HTTPTransport(local_address=source_address)
+        with httpx.Client(timeout=httpx.Timeout(120.0), transport=transport) as http, \
+                connect_sse(http, "GET", url) as source:
             for sse in source.iter_sse():
                 if not sse.data:
                     continue
@@ -44,8 +48,8 @@ def test_hundreds_of_open_streams_leave_moves_and_healthz_answering(gevent_serve
     connected = threading.Semaphore(0)
     results: list[list[str]] = [[] for _ in range(STREAMS)]
     errors: list[str] = []
-    threads = [threading.Thread(target=_follow, args=(url, connected, results[i], errors), daemon=True)
-               for i in range(STREAMS)]
+    threads = [threading.Thread(target=_follow, args=(url, connected, results[i], errors, f"127.0.3.{i % 50 + 1}"),
+                                daemon=True) for i in range(STREAMS)]
     for t in threads:
         t.start()
     for _ in range(STREAMS):

@@ -16,7 +16,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Generator, Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
@@ -55,11 +55,15 @@ class Timing:
     """``heartbeat_s``: a comment after this long without an event (proxies drop silent
     connections); ``recheck_s``: re-read even without a wake-up (a lost one costs at most this);
     ``max_s``: the stream ends after this long and the client resumes with Last-Event-ID (a
-    deploy or a recycled worker must not wait for streams that never end)."""
+    deploy or a recycled worker must not wait for streams that never end); ``hangup_s``: how
+    often a waiting stream asks whether its client hung up (when it can tell: see ``gone`` of
+    :func:`follow_match`), so a closed stream gives its slot back within this, not at the next
+    write (issue 28, item 11)."""
 
     heartbeat_s: float = 15.0
     recheck_s: float = 5.0
     max_s: float = 600.0
+    hangup_s: float = 1.0
 
 
 DONE = ("finished", "aborted")
@@ -164,13 +168,18 @@ class Feeds:
             return len(self._feeds)
 
 
+Gone = Callable[[], bool]
+"""Whether the stream's client has hung up (the API asks its connection; a cheap, non-blocking look)."""
+
+
 def follow_match(ctx: MatchContext, wakeups: Wakeups, feeds: Feeds, match_id: str, viewer: int | None, after: int | None,
                  timing: Timing, clock: Callable[[], float] = time.monotonic,
-                 watch: SeatWatch | None = None) -> Iterator[Item]:
+                 watch: SeatWatch | None = None, gone: Gone | None = None) -> Iterator[Item]:
     """Every event of the match after ply ``after`` as it happens, heartbeats between; ends when
-    the match is over or after ``timing.max_s``. ``watch``: the seat's presence, for a stream that
-    proved the seat's key (service/play/outward/presence.py), kept while the stream runs (its loop
-    comes round at least every ``recheck_s``) and given up when it ends, however it ends."""
+    the match is over, after ``timing.max_s``, or within ``timing.hangup_s`` of ``gone`` saying the
+    client hung up. ``watch``: the seat's presence, for a stream that proved the seat's key
+    (service/play/outward/presence.py), kept while the stream runs (its loop comes round at least
+    every ``recheck_s``) and given up when it ends, however it ends."""
     deadline = clock() + timing.max_s
     quiet_since = clock()
     try:
@@ -185,7 +194,8 @@ def follow_match(ctx: MatchContext, wakeups: Wakeups, feeds: Feeds, match_id: st
                     after, quiet_since = ply, clock()
                 if done:
                     return
-                yield from _pause(waiter, timing, deadline, quiet_since, clock)
+                if (yield from _pause(waiter, timing, deadline, quiet_since, clock, gone)):
+                    return
                 known_at = clock()
                 if known_at >= deadline:
                     return
@@ -215,14 +225,25 @@ def presence_timing(timing: Timing) -> tuple[float, float]:
 
 
 def _pause(waiter: Waiter, timing: Timing, deadline: float, quiet_since: float,
-           clock: Callable[[], float]) -> Iterator[Item]:
+           clock: Callable[[], float], gone: Gone | None = None) -> Generator[Item, None, bool]:
     """Wait for a wake-up, the re-check, the heartbeat or the end, whichever is first; yield a
-    heartbeat when it is due."""
+    heartbeat when it is due. Returns True when the client hung up meanwhile (looked at every
+    ``hangup_s`` while waiting): why, a closed connection is otherwise noticed only when a write
+    to it fails, a heartbeat or two later, and kept its stream slot all that while."""
     now = clock()
     beat = quiet_since + timing.heartbeat_s
-    waiter.wait(min(timing.recheck_s, deadline - now, beat - now))
+    until = now + min(timing.recheck_s, deadline - now, beat - now)
+    while True:
+        left = until - clock()
+        if gone is not None:
+            left = min(left, timing.hangup_s)
+        if waiter.wait(left) or clock() >= until:
+            break
+        if gone is not None and gone():
+            return True
     if clock() >= beat and clock() < deadline:
         yield None
+    return False
 
 
 def parse_inbox_event_id(raw: str | None, inbox: Inbox, public_key: str) -> str | None:
@@ -242,8 +263,9 @@ def parse_inbox_event_id(raw: str | None, inbox: Inbox, public_key: str) -> str 
 
 
 def follow_inbox(inbox: Inbox, wakeups: Wakeups, public_key: str, after: str | None, timing: Timing,
-                 clock: Callable[[], float] = time.monotonic) -> Iterator[Item]:
-    """The key's inbox after entry ``after`` (None: from the oldest kept), then as it grows."""
+                 clock: Callable[[], float] = time.monotonic, gone: Gone | None = None) -> Iterator[Item]:
+    """The key's inbox after entry ``after`` (None: from the oldest kept), then as it grows;
+    ends after ``timing.max_s`` or when ``gone`` says the client hung up (as :func:`follow_match`)."""
     deadline = clock() + timing.max_s
     quiet_since = clock()
     with wakeups.watch(f"i:{public_key}") as waiter:
@@ -255,7 +277,8 @@ def follow_inbox(inbox: Inbox, wakeups: Wakeups, public_key: str, after: str | N
                     after, quiet_since = sid, clock()
                 if len(batch) < 100:
                     break
-            yield from _pause(waiter, timing, deadline, quiet_since, clock)
+            if (yield from _pause(waiter, timing, deadline, quiet_since, clock, gone)):
+                return
             if clock() >= deadline:
                 return
             if clock() - quiet_since >= timing.heartbeat_s:
