@@ -119,10 +119,20 @@ def _send_turn_notice(match_id: str, seat: int, ply: int) -> str:
         m.store.job_done(jid)
         return "skipped: the seat need not act any more"
     since = (meta.active_since or {}).get(str(seat))
-    if since is not None and int(since) > ply:  # e.g. a notice kept back while its player watched live
-        m.store.job_done(jid)
-        return "skipped: the turn it was for is over (the seat acted; a later turn has its own notice)"
     mark = f"notice:{match_id}:{seat}:{ply}"
+    if since is not None and int(since) != ply:  # e.g. a notice kept back while its player watched live
+        m.store.job_done(jid)
+        log.info("turn notice %s not sent: the seat's current turn began at ply %s", mark, since)
+        return "skipped: the turn it was for is over (the seat acted; a later turn has its own notice)"
+    if int(meta.ply) != ply:
+        # Still the seat's turn, but the match moved on within it: the seat took a step of its turn
+        # itself (one seat acts at a time in every game), so its player is at the match. A notice
+        # shows its own ply or nothing (its Message-ID, menu and reply token name that ply), and
+        # the mark says "dealt with", so the sweep's look for unsent notices leaves it too.
+        m.store.claim_once(mark)
+        m.store.job_done(jid)
+        log.info("turn notice %s not sent: the match is at ply %s within the seat's turn", mark, meta.ply)
+        return "skipped: the match moved on within the seat's turn (it is at the match)"
     if seat in server_played(meta):  # a stand-in (or a pass, or a forfeited seat's bot) moves now
         m.store.claim_once(mark)  # dealt with: the sweep's look for unsent notices must not send it
         m.store.job_done(jid)
@@ -155,7 +165,12 @@ def _send_turn_notice(match_id: str, seat: int, ply: int) -> str:
         m.store.job_done(jid)
         log.info("turn notice %s not sent: the answer to the seat's reply asks for this move", mark)
         return "skipped: the answer to the seat's reply asks for this move"
-    where = send_once(m, mark, lambda: letters.turn_notice(m, settings(), match_id, seat, mark))
+    try:
+        where = send_once(m, mark, lambda: letters.turn_notice(m, settings(), match_id, seat, mark, ply))
+    except letters.PositionMoved:  # a move landed between the checks above and the writing
+        m.store.job_done(jid)
+        log.info("turn notice %s not sent: the match moved on while it was written", mark)
+        return "skipped: the match moved on while the notice was written"
     log.info("turn notice %s -> %s", mark, where)
     return job_outcome(m, jid, where)
 
