@@ -93,11 +93,30 @@ def test_a_held_lease_defers_and_leaves_the_promise_open(smtp_settings: Settings
     seat = m.meta(mid).active[0]
     jid = job_id("notice", mid, seat, 0)
     m.store.promise_jobs(m.store.q, [(jid, '{"kind": "notice", "args": []}', time.time() + 60)])
-    assert m.store.claim_once(f"notice:{mid}:{seat}:0:sending", ttl=2)  # another worker is sending
+    book = jobs.liveness(m)
+    book.beat("other-worker", 30)  # another worker, alive, is sending
+    assert book.take_lease(f"notice:{mid}:{seat}:0:sending", "other-worker", 30) is None
     assert jobs.send_turn_notice(mid, seat, 0).startswith("deferred")
     assert notices(smtp_sink) == [] and m.store.overdue_jobs(time.time() + 61) != []
-    m.store.release(f"notice:{mid}:{seat}:0:sending")  # its lease ran out (it died)
+    book.release(f"notice:{mid}:{seat}:0:sending", "other-worker")  # it gave up (a failure)
     assert jobs.send_turn_notice(mid, seat, 0).startswith("sent")
+
+
+def test_the_lease_of_a_worker_that_no_longer_beats_is_taken_over_at_once(
+        smtp_settings: Settings, smtp_sink: SmtpSink, players: list[Player]) -> None:
+    """Its holder was SIGKILLed while sending: the lease names it, it no longer beats, and the
+    next run sends at once (not after the lease's 65 s); once sent, the lease is free again."""
+    m = build(smtp_settings)
+    mid = start_human_match(m, players)
+    seat = m.meta(mid).active[0]
+    lease = f"notice:{mid}:{seat}:0:sending"
+    book = jobs.liveness(m)
+    book.beat("killed-worker", 0.05)
+    assert book.take_lease(lease, "killed-worker", 65) is None
+    time.sleep(0.1)  # its last beat lapsed
+    assert book.alive(["killed-worker"]) == [False]
+    assert jobs.send_turn_notice(mid, seat, 0).startswith("sent")
+    assert len(notices(smtp_sink)) == 1 and not m.store.marked([lease])[0]
     assert m.store.overdue_jobs(time.time() + 61) == []
 
 
