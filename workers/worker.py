@@ -256,7 +256,12 @@ def run(settings: Settings, burst: bool = False, fork: bool = False, name: str |
     tick_s = tick_every_s(settings)
     if tick_s > 0 and "clock" in kinds:
         threading.Thread(target=tick_forever, args=(settings, tick_s, stop), daemon=True, name="clock-tick").start()
-    worker = worker_class(fork, burst=False)(queues, connection=client, name=name)
+    # A pool of its own: RQ waits in BLPOP for up to 405 s and raises its connection's socket timeout
+    # to 415 s, but only for connections made after it does; the shared pool already holds the
+    # dispatcher's and watchdog's, made with redis-py's default of 5 s. BLPOP on one of those
+    # timed out, and RQ backed off up to 60 s before it looked at its queues again: a restarted
+    # worker left a notice waiting a minute more (issue 28, item 9).
+    worker = worker_class(fork, burst=False)(queues, connection=Redis.from_url(settings.queue_url), name=name)
     try:
         with Heartbeat(alive, worker.name, settings.worker_alive_s):
             return bool(worker.work(burst=False, with_scheduler=True, logging_level="WARNING"))
