@@ -52,6 +52,9 @@
 ``PORTOLAN_JOB_DEADLINE_S``  seconds after which the watchdog re-checks a dispatched job that has not
                     told it it is done, and enqueues it again if it is neither queued nor running (``60``)
 ``PORTOLAN_WATCHDOG_S``      how often each worker's watchdog looks for such overdue jobs (``5``)
+``PORTOLAN_WORKER_ALIVE_S``  seconds a worker's heartbeat lasts (``10``; it beats three times as often):
+                    a SIGKILLed worker counts as dead that long after its last beat, and then the
+                    watchdog re-enqueues the job it was running and its mail's sending lease is taken over
 ``PORTOLAN_SWEEP_S``         how often the safety-net sweep scans the newest matches (``300``; ``0``: never)
 ``PORTOLAN_CORS_ORIGINS``  origins a browser may call the API from, ``,``-separated (``*``: any; requests
                     are authenticated by signature, never by cookies, so no credentials are allowed)
@@ -153,6 +156,7 @@ class Settings:
     job_timeout_s: int = 60
     job_deadline_s: float = 60.0
     watchdog_s: float = 5.0
+    worker_alive_s: float = 10.0
     sweep_s: float = 300.0
     cors_origins: tuple[str, ...] = ("*",)
     webhooks_allow_private: bool = False
@@ -224,6 +228,7 @@ class Settings:
             job_timeout_s=max(1, _int(e, "PORTOLAN_JOB_TIMEOUT_S", cls.job_timeout_s)),
             job_deadline_s=_float(e, "PORTOLAN_JOB_DEADLINE_S", cls.job_deadline_s),
             watchdog_s=_float(e, "PORTOLAN_WATCHDOG_S", cls.watchdog_s),
+            worker_alive_s=max(0.5, _float(e, "PORTOLAN_WORKER_ALIVE_S", cls.worker_alive_s)),
             sweep_s=_float(e, "PORTOLAN_SWEEP_S", cls.sweep_s),
             cors_origins=tuple(o.strip() for o in (e.get("PORTOLAN_CORS_ORIGINS") or "*").split(",") if o.strip())
             or cls.cors_origins,

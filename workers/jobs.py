@@ -3,11 +3,12 @@
 Every job is idempotent, and keeps its promise (service.delivery.dispatch) once its work is
 done, so the watchdog runs it again if it was lost (its worker killed) before that.
 
-A mail is sent at least once, never lost: the job takes a short "sending" lease (SET NX EX, the
-job timeout), so two workers do not send the same mail at once, and sets the "sent" mark only
-once the SMTP server accepted the message (``deliver`` returned). A worker killed in between
-leaves no mark: once the lease has expired the mail goes out again, with the same Message-ID
-(service.delivery.mail.message_id), which mail clients fold. A bot move goes through the same
+A mail is sent at least once, never lost: the job takes a "sending" lease in its worker's name
+(SET NX EX, the job timeout at most), so two workers do not send the same mail at once, and sets
+the "sent" mark only once the SMTP server accepted the message (``deliver`` returned). A worker
+killed in between leaves no mark: once it has stopped beating (``PORTOLAN_WORKER_ALIVE_S``) its
+lease is taken over and the mail goes out again, the same message with the same Message-ID
+(service.delivery.mail.message_id; only the Date differs), which receivers fold. A bot move goes through the same
 signed, ply-checked submit as a person's, so a second run of the same bot job finds the ply
 moved on and does nothing.
 """
@@ -15,9 +16,13 @@ moved on and does nothing.
 from __future__ import annotations
 
 import logging
+import os
+import socket
 from collections.abc import Callable
 from datetime import UTC, datetime
 from functools import lru_cache
+
+from rq import get_current_job
 
 from service.config import Settings
 from service.delivery import letters
@@ -31,6 +36,7 @@ from service.play.mail.answers import prompt_mark
 from service.play.matches import Matches
 from service.runtime import build
 from service.storage.connection import connect
+from service.storage.liveness import Liveness
 from service.storage.preferences import DigestBook, NoticePreferences
 from service.storage.presence import Presence
 
@@ -70,27 +76,61 @@ def digest_book() -> DigestBook:
 def send_once(m: Matches, mark: str, compose: Callable[[], Mail | None]) -> str | None:
     """Compose and deliver one mail unless its "sent" mark is set. Returns where it went ("no
     email address" when ``compose`` gives None), None when it was already sent, or BUSY when
-    another worker holds its sending lease (it is sending it now, or died doing so: the promise
-    stays open and the watchdog runs this job again after the lease). A failure gives the lease
-    back, so the job's retry can send it."""
+    another live worker holds its sending lease (it is sending it now: the promise stays open and
+    the watchdog looks again). A lease whose worker is dead (killed while sending: it no longer
+    beats, service.storage.liveness) is taken over at once, so the mail goes out again with the
+    same Message-ID and the same bytes but the Date (a receiver folds the two if the first got
+    through). A failure gives the lease back, so the job's retry can send it."""
     if m.store.marked([mark])[0]:
         return None
     lease = f"{mark}:sending"
-    if not m.store.claim_once(lease, ttl=settings().job_dead_after_s()):
+    me = owner()
+    if not take_lease(m, lease, me):
         return BUSY
+    book = liveness(m)
     try:
         if m.store.marked([mark])[0]:  # the lease's last holder set the mark just before we took it
-            m.store.release(lease)
+            book.release(lease, me)
             return None
         mail = compose()
         where = deliver(settings(), mail) if mail is not None else "no email address"
     except Exception:
-        m.store.release(lease)
+        book.release(lease, me)
         raise
     # Only now, after the server's 250: a kill before this line resends (same Message-ID).
     m.store.claim_once(mark)
-    m.store.release(lease)
+    book.release(lease, me)
     return where
+
+
+def owner() -> str:
+    """Who sends: the RQ worker running this job (it beats while alive: workers.worker), else
+    this process (a job called outside RQ, which no heartbeat vouches for)."""
+    job = get_current_job()
+    if job is not None and job.worker_name:
+        return job.worker_name
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def liveness(m: Matches) -> Liveness:
+    """The workers' heartbeats and the mails' leases, in the store's Redis and namespace."""
+    return Liveness(m.store.r, m.store.q, m.store.ns)
+
+
+def take_lease(m: Matches, lease: str, me: str) -> bool:
+    """Take a mail's sending lease for ``me``: free, ours already, or held by a worker that no
+    longer beats (taken over, logged). False: a live worker holds it."""
+    book = liveness(m)
+    ttl = settings().job_dead_after_s()  # the backstop: a lease never outlives its job's timeout
+    holder = book.take_lease(lease, me, ttl)
+    if holder is None or holder == me:
+        return True
+    if holder and book.alive([holder])[0]:
+        return False
+    if not book.take_over(lease, holder, me, ttl):
+        return False
+    log.warning("took over the sending lease %s of worker %s, which no longer beats", lease, holder or "(unnamed)")
+    return True
 
 
 def job_outcome(m: Matches, jid: str, where: str | None, skipped: str = "skipped: already sent") -> str:
@@ -119,10 +159,20 @@ def _send_turn_notice(match_id: str, seat: int, ply: int) -> str:
         m.store.job_done(jid)
         return "skipped: the seat need not act any more"
     since = (meta.active_since or {}).get(str(seat))
-    if since is not None and int(since) > ply:  # e.g. a notice kept back while its player watched live
-        m.store.job_done(jid)
-        return "skipped: the turn it was for is over (the seat acted; a later turn has its own notice)"
     mark = f"notice:{match_id}:{seat}:{ply}"
+    if since is not None and int(since) != ply:  # e.g. a notice kept back while its player watched live
+        m.store.job_done(jid)
+        log.info("turn notice %s not sent: the seat's current turn began at ply %s", mark, since)
+        return "skipped: the turn it was for is over (the seat acted; a later turn has its own notice)"
+    if int(meta.ply) != ply:
+        # Still the seat's turn, but the match moved on within it: the seat took a step of its turn
+        # itself (one seat acts at a time in every game), so its player is at the match. A notice
+        # shows its own ply or nothing (its Message-ID, menu and reply token name that ply), and
+        # the mark says "dealt with", so the sweep's look for unsent notices leaves it too.
+        m.store.claim_once(mark)
+        m.store.job_done(jid)
+        log.info("turn notice %s not sent: the match is at ply %s within the seat's turn", mark, meta.ply)
+        return "skipped: the match moved on within the seat's turn (it is at the match)"
     if seat in server_played(meta):  # a stand-in (or a pass, or a forfeited seat's bot) moves now
         m.store.claim_once(mark)  # dealt with: the sweep's look for unsent notices must not send it
         m.store.job_done(jid)
@@ -155,7 +205,12 @@ def _send_turn_notice(match_id: str, seat: int, ply: int) -> str:
         m.store.job_done(jid)
         log.info("turn notice %s not sent: the answer to the seat's reply asks for this move", mark)
         return "skipped: the answer to the seat's reply asks for this move"
-    where = send_once(m, mark, lambda: letters.turn_notice(m, settings(), match_id, seat, mark))
+    try:
+        where = send_once(m, mark, lambda: letters.turn_notice(m, settings(), match_id, seat, mark, ply))
+    except letters.PositionMoved:  # a move landed between the checks above and the writing
+        m.store.job_done(jid)
+        log.info("turn notice %s not sent: the match moved on while it was written", mark)
+        return "skipped: the match moved on while the notice was written"
     log.info("turn notice %s -> %s", mark, where)
     return job_outcome(m, jid, where)
 

@@ -13,7 +13,11 @@ One process runs three things:
 - the **watchdog** (service.delivery.watchdog): every job is enqueued with a promise that the
   job keeps when its work is done; an overdue promise whose job is neither queued nor running
   (its worker was killed) is enqueued again, so a bot turn is retried until the ply moves on and
-  a notice until it is sent.
+  a notice until it is sent; a job started by a worker that no longer beats is enqueued again at
+  once (first pass as the worker starts);
+- the **heartbeat** (service.delivery.heartbeat): the RQ worker's name is alive while it runs, so
+  what a SIGKILLed worker held (a running job, a mail's sending lease) is known dead
+  ``PORTOLAN_WORKER_ALIVE_S`` after the kill.
 
 Any number of such processes may run; killing one at any point loses nothing (see the outbox
 and watchdog modules). By default jobs run in the worker process (RQ's SimpleWorker: no fork
@@ -39,12 +43,14 @@ from service.config import Settings
 from service.delivery import dkim_sign
 from service.delivery.clock import scheduler_of, tick_every_s
 from service.delivery.dispatch import RQDispatcher
+from service.delivery.heartbeat import Heartbeat
 from service.delivery.outbox import Dispatcher, install_default_groups
 from service.delivery.watchdog import Watchdog
 from service.observe import logs
 from service.observe.metrics import serve_worker_metrics
 from service.runtime import build
 from service.storage.connection import connect
+from service.storage.liveness import Liveness
 from workers.clock import tick_with
 
 log = logging.getLogger("portolan.worker")
@@ -189,11 +195,15 @@ def worker_class(fork: bool, burst: bool) -> type[BaseWorker]:
     return ForkingServingWorker if fork else SimpleServingWorker
 
 
-def work_burst(queues: list[str], client: Redis, fork: bool = False, name: str | None = None) -> bool:
+def work_burst(queues: list[str], client: Redis, fork: bool = False, name: str | None = None,
+               liveness: Liveness | None = None, alive_s: float = 10.0) -> bool:
     """Run ``queues`` empty with one RQ burst worker (its scheduler enqueues what is due first);
-    True if it ran any job."""
-    return bool(worker_class(fork, burst=True)(queues, connection=client, name=name).work(
-        burst=True, with_scheduler=True, logging_level="WARNING"))
+    True if it ran any job. With ``liveness`` it beats while it works (service.delivery.heartbeat)."""
+    worker = worker_class(fork, burst=True)(queues, connection=client, name=name)
+    if liveness is None:
+        return bool(worker.work(burst=True, with_scheduler=True, logging_level="WARNING"))
+    with Heartbeat(liveness, worker.name, alive_s):
+        return bool(worker.work(burst=True, with_scheduler=True, logging_level="WARNING"))
 
 
 def run(settings: Settings, burst: bool = False, fork: bool = False, name: str | None = None,
@@ -218,6 +228,8 @@ def run(settings: Settings, burst: bool = False, fork: bool = False, name: str |
     queues = [settings.queue_name(kind) for kind in kinds]
     outbox = dispatcher(settings, name=f"{name}-outbox" if name else None)
     watchdog = Watchdog(outbox.service.store, RQDispatcher(client, settings, outbox.service.store), settings)
+    store = outbox.service.store
+    alive = Liveness(store.r, store.q, store.ns)  # the worker beats while it runs: see service.delivery.heartbeat
     if burst:
         ok = True
         clock = scheduler_of(outbox.service, settings)
@@ -227,7 +239,7 @@ def run(settings: Settings, burst: bool = False, fork: bool = False, name: str |
             watchdog.check()
             if all(Queue(q, connection=client).count == 0 for q in queues):
                 return ok
-            ok = work_burst(queues, client, fork=fork, name=name) and ok
+            ok = work_burst(queues, client, fork=fork, name=name, liveness=alive, alive_s=settings.worker_alive_s) and ok
     sweep_s = settings.sweep_s if sweep_every_s is None else sweep_every_s
     log.info("worker %s: dispatcher (consumer %s in groups %s, claims after %.1f s), watchdog every %.1f s "
              "(job deadline %.1f s, job timeout %d s), sweep %s, clock tick %s, RQ %s on %s", os.getpid(), outbox.name,
@@ -244,8 +256,14 @@ def run(settings: Settings, burst: bool = False, fork: bool = False, name: str |
     tick_s = tick_every_s(settings)
     if tick_s > 0 and "clock" in kinds:
         threading.Thread(target=tick_forever, args=(settings, tick_s, stop), daemon=True, name="clock-tick").start()
-    worker = worker_class(fork, burst=False)(queues, connection=client, name=name)
+    # A pool of its own: RQ waits in BLPOP for up to 405 s and raises its connection's socket timeout
+    # to 415 s, but only for connections made after it does; the shared pool already holds the
+    # dispatcher's and watchdog's, made with redis-py's default of 5 s. BLPOP on one of those
+    # timed out, and RQ backed off up to 60 s before it looked at its queues again: a restarted
+    # worker left a notice waiting a minute more (issue 28, item 9).
+    worker = worker_class(fork, burst=False)(queues, connection=Redis.from_url(settings.queue_url), name=name)
     try:
-        return bool(worker.work(burst=False, with_scheduler=True, logging_level="WARNING"))
+        with Heartbeat(alive, worker.name, settings.worker_alive_s):
+            return bool(worker.work(burst=False, with_scheduler=True, logging_level="WARNING"))
     finally:
         stop.set()

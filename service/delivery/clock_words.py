@@ -93,9 +93,12 @@ def late_lines(meta: MatchMeta, status: Status, who: Mapping[str, Any], is_you: 
     return lines
 
 
-def deadline_line(m: Matches, meta: MatchMeta, seat: int) -> str:
-    """The turn notice's sentence about the seat's deadline ("" when its clock does not run)."""
-    now = m.moment()
+def deadline_line(m: Matches, meta: MatchMeta, seat: int, at: datetime | None = None) -> str:
+    """The turn notice's sentence about the seat's deadline ("" when its clock does not run), as
+    it reads at ``at`` (default: the clock now). A turn notice passes the moment its turn began:
+    its words are then the same whenever it is written, so a resent notice is the same message
+    (issue 28: a letter is a function of match, seat and ply)."""
+    now = m.moment() if at is None else at
     for st in m.clock_status(meta, now):
         if st.seat == seat and st.running and st.deadline is not None:
             line = f"Your move is due {due_in(st, now)}."

@@ -32,6 +32,7 @@ from rq.exceptions import NoSuchJobError
 from rq.job import Job, JobStatus
 
 from service.config import Settings
+from service.storage.liveness import Liveness
 from service.storage.store import Store
 
 NOTICE_JOB = "workers.jobs.send_turn_notice"
@@ -90,6 +91,7 @@ class RQDispatcher:
         self.store = store
         self.queues = {kind: Queue(settings.queue_name(kind), connection=client) for kind in QUEUES}
         self.notices = self.queues["notices"]
+        self.liveness = None if store is None else Liveness(store.r, store.q, store.ns)
         self.bots = self.queues["bots"]
 
     def _enqueue(self, calls: list[Call], at: datetime | None = None) -> None:
@@ -188,11 +190,32 @@ class RQDispatcher:
             return "waiting" if job.origin in self._queue_names() and self._queued(job) else "lost"
         if status == JobStatus.STARTED:
             started = job.started_at
-            if started is None:
+            if started is None or not self.worker_alive(job.worker_name):
                 return "lost"
             age = at - utc_timestamp(started)
             return "running" if age <= self.settings.job_dead_after_s() else "lost"
         return "lost"
+
+    def worker_alive(self, worker: str | None) -> bool:
+        """Does the RQ worker ``worker`` still beat (service.storage.liveness)? Without a store
+        to ask, or for a job that names no worker, it is taken to be (the job timeout decides)."""
+        if self.liveness is None or not worker:
+            return True
+        return self.liveness.alive([worker])[0]
+
+    def started_jobs(self) -> list[tuple[str, str, str]]:
+        """``(job id, execution id, worker name)`` of every job RQ lists as started in the
+        service's queues (its StartedJobRegistry; a handful, one per busy worker)."""
+        found: list[tuple[str, str, str]] = []
+        for queue in self.queues.values():
+            entries = queue.started_job_registry.get_job_and_execution_ids(cleanup=False)
+            if not entries:
+                continue
+            jobs = Job.fetch_many([jid for jid, _ in entries], connection=self.client)
+            for (jid, eid), job in zip(entries, jobs, strict=True):
+                if job is not None and job.worker_name and job.get_status(refresh=False) == JobStatus.STARTED:
+                    found.append((jid, eid, job.worker_name))
+        return found
 
     def _scheduled_time(self, job: Job) -> datetime:
         """When RQ's scheduler is to enqueue this job (NoSuchJobError: it is not scheduled)."""

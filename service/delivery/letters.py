@@ -26,6 +26,7 @@ from datetime import datetime
 from functools import partial
 from typing import Any
 
+from service.clock import parse_iso
 from service.config import Settings
 from service.delivery import clock_words
 from service.delivery import unsubscribe as one_click
@@ -215,23 +216,42 @@ def _cid_domain(public_url: str) -> str:
     return host or "portolan.invalid"
 
 
-def turn_notice(m: Matches, settings: Settings, match_id: str, seat: int, key: str) -> Mail | None:
-    """The turn notice of ``seat`` as the match stands now (None: the seat has no address).
+class PositionMoved(Exception):
+    """The match is no longer at the ply a turn notice is for: the notice is not written."""
 
-    The menu, the ply of the ``Reply-To`` and the CLI line all come from one view, so the
-    numbers a reply picks mean what the notice showed, at the ply the reply address names."""
+
+def turn_began(m: Matches, meta: MatchMeta, ply: int) -> datetime:
+    """When the match reached ``ply`` (by the service's clock): the acceptance time of the move
+    before it, or the start of the match."""
+    entries = m.store.log(meta.id, ply - 1, ply - 1) if ply > 0 else []
+    return parse_iso(str(entries[0]["accepted_at"]) if entries else str(meta.started_at or meta.updated_at))
+
+
+def turn_notice(m: Matches, settings: Settings, match_id: str, seat: int, key: str, ply: int) -> Mail | None:
+    """The turn notice of ``seat`` for ``ply`` (None: the seat has no address); raises
+    :class:`PositionMoved` when the match is at another ply by now.
+
+    A function of (match, seat, ply): the position, the menu, the ply of the ``Reply-To``, the
+    CLI line and the deadline's words (read at the moment the turn began, never "now") are those
+    of ``ply`` only, so the notice's content, its Message-ID (from ``key``) and its ply agree, and
+    a resend after a lost "sent" mark is the same message (issue 28, item 9). The numbers a reply
+    picks mean what the notice showed, at the ply the reply address names."""
     meta = m.meta(match_id)
     if not meta.seats[seat].email:
         return None
     view = m.view(match_id, seat, meta)
-    return notice_of(m, settings, meta, seat, view, happened_since(m, match_id, seat, int(view["ply"])), key)
+    if int(view["ply"]) != ply:
+        raise PositionMoved(f"match {match_id} is at ply {view['ply']}, the notice is for ply {ply}")
+    return notice_of(m, settings, meta, seat, view, happened_since(m, match_id, seat, ply), key,
+                     at=turn_began(m, meta, ply))
 
 
 def notice_of(m: Matches, settings: Settings, meta: MatchMeta, seat: int, view: Mapping[str, Any],
-              happened: Sequence[str], key: str) -> Mail:
+              happened: Sequence[str], key: str, at: datetime | None = None) -> Mail:
     """The turn notice of ``seat`` from a view of it and what happened since it last acted: the
     part of :func:`turn_notice` that reads nothing more of the match, so that the size budget can
-    be checked over any position a game reaches (tests/delivery/test_notice_size.py)."""
+    be checked over any position a game reaches (tests/delivery/test_notice_size.py). ``at``: the
+    moment the deadline's words are read at (the turn's start; default now)."""
     match_id = meta.id
     row = meta.seats[seat]
     ply = int(view["ply"])
@@ -245,7 +265,7 @@ def notice_of(m: Matches, settings: Settings, meta: MatchMeta, seat: int, view: 
         "cli_line": cli_line(match_id, seat, items[0].action, ply=ply, server=m.public_url) if items else "",
         "pick_line": shell_line(["portolan", "move", match_id, "--seat", seat, "--pick", "N", "--server", m.public_url]),
         "head": view["head"], "commitment": meta.commitment,
-        "deadline": clock_words.deadline_line(m, meta, seat),
+        "deadline": clock_words.deadline_line(m, meta, seat, at),
     })
     subject = f"[Portolan] Your turn in {m.game_of(meta).title} ({match_id}, ply {ply})"
     mail = partial(render, "turn_notice", row.email, subject, key, reply_to=reply_to(m, settings, "t", match_id, seat, ply),

@@ -11,13 +11,14 @@ back to quoted-printable rather than go out malformed.
 
 Every message carries what RFC 5322 and the big receivers ask of it (issue 27): ``Date`` (set as
 the message is built for delivery, so a resend after a crash has a fresh one but the same
-``Message-ID``), ``Message-ID``, ``MIME-Version: 1.0`` and ``Auto-Submitted``. It is serialised
+``Message-ID``, and otherwise the same bytes: its MIME boundaries come from its key), ``Message-ID``, ``MIME-Version: 1.0`` and ``Auto-Submitted``. It is serialised
 once, DKIM-signed when ``PORTOLAN_DKIM_KEY`` is set (service.delivery.dkim_sign), and those very
 bytes are what the SMTP server or the outbox file gets.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shlex
 import smtplib
@@ -189,9 +190,21 @@ def to_message(mail: Mail, sender: str, domain: str = "portolan.invalid", *, eig
             html_part.add_related(image.png, maintype="image", subtype="png", cid=f"<{image.cid}>",
                                   disposition="inline", filename=f"{image.cid.split('@')[0]}.png")
             cast(EmailMessage, html_part.get_payload()[-1])["Content-Description"] = image.alt  # type: ignore[index]
+    # Boundaries from the key, not random (the stdlib draws one per serialisation): a resend of
+    # the same letter is then the same bytes, Date and DKIM signature aside, and a receiver that
+    # sees both copies may fold them (issue 28, item 9).
+    for i, part in enumerate(p for p in msg.walk() if p.is_multipart()):
+        part.set_boundary(boundary_of(mail.key, i))
     # only now: the bodies were encoded under the default policy (quoted-printable wraps at 76)
     msg.policy = HEADER_POLICY
     return msg
+
+
+def boundary_of(key: str, index: int) -> str:
+    """The MIME boundary of the ``index``-th multipart part of the mail ``key``: a digest of the
+    two, which no body of ours contains (RFC 2046 section 5.1.1 asks only that it not occur in
+    the parts it separates)."""
+    return f"=_portolan_{hashlib.sha256(f'{key}:{index}'.encode()).hexdigest()[:40]}"
 
 
 def deliver(settings: Settings, mail: Mail) -> str:

@@ -9,6 +9,12 @@ timeout means it is on its way; anything else (its worker was SIGKILLed while ru
 between popping and starting it, it failed for good, or it returned without doing its work
 because another worker held the mail's lease) means it is enqueued again, under its own id.
 
+A job that RQ lists as started by a worker that no longer beats (service.storage.liveness: killed
+while running it) is enqueued again at the next pass, not when its promise falls due: with the
+mail's lease taken over from the dead worker (workers.jobs.send_once), a notice whose sender was
+killed arrives ``PORTOLAN_WORKER_ALIVE_S`` plus a pass after the kill. Each worker's watchdog
+makes its first pass as the worker starts.
+
 So a bot turn is retried until the ply moves on (the bot job keeps its promise once the ply it
 was for is played, by it or anyone) and a notice until its "sent" mark is set. Cost: one ZADD and
 HSET in the enqueueing MULTI, one ZREM and HDEL when the job is done, and one ZRANGEBYSCORE per
@@ -39,7 +45,7 @@ class Watchdog:
     def check(self, now: float | None = None) -> int:
         """One pass; returns how many jobs were enqueued again."""
         at = time.time() if now is None else now
-        again = 0
+        again = self.orphans()
         for jid, spec in self.store.overdue_jobs(at):
             if not self.store.postpone_job(jid, at, at + self.settings.job_deadline_s):
                 continue  # another watchdog has it, or the job kept its promise meanwhile
@@ -51,10 +57,33 @@ class Watchdog:
             log.warning("watchdog: job %s was lost (killed worker, failed for good, or deferred); enqueued again", jid)
         return again
 
+    def orphans(self) -> int:
+        """Re-enqueue the promised jobs RQ lists as started by a worker that no longer beats
+        (killed while running them): at once, not when their promise falls due. Of several
+        watchdogs one takes each (a mark per execution); returns how many."""
+        found = self.rq.started_jobs()
+        alive = self.rq.liveness.alive([w for _, _, w in found]) if found and self.rq.liveness else []
+        again = 0
+        for (jid, eid, worker), live in zip(found, alive, strict=True):
+            if live:
+                continue
+            spec = self.store.promise_of(jid)
+            if spec is None:  # kept already, or a job without a promise (a clock tick)
+                continue
+            if not self.store.claim_once(f"orphan:{jid}:{eid}", ttl=86400):
+                continue
+            self.rq.again(jid, spec)
+            again += 1
+            log.warning("watchdog: job %s was running in worker %s, which no longer beats; enqueued again", jid, worker)
+        return again
+
     def run(self, stop: threading.Event) -> None:
-        """Check every ``watchdog_s`` until ``stop`` is set; a Redis hiccup only skips a pass."""
-        while not stop.wait(self.settings.watchdog_s):
+        """Check now (a worker that starts after a crash picks up what the crash left) and then
+        every ``watchdog_s`` until ``stop`` is set; a Redis hiccup only skips a pass."""
+        while True:
             try:
                 self.check()
             except Exception:
                 log.exception("watchdog pass failed")
+            if stop.wait(self.settings.watchdog_s):
+                return

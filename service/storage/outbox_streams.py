@@ -71,6 +71,11 @@ class OutboxStreams:
         specs = cast(list[bytes | None], self.q.hmget(self.key("jobs:spec"), ids)) if ids else []
         return [(i, s.decode()) for i, s in zip(ids, specs, strict=True) if s is not None]
 
+    def promise_of(self, jid: str) -> str | None:
+        """The spec of the open promise ``jid``; None when it is kept (or was never made)."""
+        spec = cast(bytes | None, self.q.hget(self.key("jobs:spec"), jid))
+        return None if spec is None else spec.decode()
+
     def postpone_job(self, jid: str, now: float, due: float) -> bool:
         """Move an overdue promise to ``due``; False when it is not overdue (any more) or kept."""
         return bool(self._postpone(keys=[self.key("jobs:due")], args=[jid, now, due]))

@@ -56,9 +56,14 @@ def test_turn_notices_speak_plain_english(outbox_settings: Settings, players: li
                 # a mail names a seat by number beside its colour on purpose (the CLI lines need it)
                 if "seat by its number" not in why:
                     found.setdefault(why, line)
-        legal = m.view(mid, seat)["legal_actions"]
-        action = legal[pick.randrange(len(legal))]["action"]
-        signed = players[0].envelope(mid, seat, ply, [action], nonce=f"t{turn}")
-        m.submit(mid, signed["envelope"], signed["signature"])
+        # the whole turn, step by step: a notice is sent for the ply a turn begins at, never within one
+        for step in range(100):
+            meta = m.meta(mid)
+            if meta.status != "active" or seat not in meta.active:
+                break
+            legal = m.view(mid, seat)["legal_actions"]
+            action = legal[pick.randrange(len(legal))]["action"]
+            signed = players[0].envelope(mid, seat, meta.ply, [action], nonce=f"t{turn}.{step}")
+            m.submit(mid, signed["envelope"], signed["signature"])
     assert notices >= 3
     assert not found, "\n".join(f"{why}: {line!r}" for why, line in found.items())

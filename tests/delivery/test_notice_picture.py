@@ -62,9 +62,9 @@ def test_the_text_part_is_the_same_with_or_without_the_picture(outbox_settings: 
     m = build(outbox_settings)
     mid = ophir_match(m, players)
     seat = human_to_act(m, mid)
-    with_picture = letters.turn_notice(m, outbox_settings, mid, seat, "k")
+    with_picture = letters.turn_notice(m, outbox_settings, mid, seat, "k", m.meta(mid).ply)
     use_stub(monkeypatch, fail=True)
-    without = letters.turn_notice(m, outbox_settings, mid, seat, "k")
+    without = letters.turn_notice(m, outbox_settings, mid, seat, "k", m.meta(mid).ply)
     assert with_picture is not None and without is not None
     assert with_picture.images and not without.images
     assert with_picture.text == without.text

@@ -69,11 +69,11 @@ def test_a_picture_too_big_for_the_budget_is_linked_instead(outbox_settings: Set
     m = build(outbox_settings)
     mid = ophir_match(m, players)
     seat = human_to_act(m, mid)
-    shown = letters.turn_notice(m, outbox_settings, mid, seat, "k")
+    shown = letters.turn_notice(m, outbox_settings, mid, seat, "k", m.meta(mid).ply)
     assert shown is not None and shown.images and "see it on the web" not in shown.html
     # the budget as it would be if the picture were the only thing that did not fit
     monkeypatch.setattr(letters, "NOTICE_BUDGET", letters.mail_size(outbox_settings, shown) - len(shown.images[0].png))
-    linked = letters.turn_notice(m, outbox_settings, mid, seat, "k")
+    linked = letters.turn_notice(m, outbox_settings, mid, seat, "k", m.meta(mid).ply)
     assert linked is not None and not linked.images
     ply = m.meta(mid).ply
     assert f'href="http://portolan.test/v1/matches/{mid}/board.png?ply={ply}"' in linked.html
@@ -86,7 +86,7 @@ def test_the_menu_comes_before_the_board_in_both_parts(outbox_settings: Settings
     m = build(outbox_settings)
     mid = ophir_match(m, players)
     seat = human_to_act(m, mid)
-    mail = letters.turn_notice(m, outbox_settings, mid, seat, "k")
+    mail = letters.turn_notice(m, outbox_settings, mid, seat, "k", m.meta(mid).ply)
     assert mail is not None
     assert mail.text.index("What you can do now") < mail.text.index("The board:")
     assert mail.html.index("What you can do now") < mail.html.index("<img")

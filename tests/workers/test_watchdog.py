@@ -93,11 +93,30 @@ def test_a_held_lease_defers_and_leaves_the_promise_open(smtp_settings: Settings
     seat = m.meta(mid).active[0]
     jid = job_id("notice", mid, seat, 0)
     m.store.promise_jobs(m.store.q, [(jid, '{"kind": "notice", "args": []}', time.time() + 60)])
-    assert m.store.claim_once(f"notice:{mid}:{seat}:0:sending", ttl=2)  # another worker is sending
+    book = jobs.liveness(m)
+    book.beat("other-worker", 30)  # another worker, alive, is sending
+    assert book.take_lease(f"notice:{mid}:{seat}:0:sending", "other-worker", 30) is None
     assert jobs.send_turn_notice(mid, seat, 0).startswith("deferred")
     assert notices(smtp_sink) == [] and m.store.overdue_jobs(time.time() + 61) != []
-    m.store.release(f"notice:{mid}:{seat}:0:sending")  # its lease ran out (it died)
+    book.release(f"notice:{mid}:{seat}:0:sending", "other-worker")  # it gave up (a failure)
     assert jobs.send_turn_notice(mid, seat, 0).startswith("sent")
+
+
+def test_the_lease_of_a_worker_that_no_longer_beats_is_taken_over_at_once(
+        smtp_settings: Settings, smtp_sink: SmtpSink, players: list[Player]) -> None:
+    """Its holder was SIGKILLed while sending: the lease names it, it no longer beats, and the
+    next run sends at once (not after the lease's 65 s); once sent, the lease is free again."""
+    m = build(smtp_settings)
+    mid = start_human_match(m, players)
+    seat = m.meta(mid).active[0]
+    lease = f"notice:{mid}:{seat}:0:sending"
+    book = jobs.liveness(m)
+    book.beat("killed-worker", 0.05)
+    assert book.take_lease(lease, "killed-worker", 65) is None
+    time.sleep(0.1)  # its last beat lapsed
+    assert book.alive(["killed-worker"]) == [False]
+    assert jobs.send_turn_notice(mid, seat, 0).startswith("sent")
+    assert len(notices(smtp_sink)) == 1 and not m.store.marked([lease])[0]
     assert m.store.overdue_jobs(time.time() + 61) == []
 
 
@@ -179,3 +198,48 @@ def test_a_retry_the_scheduler_never_enqueued_is_enqueued_again(smtp_settings: S
     assert job.get_status() == JobStatus.SCHEDULED
     assert dog.check(now=time.time() + 2) == 0 and q.job_ids == []  # its retry is due in 30 s
     assert dog.check(now=time.time() + 40) == 1 and q.job_ids == [jid]  # due 10 s ago: nobody ran the scheduler
+
+
+def test_a_job_started_by_a_worker_that_no_longer_beats_is_enqueued_again_at_once(
+        smtp_settings: Settings, smtp_sink: SmtpSink, players: list[Player]) -> None:
+    """A worker took the notice's job and died with it "started" (its heartbeat lapsed): the next
+    watchdog pass enqueues it again although its promise is not due for a minute, exactly one
+    pass does (of several watchdogs, one per execution), and a worker then sends the notice."""
+    from rq.worker import SimpleWorker
+
+    s = dataclasses.replace(smtp_settings, job_deadline_s=60.0)
+    m = build(s)
+    mid = start_human_match(m, players)
+    seat = m.meta(mid).active[0]
+    rq = RQDispatcher(m.store.q, s, m.store)
+    rq.turn(mid, 0, [seat])
+    jid = job_id("notice", mid, seat, 0)
+    ghost = SimpleWorker([rq.notices], connection=m.store.q, name="ghost-worker")
+    found = Queue.dequeue_any([rq.notices], None, connection=m.store.q)
+    assert found is not None and found[0].id == jid
+    ghost.prepare_execution(found[0])
+    ghost.prepare_job_execution(found[0])  # started, in the registry, in the ghost's name: then SIGKILL
+    assert rq.job_state(jid) == "lost" and rq.started_jobs() == [(jid, rq.started_jobs()[0][1], "ghost-worker")]
+    dog = watchdog(s)
+    assert dog.check() == 1 and dog.check() == 0  # due in a minute, yet enqueued at once; once
+    assert rq.notices.get_job_position(jid) is not None
+    worker_burst(s)
+    assert [x["X-Portolan-Notice"] for x in notices(smtp_sink)] == [f"notice:{mid}:{seat}:0"]
+
+
+def test_a_job_started_by_a_live_worker_is_left_alone(smtp_settings: Settings, players: list[Player]) -> None:
+    from rq.worker import SimpleWorker
+
+    m = build(smtp_settings)
+    mid = start_human_match(m, players)
+    seat = m.meta(mid).active[0]
+    rq = RQDispatcher(m.store.q, smtp_settings, m.store)
+    rq.turn(mid, 0, [seat])
+    jobs.liveness(m).beat("busy-worker", 30)
+    busy = SimpleWorker([rq.notices], connection=m.store.q, name="busy-worker")
+    found = Queue.dequeue_any([rq.notices], None, connection=m.store.q)
+    assert found is not None
+    busy.prepare_execution(found[0])
+    busy.prepare_job_execution(found[0])
+    assert rq.job_state(job_id("notice", mid, seat, 0)) == "running"
+    assert watchdog(smtp_settings).orphans() == 0
