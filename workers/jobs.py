@@ -34,6 +34,7 @@ from service.observe import logs
 from service.play.errors import Conflict
 from service.play.mail.answers import prompt_mark
 from service.play.matches import Matches
+from service.proof import standing as standings
 from service.runtime import build
 from service.storage.connection import connect
 from service.storage.liveness import Liveness
@@ -164,15 +165,22 @@ def _send_turn_notice(match_id: str, seat: int, ply: int) -> str:
         m.store.job_done(jid)
         log.info("turn notice %s not sent: the seat's current turn began at ply %s", mark, since)
         return "skipped: the turn it was for is over (the seat acted; a later turn has its own notice)"
+    shown = ply  # the ply the notice shows (its menu, its reply address)
     if int(meta.ply) != ply:
-        # Still the seat's turn, but the match moved on within it: the seat took a step of its turn
-        # itself (one seat acts at a time in every game), so its player is at the match. A notice
-        # shows its own ply or nothing (its Message-ID, menu and reply token name that ply), and
-        # the mark says "dealt with", so the sweep's look for unsent notices leaves it too.
-        m.store.claim_once(mark)
-        m.store.job_done(jid)
-        log.info("turn notice %s not sent: the match is at ply %s within the seat's turn", mark, meta.ply)
-        return "skipped: the match moved on within the seat's turn (it is at the match)"
+        if not _only_others_match_actions(m, match_id, seat, ply, int(meta.ply)):
+            # Still the seat's turn, but the match moved on within it: the seat took a step of its
+            # turn itself (one seat acts at a time in every game), so its player is at the match. A
+            # notice shows its own ply or nothing (its Message-ID, menu and reply token name that
+            # ply), and the mark says "dealt with", so the sweep's look for unsent notices leaves it.
+            m.store.claim_once(mark)
+            m.store.job_done(jid)
+            log.info("turn notice %s not sent: the match is at ply %s within the seat's turn", mark, meta.ply)
+            return "skipped: the match moved on within the seat's turn (it is at the match)"
+        # Only other seats' match actions (an abort vote, a resignation that left the match on)
+        # came since: the position is the one the turn began with and the seat has not acted, so
+        # the turn's notice is still owed. It shows the current ply, so that a reply to it is not
+        # stale; its mark and Message-ID stay the turn's (one notice per turn).
+        shown = int(meta.ply)
     if seat in server_played(meta):  # a stand-in (or a pass, or a forfeited seat's bot) moves now
         m.store.claim_once(mark)  # dealt with: the sweep's look for unsent notices must not send it
         m.store.job_done(jid)
@@ -198,7 +206,7 @@ def _send_turn_notice(match_id: str, seat: int, ply: int) -> str:
         m.store.job_due_by(jid, until + 1)
         log.info("turn notice %s kept back: the player is live on the match page", mark)
         return "deferred: the player is live on the match page"
-    if not m.store.claim_for(prompt_mark(match_id, seat, ply), "notice"):
+    if not m.store.claim_for(prompt_mark(match_id, seat, shown), "notice"):
         # the answer to the seat's own reply already asks for this ply's move (one prompt per seat
         # and ply); dealt with, so the sweep's look for unsent notices does not send it either
         m.store.claim_once(mark)
@@ -206,13 +214,23 @@ def _send_turn_notice(match_id: str, seat: int, ply: int) -> str:
         log.info("turn notice %s not sent: the answer to the seat's reply asks for this move", mark)
         return "skipped: the answer to the seat's reply asks for this move"
     try:
-        where = send_once(m, mark, lambda: letters.turn_notice(m, settings(), match_id, seat, mark, ply))
+        where = send_once(m, mark, lambda: letters.turn_notice(m, settings(), match_id, seat, mark, shown, began=ply))
     except letters.PositionMoved:  # a move landed between the checks above and the writing
         m.store.job_done(jid)
         log.info("turn notice %s not sent: the match moved on while it was written", mark)
         return "skipped: the match moved on while the notice was written"
     log.info("turn notice %s -> %s", mark, where)
     return job_outcome(m, jid, where)
+
+
+def _only_others_match_actions(m: Matches, match_id: str, seat: int, start: int, stop: int) -> bool:
+    """Are the log entries of plies ``start..stop-1`` all match actions (``match:…``: votes,
+    resignations, returns) of seats other than ``seat``? Then the game's position is the one of
+    ``start`` and ``seat`` has not acted since."""
+    entries = m.store.log(match_id, start, stop - 1)
+    return len(entries) == stop - start and all(
+        int(e["seat"]) != seat and all(standings.is_match_action(a) for a in e["envelope"]["actions"])
+        for e in entries)
 
 
 def _since(m: Matches, match_id: str, ply: int) -> str:

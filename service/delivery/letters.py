@@ -227,9 +227,12 @@ def turn_began(m: Matches, meta: MatchMeta, ply: int) -> datetime:
     return parse_iso(str(entries[0]["accepted_at"]) if entries else str(meta.started_at or meta.updated_at))
 
 
-def turn_notice(m: Matches, settings: Settings, match_id: str, seat: int, key: str, ply: int) -> Mail | None:
+def turn_notice(m: Matches, settings: Settings, match_id: str, seat: int, key: str, ply: int,
+                began: int | None = None) -> Mail | None:
     """The turn notice of ``seat`` for ``ply`` (None: the seat has no address); raises
-    :class:`PositionMoved` when the match is at another ply by now.
+    :class:`PositionMoved` when the match is at another ply by now. ``began``: the ply the
+    seat's turn began at, when only other seats' match actions (votes) came since (default ``ply``):
+    the deadline's words are read from there.
 
     A function of (match, seat, ply): the position, the menu, the ply of the ``Reply-To``, the
     CLI line and the deadline's words (read at the moment the turn began, never "now") are those
@@ -243,7 +246,7 @@ def turn_notice(m: Matches, settings: Settings, match_id: str, seat: int, key: s
     if int(view["ply"]) != ply:
         raise PositionMoved(f"match {match_id} is at ply {view['ply']}, the notice is for ply {ply}")
     return notice_of(m, settings, meta, seat, view, happened_since(m, match_id, seat, ply), key,
-                     at=turn_began(m, meta, ply))
+                     at=turn_began(m, meta, ply if began is None else began))
 
 
 def notice_of(m: Matches, settings: Settings, meta: MatchMeta, seat: int, view: Mapping[str, Any],

@@ -118,3 +118,28 @@ class _Later:
         from datetime import datetime, timedelta
 
         return datetime.now(tz) + timedelta(hours=1)
+
+
+def test_another_seats_vote_does_not_cost_the_turn_its_notice(settings: Settings, smtp_sink: SmtpSink,
+                                                              players: list[Player],
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """The seat's turn began at ply p; before its notice job ran, another seat voted to abort
+    (ply p+1, a match action: the position is the one of p, the seat has not acted). The turn's
+    notice still goes out, once, under the turn's mark, showing ply p+1 so that a reply to it is
+    not stale."""
+    s = dataclasses.replace(settings, smtp_url=smtp_sink.url)
+    as_in_a_worker(monkeypatch, worker_env(s))
+    m = build(s)
+    mid = clock_helpers.started(m, players, 2, 100)
+    meta = m.meta(mid)
+    seat, ply = meta.active[0], int(meta.ply)
+    other = 1 - seat
+    clock_helpers.move(m, players[other], mid, other, [{"type": "match:abort"}])
+    meta = m.meta(mid)
+    assert meta.status == "active" and meta.ply == ply + 1 and meta.active == (seat,)
+    assert jobs.send_turn_notice(mid, seat, ply).startswith("sent")
+    (only,) = notices(smtp_sink)
+    assert only["X-Portolan-Notice"] == f"notice:{mid}:{seat}:{ply}"
+    assert f"-{ply + 1}-" in only["Reply-To"]
+    assert jobs.send_turn_notice(mid, seat, ply).startswith("skipped")  # once
+    assert len(notices(smtp_sink)) == 1
