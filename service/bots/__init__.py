@@ -31,7 +31,8 @@ from service.bots.search import LEVELS, search_policy
 from service.games.base import Action, Game, Rng
 from service.games.undo import without_undo
 
-__all__ = ["ALL_KINDS", "STRENGTH", "Policy", "choose", "describe", "kinds", "knowledge", "policy", "strongest"]
+__all__ = ["ALL_KINDS", "FALLBACK", "STRENGTH", "Policy", "choose", "describe", "kinds", "knowledge", "policy", "search_iterations",
+           "strongest"]
 
 _KNOWLEDGE_MODULES: Mapping[str, str] = {
     "el-capitan": "service.bots.el_capitan",
@@ -55,6 +56,10 @@ ALL_KINDS = ("random", "heuristic", *(f"search:{level}" for level in LEVELS), "s
 
 STRENGTH = ("search:hard", "search:medium", "search", "heuristic", "random")
 """Bot kinds from the strongest down: a late player's stand-in is the first one a game has."""
+
+
+FALLBACK = "heuristic"
+"""The kind a search bot plays as once its match's search budget is spent (docs/bots.md)."""
 
 
 @cache
@@ -92,6 +97,15 @@ def policy(game_id: str, kind: str) -> Policy | None:
         return heuristic_policy(know)
     level = kind.partition(":")[2] or "medium"
     return search_policy(know, LEVELS[level])
+
+
+def search_iterations(game_id: str, kind: str) -> int:
+    """The playouts one decision of bot ``kind`` runs in a ``game_id`` match (0: it does not
+    search). What a match's search budget is counted in: a decision's CPU is about proportional."""
+    know = knowledge(game_id)
+    if not kind.startswith("search") or know is None or kind not in kinds(game_id):
+        return 0
+    return max(1, round(LEVELS[kind.partition(":")[2] or "medium"].iterations * know.search_scale))
 
 
 def strongest(game_id: str) -> str:
