@@ -144,7 +144,7 @@ class BotLimits:
 
     def search_allowed(self, store: Store, match_id: str, cost: int) -> bool:
         """May a search bot of the all-bot match ``match_id`` spend ``cost`` more iterations? Counts
-        them when it may (a decision refused is not counted: the heuristic costs next to nothing)."""
+        them when it may; once one decision is refused, every later one is (``cost`` 0 included)."""
         if not self.search_budget:
             return True
         return store.places(f"search-spent:{match_id}").spend(cost, self.search_budget, 30 * DAY_S)

@@ -27,7 +27,10 @@ return 1
 
 _SPEND = """
 local spent = tonumber(redis.call('GET', KEYS[1]) or '0')
-if spent + tonumber(ARGV[1]) > tonumber(ARGV[2]) then return 0 end
+if spent + tonumber(ARGV[1]) > tonumber(ARGV[2]) then
+  redis.call('SET', KEYS[1], tonumber(ARGV[2]) + 1, 'EX', ARGV[3])
+  return 0
+end
 redis.call('INCRBY', KEYS[1], ARGV[1])
 redis.call('EXPIRE', KEYS[1], ARGV[3])
 return 1
@@ -60,6 +63,7 @@ class Places:
         return bool(self.r.eval(_TAKE, 1, self.key, member, limit, now_s, PLACES_TTL_S))
 
     def spend(self, amount: int, limit: int, ttl_s: int) -> bool:
-        """Count ``amount`` more against ``limit`` on this key (a plain counter, not a set), or count
-        nothing and say False when that would pass the limit."""
+        """Count ``amount`` more against ``limit`` on this key (a plain counter, not a set); when that
+        would pass the limit, say False and mark the budget spent, so that from then on every spend,
+        even of 0, is refused (a smaller amount that would still fit is refused too: spent is spent)."""
         return bool(self.r.eval(_SPEND, 1, self.key, amount, limit, ttl_s))
