@@ -100,12 +100,13 @@ def policy(game_id: str, kind: str) -> Policy | None:
 
 
 def search_iterations(game_id: str, kind: str) -> int:
-    """The playouts one decision of bot ``kind`` runs in a ``game_id`` match (0: it does not
-    search). What a match's search budget is counted in: a decision's CPU is about proportional."""
-    know = knowledge(game_id)
-    if not kind.startswith("search") or know is None or kind not in kinds(game_id):
+    """What one decision of bot ``kind`` costs a match's search budget (0: it does not search): its
+    level's nominal playouts (``search:hard`` 240), whatever the game. Each game's
+    ``search_scale`` sets its real playouts so that a decision takes about the same time in every
+    game, so the nominal count is the one that stays proportional to CPU across games."""
+    if not kind.startswith("search") or knowledge(game_id) is None or kind not in kinds(game_id):
         return 0
-    return max(1, round(LEVELS[kind.partition(":")[2] or "medium"].iterations * know.search_scale))
+    return LEVELS[kind.partition(":")[2] or "medium"].iterations
 
 
 def strongest(game_id: str) -> str:

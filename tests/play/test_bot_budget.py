@@ -24,13 +24,14 @@ from tests.conftest import CREATOR_KEY, Player
 
 @pytest.fixture
 def searches(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """The iterations of every decision the search bots ran (one entry per real search)."""
+    """The nominal iterations (the level's, what the budget counts) of every decision the search
+    bots ran: one entry per real search."""
     ran: list[int] = []
     real = search_module.search
 
     def counted(knowledge: Any, game: Any, view: Any, seat: int, legal: Any, rng: Any, budget: Any) -> Any:
         if len(legal) > 1:  # a single legal action is returned without searching
-            ran.append(max(1, round(budget.iterations * knowledge.search_scale)))
+            ran.append(budget.iterations)
         return real(knowledge, game, view, seat, legal, rng, budget)
 
     monkeypatch.setattr(search_module, "search", counted)
