@@ -32,7 +32,7 @@
 ``PORTOLAN_INVITES_INSTALL_HOUR``     invitation mails the whole installation sends per hour (``1000``)
 ``PORTOLAN_BOT_MATCHES_PER_ADDRESS``  matches of bots only one client address may have running at once (``10``)
 ``PORTOLAN_BOT_SEARCH_BUDGET``  search iterations the search bots of one match of bots only may spend
-                    together (``60000``); past it they play as the heuristic does (docs/bots.md). ``0``: no bound
+                    together (``4800``: 20 ``search:hard`` decisions); past it they play as the heuristic does (docs/bots.md). ``0``: no bound
 ``PORTOLAN_MAIL_DOMAIN``  the domain of every Message-ID (default: the domain of ``MAIL_FROM``); with
                     the notice's key it makes the Message-ID, so a rare resend has the same one
 ``PORTOLAN_DKIM_KEY``  a PEM private key file (RSA or Ed25519, not encrypted; ``portolan dkim keygen``
@@ -142,7 +142,7 @@ class Settings:
     invites_per_address_hour: int = 40
     invites_install_hour: int = 1000
     bot_matches_per_address: int = 10
-    bot_search_budget: int = 60000
+    bot_search_budget: int = 4800
     mail_domain: str = ""
     # Issue 11: the base address replies go to, plus-addressed per mail (service.play.mail.reply_address)
     mail_reply_to: str = ""

@@ -118,7 +118,7 @@ class BotLimits:
     play as the heuristic does. A match with a person in it is never budgeted."""
 
     matches_per_address: int = 10
-    search_budget: int = 60000
+    search_budget: int = 4800
 
     def hold(self, store: Store, client: str, match_id: str, now_s: float) -> None:
         """Take one of ``client``'s places for the all-bot match ``match_id`` (not stored yet), or

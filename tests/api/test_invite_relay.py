@@ -203,6 +203,7 @@ def test_the_limits_come_from_the_environment() -> None:
     assert (s.invites_per_address_hour, s.invites_install_hour, s.bot_matches_per_address, s.bot_search_budget) \
         == (7, 0, 3, 500)
     d = Settings.from_env({})
-    assert (d.invites_per_address_hour, d.invites_install_hour, d.bot_matches_per_address) == (40, 1000, 10)
+    assert (d.invites_per_address_hour, d.invites_install_hour, d.bot_matches_per_address, d.bot_search_budget) \
+        == (40, 1000, 10, 4800)
     with pytest.raises(ValueError, match="PORTOLAN_BOT_MATCHES_PER_ADDRESS"):
         Settings.from_env({"PORTOLAN_BOT_MATCHES_PER_ADDRESS": "ten"})
