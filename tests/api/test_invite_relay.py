@@ -197,6 +197,31 @@ def test_racing_processes_cannot_both_take_the_last_place(service: Matches) -> N
     assert sorted(won) == [False] * 9 + [True] * 3 and len(places.held()) == 3
 
 
+def test_racing_creations_cannot_both_take_the_last_invitation(service: Matches) -> None:
+    """The quotas are taken in one Lua script: of 12 creations racing from one address for 5
+    invitations, exactly 5 get one."""
+    from service.play.errors import TooManyRequests
+
+    limits = InviteLimits(per_creator_hour=0, per_recipient_day=0, per_address_hour=5, install_hour=0)
+    taken: list[bool] = []
+    start = threading.Barrier(12)
+
+    def racer(i: int) -> None:
+        start.wait()
+        try:
+            limits.take(service.store, f"key{i}", [f"s{i}@example.org"], ATTACKER)
+            taken.append(True)
+        except TooManyRequests:
+            taken.append(False)
+
+    threads = [threading.Thread(target=racer, args=(i,)) for i in range(12)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(taken) == [False] * 7 + [True] * 5
+
+
 def test_the_limits_come_from_the_environment() -> None:
     s = Settings.from_env({"PORTOLAN_INVITES_PER_ADDRESS_HOUR": "7", "PORTOLAN_INVITES_INSTALL_HOUR": "0",
                            "PORTOLAN_BOT_MATCHES_PER_ADDRESS": "3", "PORTOLAN_BOT_SEARCH_BUDGET": "500"})
