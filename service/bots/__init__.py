@@ -31,8 +31,8 @@ from service.bots.search import LEVELS, search_policy
 from service.games.base import Action, Game, Rng
 from service.games.undo import without_undo
 
-__all__ = ["ALL_KINDS", "FALLBACK", "STRENGTH", "Policy", "choose", "describe", "kinds", "knowledge", "policy", "search_iterations",
-           "strongest"]
+__all__ = ["ALL_KINDS", "FALLBACK", "STRENGTH", "Policy", "choose", "describe", "kinds", "knowledge", "policy",
+           "search_iterations", "strongest"]
 
 _KNOWLEDGE_MODULES: Mapping[str, str] = {
     "el-capitan": "service.bots.el_capitan",
