@@ -637,7 +637,8 @@ def main(argv: list[str] | None = None) -> int:
             env["QUEUE_REDIS_URL"] = queue_url
         # every client is 127.0.0.1 and invites the same two addresses, many times a minute: the
         # abuse limits would measure themselves; --rate-limits keeps the request limits on
-        env.update(PORTOLAN_INVITES_PER_CREATOR_HOUR="0", PORTOLAN_INVITES_PER_RECIPIENT_DAY="0")
+        env.update(PORTOLAN_INVITES_PER_CREATOR_HOUR="0", PORTOLAN_INVITES_PER_RECIPIENT_DAY="0",
+                   PORTOLAN_INVITES_PER_ADDRESS_HOUR="0", PORTOLAN_INVITES_INSTALL_HOUR="0")
         if not args.rate_limits:
             env["PORTOLAN_RATE_LIMITS"] = "off"
         else:  # counted, so their cost is measured, but raised so that they never trip

@@ -170,7 +170,8 @@ def main(argv: list[str] | None = None) -> int:
             embedded = EmbeddedRedis(tmp / "redis", durable=False)
             redis_url = embedded.start()
         os.environ.update(PORTOLAN_RATE_LIMITS="off", PORTOLAN_INVITES_PER_CREATOR_HOUR="0",
-                          PORTOLAN_INVITES_PER_RECIPIENT_DAY="0")
+                          PORTOLAN_INVITES_PER_RECIPIENT_DAY="0", PORTOLAN_INVITES_PER_ADDRESS_HOUR="0",
+                          PORTOLAN_INVITES_INSTALL_HOUR="0")
         settings = Settings.from_env()
         settings = dataclasses.replace(settings, redis_url=redis_url, namespace=ns, outbox_dir=str(tmp / "outbox"),
                                        smtp_url=None)

@@ -209,7 +209,8 @@ def main(argv: list[str] | None = None) -> int:
         root = str(Path(__file__).resolve().parent.parent)
         env = dict(os.environ, REDIS_URL=redis_url, PORTOLAN_NS=ns, OUTBOX_DIR=str(tmp / "outbox"),
                    PORTOLAN_RATE_LIMITS="off", PORTOLAN_INVITES_PER_CREATOR_HOUR="0",
-                   PORTOLAN_INVITES_PER_RECIPIENT_DAY="0", PORTOLAN_STREAMS="5000",
+                   PORTOLAN_INVITES_PER_RECIPIENT_DAY="0", PORTOLAN_INVITES_PER_ADDRESS_HOUR="0",
+                   PORTOLAN_INVITES_INSTALL_HOUR="0", PORTOLAN_STREAMS="5000",
                    # every client of the bench is one loopback address: the per-client bound is off
                    PORTOLAN_STREAMS_PER_CLIENT="0",
                    GUNICORN_CMD_ARGS="--worker-connections 5000",

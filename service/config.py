@@ -29,6 +29,12 @@
                     per /64 on IPv6; ``0``: no bound); beyond that 429 ``too-many-streams-from-client``
 ``PORTOLAN_INVITES_PER_CREATOR_HOUR``     invitation mails one creator key may cause per hour (``60``)
 ``PORTOLAN_INVITES_PER_RECIPIENT_DAY``    invitation mails one address may receive per day (``20``)
+``PORTOLAN_INVITES_PER_ADDRESS_HOUR``     invitation mails one client address may cause per hour, whatever
+                    keys it signs with (``40``; an IPv6 client is its /64; behind ``PORTOLAN_PROXIES``)
+``PORTOLAN_INVITES_INSTALL_HOUR``     invitation mails the whole installation sends per hour (``1000``)
+``PORTOLAN_BOT_MATCHES_PER_ADDRESS``  matches of bots only one client address may have running at once (``10``)
+``PORTOLAN_BOT_SEARCH_BUDGET``  search iterations the search bots of one match of bots only may spend
+                    together (``4800``: 20 ``search:hard`` decisions); past it they play as the heuristic does (docs/bots.md). ``0``: no bound
 ``PORTOLAN_MAIL_DOMAIN``  the domain of every Message-ID (default: the domain of ``MAIL_FROM``); with
                     the notice's key it makes the Message-ID, so a rare resend has the same one
 ``PORTOLAN_DKIM_KEY``  a PEM private key file (RSA or Ed25519, not encrypted; ``portolan dkim keygen``
@@ -141,6 +147,11 @@ class Settings:
     streams_per_client: int = 20
     invites_per_creator_hour: int = 60
     invites_per_recipient_day: int = 20
+    # Issue 28: keys cost nothing, so per client address and for the whole installation too
+    invites_per_address_hour: int = 40
+    invites_install_hour: int = 1000
+    bot_matches_per_address: int = 10
+    bot_search_budget: int = 4800
     mail_domain: str = ""
     # Issue 11: the base address replies go to, plus-addressed per mail (service.play.mail.reply_address)
     mail_reply_to: str = ""
@@ -217,6 +228,10 @@ class Settings:
             streams_per_client=max(0, _int(e, "PORTOLAN_STREAMS_PER_CLIENT", cls.streams_per_client)),
             invites_per_creator_hour=_int(e, "PORTOLAN_INVITES_PER_CREATOR_HOUR", cls.invites_per_creator_hour),
             invites_per_recipient_day=_int(e, "PORTOLAN_INVITES_PER_RECIPIENT_DAY", cls.invites_per_recipient_day),
+            invites_per_address_hour=_int(e, "PORTOLAN_INVITES_PER_ADDRESS_HOUR", cls.invites_per_address_hour),
+            invites_install_hour=_int(e, "PORTOLAN_INVITES_INSTALL_HOUR", cls.invites_install_hour),
+            bot_matches_per_address=_int(e, "PORTOLAN_BOT_MATCHES_PER_ADDRESS", cls.bot_matches_per_address),
+            bot_search_budget=_int(e, "PORTOLAN_BOT_SEARCH_BUDGET", cls.bot_search_budget),
             mail_domain=e.get("PORTOLAN_MAIL_DOMAIN", "").strip(),
             mail_reply_to=e.get("PORTOLAN_MAIL_REPLY_TO", "").strip(),
             dkim_key=e.get("PORTOLAN_DKIM_KEY", "").strip(),

@@ -29,7 +29,7 @@ from service.play.mail.desk import desk_of
 from service.play.mail.inbound import MailDesk
 from service.play.matches import Matches
 from service.play.outward.webhooks import Webhooks
-from service.play.throttle import InviteLimits
+from service.play.throttle import BotLimits, InviteLimits
 from service.proof import signing
 from service.storage.archive import open_archive
 from service.storage.connection import connect
@@ -51,7 +51,9 @@ def build(settings: Settings) -> Matches:
     key = settings.server_key or store.get_or_create("server:key", signing.generate_private_key)
     book = VacationBook(VacationStore(client, settings.namespace), now=clock.now, allowance=settings.vacation_days)
     matches = Matches(store=store, server_key=key, now=clock.iso, public_url=settings.public_url,
-                      invite_limits=InviteLimits(settings.invites_per_creator_hour, settings.invites_per_recipient_day),
+                      invite_limits=InviteLimits(settings.invites_per_creator_hour, settings.invites_per_recipient_day,
+                                                 settings.invites_per_address_hour, settings.invites_install_hour),
+                      bot_limits=BotLimits(settings.bot_matches_per_address, settings.bot_search_budget),
                       pauses=book, stand_in=settings.stand_in_bot)
     book.changed = lambda public_key: replan_deadlines(matches, settings, public_key)
     return matches

@@ -8,26 +8,17 @@ bound on IPv6 would bind nobody. An IPv4-mapped IPv6 address is its IPv4 address
 
 from __future__ import annotations
 
-import ipaddress
 import threading
 
 from flask import request
 
+from service.play import throttle
+
 
 def client_network(address: str | None) -> str:
-    """The client ``address`` counts as: itself (IPv4), its /64 (IPv6), or itself as given when it
-    is no address at all (a Unix socket's peer; a test client's)."""
-    if not address:
-        return "unknown"
-    try:
-        addr = ipaddress.ip_address(address.split("%", 1)[0])
-    except ValueError:
-        return address
-    if isinstance(addr, ipaddress.IPv6Address):
-        if addr.ipv4_mapped is not None:
-            return str(addr.ipv4_mapped)
-        return str(ipaddress.IPv6Network((addr, 64), strict=False))
-    return str(addr)
+    """The client ``address`` counts as (:func:`service.play.throttle.client_network`: itself on
+    IPv4, its /64 on IPv6), or ``unknown`` when a request has no address at all."""
+    return throttle.client_network(address) or "unknown"
 
 
 def request_client() -> str:

@@ -32,6 +32,7 @@ from flask_limiter.util import get_remote_address
 from service.api.auth import verified_signer
 from service.api.errors import problem
 from service.config import Settings
+from service.play.throttle import client_network
 from service.storage.counters import limits_storage
 
 # routes that change something, by endpoint: everything else has the read limit
@@ -61,8 +62,9 @@ def client_identity() -> str:
 
 
 def client_address() -> str:
-    """The bucket of the request's client address, whatever key it signs with."""
-    return f"addr:{get_remote_address()}"
+    """The bucket of the request's client address, whatever key it signs with (an IPv6 client
+    as its /64: service.play.throttle.client_network)."""
+    return f"addr:{client_network(get_remote_address())}"
 
 
 def install(app: Flask, settings: Settings, client: redis.Redis) -> Limiter:

@@ -18,6 +18,7 @@ from service.observe import logs
 from service.play import listings
 from service.play.errors import BadRequest, Unauthorized
 from service.play.matches import Matches
+from service.play.throttle import client_network
 from service.proof.match_record import MatchMeta
 from service.storage.streams import Wakeups
 
@@ -104,7 +105,8 @@ def create() -> Any:
     data = schemas.body(schemas.CreateMatch)
     result = service().create(data["game"], data["options"], data["seats"], creator_key=key,
                               creator_name=data["creator_name"], time_control=data["time_control"],
-                              timeout_policy=data["timeout_policy"], edition=data["edition"])
+                              timeout_policy=data["timeout_policy"], edition=data["edition"],
+                              client=client_network(request.remote_addr))
     return result, 201, {"Location": f"/v1/matches/{result['id']}"}
 
 

@@ -31,7 +31,8 @@ from service.bots.search import LEVELS, search_policy
 from service.games.base import Action, Game, Rng
 from service.games.undo import without_undo
 
-__all__ = ["ALL_KINDS", "STRENGTH", "Policy", "choose", "describe", "kinds", "knowledge", "policy", "strongest"]
+__all__ = ["ALL_KINDS", "FALLBACK", "STRENGTH", "Policy", "choose", "describe", "kinds", "knowledge", "policy",
+           "search_iterations", "strongest"]
 
 _KNOWLEDGE_MODULES: Mapping[str, str] = {
     "el-capitan": "service.bots.el_capitan",
@@ -55,6 +56,10 @@ ALL_KINDS = ("random", "heuristic", *(f"search:{level}" for level in LEVELS), "s
 
 STRENGTH = ("search:hard", "search:medium", "search", "heuristic", "random")
 """Bot kinds from the strongest down: a late player's stand-in is the first one a game has."""
+
+
+FALLBACK = "heuristic"
+"""The kind a search bot plays as once its match's search budget is spent (docs/bots.md)."""
 
 
 @cache
@@ -92,6 +97,16 @@ def policy(game_id: str, kind: str) -> Policy | None:
         return heuristic_policy(know)
     level = kind.partition(":")[2] or "medium"
     return search_policy(know, LEVELS[level])
+
+
+def search_iterations(game_id: str, kind: str) -> int:
+    """What one decision of bot ``kind`` costs a match's search budget (0: it does not search): its
+    level's nominal playouts (``search:hard`` 240), whatever the game. Each game's
+    ``search_scale`` sets its real playouts so that a decision takes about the same time in every
+    game, so the nominal count is the one that stays proportional to CPU across games."""
+    if not kind.startswith("search") or knowledge(game_id) is None or kind not in kinds(game_id):
+        return 0
+    return LEVELS[kind.partition(":")[2] or "medium"].iterations
 
 
 def strongest(game_id: str) -> str:

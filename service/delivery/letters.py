@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import logging
+import unicodedata
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from functools import partial
@@ -45,6 +46,8 @@ from service.proof.match_record import MatchMeta
 
 log = logging.getLogger("portolan.letters")
 
+INVITER_CHARS = 80
+"""The most of a creator's name a mail quotes (a name is checked to this length at creation)."""
 NOTICE_BUDGET = 64 * 1024
 """The most a turn notice may weigh as sent (the whole message, every part), in bytes: light on a
 phone's data plan and far from any mailbox's limit. The board picture is what may not fit: it is
@@ -129,8 +132,13 @@ def players_of(game: Game[Any], meta: MatchMeta) -> list[dict[str, Any]]:
 
 
 def inviter_of(meta: MatchMeta) -> str:
-    """Who invited: the creator's name as given at creation, or "" when none was given."""
-    return str(meta.creator_name or "")
+    """Who invited: the creator's name as given at creation ("" when none was given), for the body
+    only, where the templates quote it as the creator's own words; never in a Subject (issue 28:
+    a name like "Claim your prize at evil.example" made every invitation a stranger's advert).
+    Checked at creation (service.play.seats.people.check_name), bounded and stripped of control
+    and format characters again here for matches stored before that check."""
+    text = "".join(ch for ch in str(meta.creator_name or "") if not unicodedata.category(ch).startswith("C"))
+    return " ".join(text.split())[:INVITER_CHARS]
 
 
 def happened_since(m: Matches, match_id: str, seat: int, ply: int) -> list[str]:
@@ -300,8 +308,8 @@ def invitation(m: Matches, settings: Settings, match_id: str, seat: int, email: 
                 "claim_link": claim_link(m.public_url, match_id, seat, token),
                 "install_line": f"python3 -m venv ~/portolan-venv && . ~/portolan-venv/bin/activate && "
                                 f"{settings.install} && portolan keygen && {shell_line(claim)}"})
-    inviter = ctx["inviter"] or "A Portolan player"
-    return render("invite", email, f"[Portolan] {inviter} invites you to {ctx['game_title']} ({match_id})", key, ctx,
+    # fixed words and the game's name only: no text the creator chose goes into a Subject
+    return render("invite", email, f"[Portolan] An invitation to play {ctx['game_title']} ({match_id})", key, ctx,
                   reply_to=reply_to(m, settings, "i", match_id, seat),
                   headers=unsubscribe(m, settings, match_id, seat, email))
 
@@ -386,7 +394,8 @@ def late_note(m: Matches, settings: Settings, match_id: str, late: int, seat: in
     ctx = _common(m, settings, meta, seat)
     who = ctx["players"][late]
     ctx.update({"ply": meta.ply, "lines": clock_words.late_lines(meta, status, who, late == seat, day)})
+    # the late seat by its colour, not its player's chosen name: no player's text in a Subject
     subject = (f"[Portolan] You are late in {ctx['game_title']} ({match_id})" if late == seat else
-               f"[Portolan] {who['who']} is late in {ctx['game_title']} ({match_id})")
+               f"[Portolan] The {who['colour']} seat is late in {ctx['game_title']} ({match_id})")
     return render("clock_note", row.email, subject, key, ctx, reply_to=ctx["reply_o"],
                   headers=unsubscribe(m, settings, match_id, seat, row.email))

@@ -28,7 +28,7 @@ from service.play import editions, records
 from service.play.errors import Conflict, NotFound
 from service.play.ports import Pauses
 from service.play.state_cache import MISSING, StateCache
-from service.play.throttle import InviteLimits
+from service.play.throttle import BotLimits, InviteLimits
 from service.proof import delegation, fairness, signing
 from service.proof.match_record import MatchMeta
 
@@ -64,6 +64,8 @@ class MatchContext:
     now: Callable[[], str] = utcnow
     public_url: str = "http://127.0.0.1:8000"
     invite_limits: InviteLimits = field(default_factory=InviteLimits)
+    bot_limits: BotLimits = field(default_factory=BotLimits)
+    """What matches of bots only may cost: running ones per client address, search per match."""
     pauses: Pauses | None = None
     """Where players' vacations come from (None: nobody ever takes one)."""
     stand_in: str = ""

@@ -59,6 +59,7 @@ from service.storage.archived import ArchivedMatches
 from service.storage.keys import BUCKETS, OUTBOX_DAYS, bucket_of, decode_meta, encode_meta, epoch_of, lrange
 from service.storage.log_codec import pack_entry, unpack_entry
 from service.storage.outbox_streams import OutboxStreams
+from service.storage.places import Places
 
 _APPLY = """
 local cur = redis.call('HGET', KEYS[1], 'ply')
@@ -428,6 +429,10 @@ class Store(OutboxStreams, ArchivedMatches):
         args = [v for _, amount, limit, window in counters for v in (amount, limit, window)]
         index, ttl = cast(list[int], self._take_quota(keys=keys, args=args))
         return None if index == 0 else (index - 1, int(ttl))
+
+    def places(self, name: str) -> Places:
+        """The places (or the spend counter) called ``name``, outside any match (service.storage.places)."""
+        return Places(self.r, self.key(f"places:{name}"))
 
     # -- small utilities for workers -------------------------------------------------------
 

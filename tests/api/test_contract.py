@@ -394,11 +394,12 @@ def test_the_per_game_schemas_in_openapi_yaml_match_the_games() -> None:
 
 
 def test_limits_answer_429_as_documented(settings: Any, service: Any, openapi: OpenAPI) -> None:
-    """Both 429s, the rate limit and the invitation quota, with their Retry-After, as the spec says."""
+    """The 429s, the rate limit, the invitation quota and the bot match cap, with their Retry-After, as the
+    spec says."""
     import dataclasses
 
     from service.api import create_app
-    from service.play.throttle import InviteLimits
+    from service.play.throttle import BotLimits, InviteLimits
 
     service.invite_limits = InviteLimits(per_creator_hour=2, per_recipient_day=10)
     app = create_app(dataclasses.replace(settings, rate_read="1/minute"), service, TESTING=True)
@@ -408,6 +409,11 @@ def test_limits_answer_429_as_documented(settings: Any, service: Any, openapi: O
     seats = {"game": "harbour-race", "seats": [{"invite": "a@example.org"}, {"invite": "b@example.org"}]}
     api("POST", "/v1/matches", 201, **signed(seats))
     assert int(api("POST", "/v1/matches", 429, code="invite-throttled", **signed(seats)).headers["Retry-After"]) > 1
+    service.bot_limits = BotLimits(matches_per_address=1)  # issue 28: matches of bots only per client address
+    bots_only = {"game": "harbour-race", "seats": [{"bot": "random"}, {"bot": "random"}]}
+    api("POST", "/v1/matches", 201, **signed(bots_only))
+    assert int(api("POST", "/v1/matches", 429, code="bot-matches-throttled",
+                   **signed(bots_only)).headers["Retry-After"]) >= 1
 
 
 def test_the_documented_bot_kinds_are_the_servers(spec: dict[str, Any]) -> None:

@@ -26,7 +26,7 @@ from hypothesis.errors import Unsatisfiable
 
 from service.delivery.unsubscribe import token_of
 from service.play.outward.streams import Timing
-from service.play.throttle import InviteLimits
+from service.play.throttle import BotLimits, InviteLimits
 from tests.conftest import CREATOR, Player, create_match
 from tests.helpers.signing_wsgi import Signer
 
@@ -90,7 +90,8 @@ def fuzz_app(settings: Any, service: Any) -> Any:
     otherwise turn most of a long run into (documented, but uninteresting) 429s."""
     from service.api import create_app
 
-    service.invite_limits = InviteLimits(per_creator_hour=0, per_recipient_day=0)
+    service.invite_limits = InviteLimits(per_creator_hour=0, per_recipient_day=0, per_address_hour=0, install_hour=0)
+    service.bot_limits = BotLimits(matches_per_address=0)  # every request comes from one test address
     # the WSGI client reads a whole body, and an event stream of a live match ends only after
     # its lifetime: keep that short here (the streams' own tests read them over real HTTP)
     timing = Timing(heartbeat_s=0.1, recheck_s=0.05, max_s=0.2)

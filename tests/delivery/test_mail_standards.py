@@ -93,6 +93,12 @@ def test_every_kind_of_mail_is_a_standard_message(outbox_settings: Settings, pla
             assert_standard(raw, outbox_settings)
         except AssertionError as exc:
             raise AssertionError(f"{kind}: {exc}") from exc
+    # issue 28: no Subject carries words a creator or a player chose (the creator here is "Ana",
+    # the players Ana, Bea and Zoë); an answer's "Re: ..." is the replying player's own subject
+    chosen = ("Ana", "Bea", "Zoë", *(p.name for p in players))
+    for kind, raw in mails:
+        subject = str(parsed(raw)["Subject"])
+        assert kind == "answer" or not any(name in subject for name in chosen), (kind, subject)
 
 
 def simple() -> Mail:

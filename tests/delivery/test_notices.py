@@ -42,7 +42,8 @@ def test_a_turn_notice_has_everything_a_remote_player_needs(outbox_settings: Set
         assert f"{colour} (seat {colours.index(colour)}): {who}" in text
         assert who in html
     assert f"Hello {name}," in text and f"You play {colours[seat]} (seat {seat})" in text
-    assert "Ana invited you" in text and "Ophir" in text and mid in msg["Subject"]
+    assert 'The match\'s creator signs as: "Ana"' in text.replace("\n", " ") and "Ophir" in text
+    assert mid in msg["Subject"] and "Ana" not in msg["Subject"]
     # the numbered menu of the seat's legal actions at this ply, as service.play.mail.menu numbers it
     items = menu(m.view(mid, seat)["legal_actions"])
     for item in items[:SHOWN]:
@@ -107,7 +108,9 @@ def test_the_invitation_says_who_invites_and_how_to_join_by_mail_or_cli(outbox_s
     assert_clean_8bit(raw)
     msg = parsed(raw)
     text = body(msg)
-    assert f"{ZOE} invites you to play Ophir" in text.replace("\n", " ") and ZOE in msg["Subject"]
+    # the creator's name in the body, quoted as the creator's words; the Subject fixed words and the game
+    assert "You are invited to play Ophir" in text and f'The match\'s creator signs as: "{ZOE}"' in text.replace("\n", " ")
+    assert msg["Subject"] == f"[Portolan] An invitation to play Ophir ({mid})"
     assert "random bot" in text and "join Your Name" in text
     reply = parse_reply_address(msg["Reply-To"])
     assert reply is not None and (reply.kind, reply.match, reply.seat) == ("i", mid, 0)
@@ -128,7 +131,23 @@ def test_an_invitation_without_a_creator_name_says_so(outbox_settings: Settings)
     made = m.create("ophir", {}, [{"invite": "zoe@example.org"}, {"bot": "random"}], creator_key=CREATOR_KEY)
     jobs.send_invite(made["id"], 0, "zoe@example.org", made["invites"]["0"])
     text = body(parsed(raw_mail(outbox_settings, f"invite:{made['id']}:0")))
-    assert "A Portolan player (who gave no name) invites you" in text
+    assert "The match's creator gave no name." in text
+
+
+def test_a_hostile_creator_name_never_reaches_the_subject(outbox_settings: Settings) -> None:
+    """Issue 28: "Claim your prize at evil.example invites you..." was the Subject of 320 mails
+    to strangers. The Subject is fixed words and the game; the name only in the body, quoted."""
+    m = build(outbox_settings)
+    advert = "Claim your prize at evil.example"
+    made = m.create("ophir", {}, [{"invite": "zoe@example.org"}, {"bot": "random"}], creator_key=CREATOR_KEY,
+                    creator_name=advert)
+    jobs.send_invite(made["id"], 0, "zoe@example.org", made["invites"]["0"])
+    msg = parsed(raw_mail(outbox_settings, f"invite:{made['id']}:0"))
+    assert msg["Subject"] == f"[Portolan] An invitation to play Ophir ({made['id']})"
+    assert "evil" not in msg["Subject"].lower() and "prize" not in msg["Subject"].lower()
+    text, html = body(msg).replace("\n", " "), body(msg, "html")
+    assert f'The match\'s creator signs as: "{advert}" (the creator\'s own words, not Portolan\'s)' in text
+    assert f"&ldquo;{advert}&rdquo;" in html or f"\u201c{advert}\u201d" in html
 
 
 def test_a_bad_creator_name_is_refused_and_nothing_is_stored(outbox_settings: Settings) -> None:

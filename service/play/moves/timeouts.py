@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING, Any
 from service import bots
 from service.bots import strongest
 from service.clock import iso
-from service.games.base import Action, Rng
+from service.games.base import Action, Game, Rng
+from service.games.undo import without_undo
 from service.play.clock import clocks
 from service.play.envelopes import check_envelope
 from service.play.errors import Conflict
@@ -40,11 +41,22 @@ def _choice(ctx: MatchContext, match_id: str, seat: int, ply: int, state: Any, b
 
 def _turn(ctx: MatchContext, match_id: str, seat: int, ply: int, state: Any, bot: str,
           max_steps: int = MAX_BOT_STEPS) -> list[Action]:
+    """The steps the bot ``bot`` takes for the seat at ``ply``, as one move (see :func:`_planned`)."""
+    return _planned(ctx, match_id, seat, ply, state, bot, max_steps)[0]
+
+
+def _planned(ctx: MatchContext, match_id: str, seat: int, ply: int, state: Any, bot: str,
+             max_steps: int = MAX_BOT_STEPS, budgeted: bool = False) -> tuple[list[Action], str]:
     """The steps the bot ``bot`` takes for the seat at ``ply``, as one move: its whole turn up
     to the first step that rolls a die, draws at random or shows something new (then the move
     is sent and the bot decides on from what it sees next), the end of its turn, or
     ``max_steps``. Each step is decided from the seat's view after the steps before it, with a
-    stream reproducible from the server key (``seat:ply``, then ``seat:ply:i``)."""
+    stream reproducible from the server key (``seat:ply``, then ``seat:ply:i``).
+
+    ``budgeted``: the match has bots only, so each search decision spends from the match's
+    search budget (``ctx.bot_limits``); once a decision would pass it, the move ends before that
+    step, and the next (the rest of the turn) is the heuristic's. Returns the steps and the kind
+    that played them all (what the log says played the move)."""
     game = ctx.game_of(ctx.meta(match_id))
     if bot not in bots.kinds(game.id):  # a kind this build no longer has: the strongest plays instead
         bot = strongest(game.id)
@@ -52,13 +64,30 @@ def _turn(ctx: MatchContext, match_id: str, seat: int, ply: int, state: Any, bot
     steps: list[Action] = []
     while True:
         label = f"{seat}:{ply}" if not steps else f"{seat}:{ply}:{len(steps)}"
+        if budgeted and not _may_search(ctx, match_id, game, bot, state, seat):
+            if steps:  # the move ends here, so each move is played by one kind, and its log says which
+                return steps, bot
+            bot = bots.FALLBACK
         steps.append(bots.choose(game, bot, state, seat, Rng.derive(key, label)))
         if len(steps) >= max_steps:
-            return steps
+            return steps, bot
         after, _why = tentative_step(game, state, seat, steps[-1])
         if after is None or game.outcome(after) is not None or seat not in game.active_seats(after):
-            return steps
+            return steps, bot
         state = after
+
+
+def _may_search(ctx: MatchContext, match_id: str, game: Game[Any], bot: str, state: Any, seat: int) -> bool:
+    """May ``bot`` decide this step as it would without a budget? Yes for a kind that does not
+    search; else only while the match's search budget holds the decision's iterations, which are
+    then spent (none for a step with one choice only: the search is not run for it)."""
+    cost = bots.search_iterations(game.id, bot)
+    if not cost:
+        return True
+    forced = len(without_undo(game.legal_actions(state, seat))) < 2
+    # a forced step spends nothing, but once the budget is spent it is the heuristic's too, so
+    # that after the budget every move of the match says "bot:heuristic"
+    return ctx.bot_limits.search_allowed(ctx.store, match_id, 0 if forced else cost)
 
 
 def _signed(ctx: MatchContext, match_id: str, seat: int, ply: int, action: Action | list[Action], key: str,
@@ -122,9 +151,11 @@ def server_move(ctx: MatchContext, match_id: str, seat: int, ply: int) -> dict[s
         "bot" if row.is_bot else "player")
     game = ctx.game_of(meta)
     if controller == "bot":
-        steps = _turn(ctx, match_id, seat, ply, state, row.bot or "")  # a bot seat always names its bot
+        # a match of bots only is budgeted: nobody's game is weakened by it (docs/bots.md)
+        steps, played = _planned(ctx, match_id, seat, ply, state, row.bot or "",  # a bot seat always names its bot
+                                 budgeted=all(r.is_bot for r in meta.seats))
         env, raw, signature = _signed(ctx, match_id, seat, ply, steps, ctx.bot_private_key(match_id, seat), f"bot-{ply}")
-        by = f"bot:{row.bot}"
+        by = f"bot:{played}" if played == bots.FALLBACK else f"bot:{row.bot}"  # the log says who chose
     elif controller in ("stand-in", "forfeited", "skip"):
         bot = ctx.stand_in_of(game.id)
         passed = standings.pass_action(game.legal_actions(state, seat)) if controller == "skip" else None

@@ -53,9 +53,11 @@ def new_match_id() -> str:
 
 def create(ctx: MatchContext, game_id: str, options: Mapping[str, Any] | None, seats: list[dict[str, Any]], *,
            creator_key: str, creator_name: str = "", time_control: Any = None,
-           timeout_policy: Any = None, edition: str | None = None) -> dict[str, Any]:
+           timeout_policy: Any = None, edition: str | None = None, client: str = "") -> dict[str, Any]:
     """Create a match for the creator whose (verified) public key is ``creator_key``: that
-    key alone may abort it, and the invitation quotas are counted against it. ``seats`` lists
+    key alone may abort it, and the invitation quotas are counted against it and against
+    ``client``, the request's client address (service.play.throttle.client_network; "" when no
+    request made it), which also holds a place for a match of bots only (``BotLimits``). ``seats`` lists
     each seat as ``{"invite": email}``, ``{"invite": email, "mine": True}`` (the creator takes
     it: its token comes back to claim it with, and no invitation is mailed) or ``{"bot": "random"}``. Returns the id, the invite
     tokens and the seed commitment. Starts the match at once when every seat is a bot.
@@ -107,7 +109,12 @@ def create(ctx: MatchContext, game_id: str, options: Mapping[str, Any] | None, s
                                      mail_generation=0, mail_delegation=""))
     # the last refusal, after every other check: a refused creation stores nothing and sends nothing
     # (the quotas count invitation mails: a seat its creator takes is mailed nothing)
-    ctx.invite_limits.take(ctx.store, creator_key, (r.email for r in seat_rows if r.is_human and r.seat not in mine))
+    # (a match of bots only sends no mail but costs CPU: its place is the last check of all, and a
+    # place whose match never gets stored frees itself, service.play.throttle.BotLimits.hold)
+    ctx.invite_limits.take(ctx.store, creator_key, (r.email for r in seat_rows if r.is_human and r.seat not in mine),
+                           client)
+    if not invites:
+        ctx.bot_limits.hold(ctx.store, client, match_id, datetime.now(UTC).timestamp())
     created = ctx.now()
     meta = MatchMeta(
         id=match_id, game=game.id, options=dict(opts), players=len(seats), status="waiting", ply=0,
