@@ -25,13 +25,19 @@ start); it finds nothing in a healthy installation, and the kill tests hold it t
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import json
 import logging
 import os
+import signal
 import threading
+import time
+from types import FrameType
 
+import redis
 from redis import Redis
+from redis.client import Pipeline
 from rq import Queue, SimpleWorker, Worker
 from rq.worker import BaseWorker
 
@@ -45,6 +51,7 @@ from service.observe import logs
 from service.observe.metrics import serve_worker_metrics
 from service.runtime import build
 from service.storage.connection import connect
+from service.storage.outage import Outage, redis_unreachable
 from workers.clock import tick_with
 
 log = logging.getLogger("portolan.worker")
@@ -65,6 +72,7 @@ def sweep_forever(settings: Settings, every_s: float, stop: threading.Event) -> 
     rq = RQDispatcher(connect(settings.queue_url), settings, service.store)
     book = DigestBook(connect(settings.redis_url), settings.namespace)
     clock = scheduler_of(service, settings)
+    outage = Outage("sweep", log, settings.redis_retry_max_s)
     while not stop.wait(every_s):
         try:
             log.info("sweep: clock tick: %s", tick_with(service, clock))
@@ -85,21 +93,32 @@ def sweep_forever(settings: Settings, every_s: float, stop: threading.Event) -> 
                     log.warning("sweep: could not archive %s (it stays in Redis): %s", done.match, done.error)
                 else:
                     log.info("sweep: archived %s to %s", done.match, done.where)
-        except Exception:  # keep sweeping: a Redis hiccup now is no reason to stop for good
-            log.exception("sweep failed")
+            outage.ok()
+        except Exception as exc:  # keep sweeping: a Redis hiccup now is no reason to stop for good
+            if redis_unreachable(exc):
+                outage.failed(exc)  # the next pass is the retry; said once per outage
+            else:
+                log.exception("sweep failed")
 
 
 def tick_forever(settings: Settings, every_s: float, stop: threading.Event) -> None:
     """Every ``every_s`` seconds, wake the matches whose next wake is due (workers.clock.tick)."""
     service = build(settings)
     clock = scheduler_of(service, settings)
-    while not stop.wait(every_s):
+    outage = Outage("clock tick", log, settings.redis_retry_max_s)
+    wait_s = every_s
+    while not stop.wait(wait_s):
+        wait_s = every_s
         try:
             said = tick_with(service, clock)
             if not said.startswith("woke 0 "):
                 log.info("clock tick: %s", said)
-        except Exception:  # keep ticking: a Redis hiccup now is no reason to stop for good
-            log.exception("clock tick failed")
+            outage.ok()
+        except Exception as exc:  # keep ticking: a Redis hiccup now is no reason to stop for good
+            if redis_unreachable(exc):  # tick again as soon as Redis is back, not a minute later
+                wait_s = min(every_s, outage.failed(exc))
+            else:
+                log.exception("clock tick failed")
 
 
 def dispatcher(settings: Settings, name: str | None = None) -> Dispatcher:
@@ -155,6 +174,75 @@ class StopsListeningInOrder(BaseWorker):
             self.pubsub_thread = None
 
 
+class RedisGone(Exception):
+    """Redis could not be reached from inside RQ's work loop: leave the loop (the caller waits for
+    Redis and starts a fresh RQ worker, scheduler and all; see :func:`serve_queues`)."""
+
+
+class RidesOutRedis(StopsListeningInOrder):
+    """An RQ worker that leaves its work loop as soon as Redis is unreachable, and whose teardown
+    then does what it can without Redis.
+
+    RQ 3 retries a failed BLPOP with its own backoff (and a log line per try), but a Redis error
+    anywhere else in its loop (a job's result written back, the heartbeat after a job, its
+    maintenance) ends ``work()`` with "found an unhandled exception, quitting", and its scheduler
+    process dies on the first failed heartbeat and is looked at again only at the next maintenance
+    (10 minutes). So this worker turns the first failed heartbeat into :class:`RedisGone`, leaving
+    the loop on every outage alike; :func:`serve_queues` waits for Redis and starts afresh."""
+
+    stopping = False
+    """A stop was asked for (SIGINT, SIGTERM): the end of ``work()`` is the end, not an outage."""
+
+    def request_stop(self, signum: int, frame: FrameType | None) -> None:
+        """RQ's warm shutdown, remembered (``stopping``) so the worker is not started again."""
+        self.stopping = True
+        super().request_stop(signum, frame)  # type: ignore[no-untyped-call]
+
+    def heartbeat(self, timeout: int | None = None, pipeline: Pipeline | None = None) -> None:
+        """RQ's heartbeat; a Redis that cannot be reached raises :class:`RedisGone`, which RQ's
+        dequeue loop does not catch and retry."""
+        try:
+            super().heartbeat(timeout, pipeline)
+        except (redis.ConnectionError, redis.TimeoutError) as exc:
+            raise RedisGone(str(exc)) from exc
+
+    def teardown(self) -> None:
+        """RQ's teardown, each step on its own: its scheduler stopped, its death registered (left to
+        its key's TTL when Redis is gone) and its command listener stopped."""
+        if self.is_horse:
+            super().teardown()  # type: ignore[no-untyped-call]
+            return
+        if self.scheduler:
+            self.stop_scheduler()  # type: ignore[no-untyped-call]
+        with contextlib.suppress(redis.ConnectionError, redis.TimeoutError):
+            # without Redis: the worker's key lapses by its TTL
+            self.register_death()  # type: ignore[no-untyped-call]
+        with contextlib.suppress(redis.ConnectionError, redis.TimeoutError):
+            self.unsubscribe()  # without Redis: stopped and closed all the same (StopsListeningInOrder)
+
+
+class QuietAboutRedis(logging.Filter):
+    """Drops RQ's log records about an unreachable Redis (one per retry, with tracebacks): the
+    outage is said once by :class:`~service.storage.outage.Outage`."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        """False for a record about Redis being unreachable."""
+        exc = record.exc_info[1] if record.exc_info else None
+        if exc is not None and (redis_unreachable(exc) or isinstance(exc, RedisGone)):
+            return False
+        text = record.getMessage()
+        return not any(s in text for s in ("could not connect to Redis", "Redis connection timeout", "RedisGone",
+                                            "redis.exceptions.ConnectionError", "redis.exceptions.TimeoutError"))
+
+
+def quiet_rq_about_redis() -> None:
+    """Install :class:`QuietAboutRedis` on RQ's worker and scheduler loggers (once)."""
+    for name in ("rq.worker", "rq.scheduler"):
+        logger = logging.getLogger(name)
+        if not any(isinstance(f, QuietAboutRedis) for f in logger.filters):
+            logger.addFilter(QuietAboutRedis())
+
+
 class ListensForNoCommands(StopsListeningInOrder):
     """An RQ worker without a command listener: for bursts. A burst worker lives for one call of
     ``work_burst``, and nothing sends it commands (they are addressed to a worker by name, for a
@@ -165,12 +253,14 @@ class ListensForNoCommands(StopsListeningInOrder):
         """Listen to nothing: ``pubsub_thread`` stays None, so RQ's teardown has nothing to stop."""
 
 
-class SimpleServingWorker(StopsListeningInOrder, SimpleWorker):
-    """RQ's SimpleWorker (jobs in this process), with its listener stopped in order."""
+class SimpleServingWorker(RidesOutRedis, SimpleWorker):
+    """RQ's SimpleWorker (jobs in this process), with its listener stopped in order, leaving its
+    loop when Redis goes away."""
 
 
-class ForkingServingWorker(StopsListeningInOrder, Worker):
-    """RQ's Worker (a process per job), with its listener stopped in order."""
+class ForkingServingWorker(RidesOutRedis, Worker):
+    """RQ's Worker (a process per job), with its listener stopped in order, leaving its loop when
+    Redis goes away."""
 
 
 class SimpleBurstWorker(ListensForNoCommands, SimpleWorker):
@@ -244,8 +334,57 @@ def run(settings: Settings, burst: bool = False, fork: bool = False, name: str |
     tick_s = tick_every_s(settings)
     if tick_s > 0 and "clock" in kinds:
         threading.Thread(target=tick_forever, args=(settings, tick_s, stop), daemon=True, name="clock-tick").start()
-    worker = worker_class(fork, burst=False)(queues, connection=client, name=name)
     try:
-        return bool(worker.work(burst=False, with_scheduler=True, logging_level="WARNING"))
+        return serve_queues(settings, queues, client, fork=fork, name=name)
     finally:
         stop.set()
+
+
+def serve_queues(settings: Settings, queues: list[str], client: Redis, fork: bool = False,
+                 name: str | None = None) -> bool:
+    """Run an RQ worker (with its scheduler) on ``queues`` until a stop is asked for; when it
+    leaves its loop for any other reason (Redis went away, most often), wait for Redis with a
+    capped backoff (said once per outage) and start a fresh one in this same process. True if
+    any job ran."""
+    quiet_rq_about_redis()
+    outage = Outage(f"RQ worker on {', '.join(queues)}", log, settings.redis_retry_max_s)
+    stopping = threading.Event()
+    worked = False
+    rounds = 0
+    while True:
+        worker = worker_class(fork, burst=False)(queues, connection=client,
+                                                 name=name if name is None or not rounds else f"{name}.{rounds}")
+        rounds += 1
+        began = time.monotonic()
+        try:
+            worked = bool(worker.work(burst=False, with_scheduler=True, logging_level="WARNING")) or worked
+        except (RedisGone, redis.ConnectionError, redis.TimeoutError) as exc:
+            outage.failed(exc)  # raised by its teardown or a signal handler: Redis is gone
+        # RQ's handlers are the old worker's from here on: ours, until the next worker installs its own
+        signal.signal(signal.SIGINT, lambda *_: stopping.set())
+        signal.signal(signal.SIGTERM, lambda *_: stopping.set())
+        if (isinstance(worker, RidesOutRedis) and worker.stopping) or stopping.is_set():
+            return worked
+        if not wait_for_redis(client, outage, stopping):
+            return worked
+        if outage.ongoing:
+            outage.ok()
+        elif time.monotonic() - began < 5 and stopping.wait(1.0):
+            return worked  # it quit soon with Redis up (a fault of its own, logged by RQ): no tight loop
+        if worker.scheduler is not None:  # the dead scheduler's locks, so the next one takes them now
+            with contextlib.suppress(redis.ConnectionError, redis.TimeoutError):
+                # else they lapse by themselves within a minute
+                worker.scheduler.release_locks()  # type: ignore[no-untyped-call]
+
+
+def wait_for_redis(client: Redis, outage: Outage, stopping: threading.Event) -> bool:
+    """Wait until Redis answers a PING (backoff capped at ``PORTOLAN_REDIS_RETRY_MAX_S``); False if a
+    stop was asked for meanwhile."""
+    while not stopping.is_set():
+        try:
+            if client.ping():
+                return True
+        except (redis.ConnectionError, redis.TimeoutError) as exc:
+            if stopping.wait(outage.failed(exc)):
+                return False
+    return False

@@ -23,6 +23,7 @@ import time
 
 from service.config import Settings
 from service.delivery.dispatch import RQDispatcher
+from service.storage.outage import Outage, redis_unreachable
 from service.storage.store import Store
 
 log = logging.getLogger("portolan.watchdog")
@@ -53,8 +54,15 @@ class Watchdog:
 
     def run(self, stop: threading.Event) -> None:
         """Check every ``watchdog_s`` until ``stop`` is set; a Redis hiccup only skips a pass."""
-        while not stop.wait(self.settings.watchdog_s):
+        outage = Outage("watchdog", log, self.settings.redis_retry_max_s)
+        wait_s = self.settings.watchdog_s
+        while not stop.wait(wait_s):
+            wait_s = self.settings.watchdog_s
             try:
                 self.check()
-            except Exception:
-                log.exception("watchdog pass failed")
+                outage.ok()
+            except Exception as exc:
+                if redis_unreachable(exc):  # logged once per outage; the next pass comes within the backoff
+                    wait_s = min(wait_s, outage.failed(exc))
+                else:
+                    log.exception("watchdog pass failed")
