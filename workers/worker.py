@@ -4,8 +4,10 @@ One process runs three things:
 
 - the **dispatcher** (service.delivery.outbox): one consumer in every outbox consumer group, in
   background threads, turning committed changes into RQ jobs (and stream and webhook work);
-- an **RQ worker** listening to the bot queue first (a bot's move unblocks people), then the
-  notice queue and the webhook queue, with RQ's scheduler on so retries with backoff happen;
+- an **RQ worker** on the queues it is given (``--queues``; a bare ``portolan worker`` runs one
+  such process per queue group, service.tools.supervise), with RQ's scheduler on so retries with
+  backoff happen; when Redis goes away it leaves its loop and a fresh one starts once Redis
+  answers (:class:`RidesOutRedis`, :func:`serve_queues`), in the same process;
 - the **clock tick** (workers.clock.tick, every ``PORTOLAN_CLOCK_TICK_S``, 60 s, and in every
   sweep): every match whose next wake in the deadline index (service.storage.clock) is due by
   the service clock is woken, whatever became of its scheduled RQ job; this is what makes the
@@ -292,10 +294,9 @@ def run(settings: Settings, burst: bool = False, fork: bool = False, name: str |
     a watchdog pass) and running the queues empty until neither has anything left (tests, one-off
     catch-up).
 
-    ``kinds`` picks the queues, in priority order. A webhook delivery may wait up to
-    ``PORTOLAN_WEBHOOK_TIMEOUT`` on a slow receiver, and a worker runs one job at a time, so in
-    production run webhook workers of their own (``portolan worker --queues webhooks``) beside
-    ``--queues bots,notices``: then no receiver can delay a bot's move or a turn notice."""
+    ``kinds`` picks the queues, in priority order. A worker runs one job at a time, so the mail,
+    the bots and the webhooks each have processes of their own (service.tools.supervise,
+    ``WORKER_GROUPS``): then no bot flood and no slow receiver can delay a turn notice."""
     logs.configure()
     if settings.worker_metrics_port:  # no shared multiprocess folder: this worker serves its own
         serve_worker_metrics(settings.worker_metrics_port)
