@@ -40,12 +40,20 @@ def cmd_serve(args: argparse.Namespace) -> int:
 def cmd_worker(args: argparse.Namespace) -> int:
     """Run the outbox dispatcher and an RQ worker (workers.worker) on the ``--queues``; without
     ``--queues``, one such process per queue group, supervised (service.tools.supervise)."""
-    from service.config import Settings
+    from service.config import ClockRefused, Settings, open_clock
+    from service.delivery import dkim_sign
     from service.delivery.dkim_sign import DkimKeyError
     from service.tools.supervise import run_worker_groups
     from workers.worker import run
 
     if args.queues is None and not args.burst:  # one process per queue group, each restarted when it exits
+        settings = Settings.from_env()
+        # a setting that stops every worker at start stops this one, rather than a restart loop of three
+        try:
+            open_clock(settings)
+            dkim_sign.check(settings)
+        except (ClockRefused, DkimKeyError) as exc:  # the operator's setting: say which and why
+            raise SystemExit(f"portolan worker: {exc}") from None
         return run_worker_groups(fork=args.fork)
     try:
         run(Settings.from_env(), burst=args.burst, fork=args.fork,
