@@ -35,12 +35,15 @@ import os
 import signal
 import threading
 import time
+from collections.abc import Callable
 from types import FrameType
 
 import redis
 from redis import Redis
 from redis.client import Pipeline
 from rq import Queue, SimpleWorker, Worker
+from rq.exceptions import NoSuchJobError
+from rq.job import Job
 from rq.worker import BaseWorker
 
 from service.config import Settings
@@ -194,6 +197,16 @@ class RidesOutRedis(StopsListeningInOrder):
 
     stopping = False
     """A stop was asked for (SIGINT, SIGTERM): the end of ``work()`` is the end, not an outage."""
+    cut_short: str | None = None
+    """The id of the job the outage interrupted (RQ keeps it "started" for its whole timeout)."""
+
+    def execute_job(self, job: Job, queue: Queue) -> None:
+        """RQ's execution; remembers the job when Redis went away under it (``cut_short``)."""
+        try:
+            super().execute_job(job, queue)  # type: ignore[no-untyped-call]
+        except (redis.ConnectionError, redis.TimeoutError, RedisGone):
+            self.cut_short = job.id
+            raise
 
     def request_stop(self, signum: int, frame: FrameType | None) -> None:
         """RQ's warm shutdown, remembered (``stopping``) so the worker is not started again."""
@@ -335,18 +348,26 @@ def run(settings: Settings, burst: bool = False, fork: bool = False, name: str |
     tick_s = tick_every_s(settings)
     if tick_s > 0 and "clock" in kinds:
         threading.Thread(target=tick_forever, args=(settings, tick_s, stop), daemon=True, name="clock-tick").start()
+    def redo(jid: str) -> None:
+        # the job an outage cut short can never finish; RQ would call it running until its
+        # timeout and more: drop it, and have the watchdog's next pass enqueue it again (jobs are
+        # idempotent, and a promise the job kept before the outage stays kept)
+        with contextlib.suppress(NoSuchJobError):
+            Job.fetch(jid, connection=client).delete()
+        outbox.service.store.job_due_by(jid, time.time())
+
     try:
-        return serve_queues(settings, queues, client, fork=fork, name=name)
+        return serve_queues(settings, queues, client, fork=fork, name=name, redo=redo)
     finally:
         stop.set()
 
 
 def serve_queues(settings: Settings, queues: list[str], client: Redis, fork: bool = False,
-                 name: str | None = None) -> bool:
+                 name: str | None = None, redo: Callable[[str], None] | None = None) -> bool:
     """Run an RQ worker (with its scheduler) on ``queues`` until a stop is asked for; when it
     leaves its loop for any other reason (Redis went away, most often), wait for Redis with a
-    capped backoff (said once per outage) and start a fresh one in this same process. True if
-    any job ran."""
+    capped backoff (said once per outage) and start a fresh one in this same process, after
+    ``redo`` of the job the outage cut short, if any. True if any job ran."""
     quiet_rq_about_redis()
     outage = Outage(f"RQ worker on {', '.join(queues)}", log, settings.redis_retry_max_s)
     stopping = threading.Event()
@@ -372,6 +393,9 @@ def serve_queues(settings: Settings, queues: list[str], client: Redis, fork: boo
             outage.ok()
         elif time.monotonic() - began < 5 and stopping.wait(1.0):
             return worked  # it quit soon with Redis up (a fault of its own, logged by RQ): no tight loop
+        if redo is not None and isinstance(worker, RidesOutRedis) and worker.cut_short:
+            with contextlib.suppress(redis.ConnectionError, redis.TimeoutError):
+                redo(worker.cut_short)
         if worker.scheduler is not None:  # the dead scheduler's locks, so the next one takes them now
             with contextlib.suppress(redis.ConnectionError, redis.TimeoutError):
                 # else they lapse by themselves within a minute

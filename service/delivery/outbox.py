@@ -42,6 +42,9 @@ from service.storage.outage import Outage, redis_unreachable
 from service.storage.outbox_streams import OutboxRecord
 
 log = logging.getLogger("portolan.dispatcher")
+AFTER_OUTAGE_MS = 1000
+"""Once Redis is back, entries pending this long are claimed at once: a handler takes milliseconds,
+so an entry idle a second was left by the outage (or a dispatcher that died in it)."""
 
 OutboxEntry = OutboxRecord
 Handler = Callable[[Matches, OutboxEntry], None]
@@ -132,6 +135,10 @@ class Dispatcher:
         outage = Outage(f"outbox {group}", log, self.settings.redis_retry_max_s)
         while not stop.is_set():
             try:
+                if outage.ongoing:  # Redis is back: first take what the outage left pending (an
+                    # entry whose handler failed for want of Redis), not claim_after_s later
+                    self._handle(group, self.groups[group],
+                                 self.service.store.claim_outbox(group, self.name, AFTER_OUTAGE_MS))
                 self.step(group, block_ms=block_ms, claim=turn % claim_every == 0)
                 outage.ok()
             except Exception as exc:  # Redis went away: wait and try again, never die

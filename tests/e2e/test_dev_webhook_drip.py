@@ -109,10 +109,12 @@ def test_a_dripping_webhook_receiver_delays_no_bot_move_and_no_mail(tmp_path: Pa
         wait_for("the receiver dripping", lambda: drip.open > 0, 30, lines)
         mails = len(list(outbox.glob("invite-*.eml")))
 
+        began = time.monotonic()
         bots = client.create("nauticus", [{"bot": "random"}, {"bot": "random"}], private_key=CREATOR)
         client.create("nauticus", [{"invite": "waiting@example.org"}, {"bot": "random"}], private_key=CREATOR)
         wait_for("the all-bot match moving", lambda: int(client.show(str(bots["id"]))["ply"]) > 0, 60, lines)
         wait_for("the invitation", lambda: len(list(outbox.glob("invite-*.eml"))) > mails, 60, lines)
+        print(f"bot move and invitation {time.monotonic() - began:.1f} s after, the receiver still dripping")
         assert drip.open > 0 and drip.began == 1  # all that while, the one delivery was still dripping
     finally:
         drip.stop.set()
