@@ -42,8 +42,10 @@ import redis
 from redis import Redis
 from redis.client import Pipeline
 from rq import Queue, SimpleWorker, Worker
+from rq.defaults import DEFAULT_LOGGING_DATE_FORMAT, DEFAULT_LOGGING_FORMAT
 from rq.exceptions import NoSuchJobError
 from rq.job import Job
+from rq.scheduler import RQScheduler
 from rq.worker import BaseWorker
 
 from service.config import Settings
@@ -184,6 +186,17 @@ class RedisGone(Exception):
     Redis and starts a fresh RQ worker, scheduler and all; see :func:`serve_queues`)."""
 
 
+class QuietScheduler(RQScheduler):
+    """RQ's scheduler process, ending quietly when Redis goes away: RQ's own re-raises, and its
+    process dies with a traceback on stderr at every outage. The worker starts a fresh one once
+    Redis is back (:func:`serve_queues`)."""
+
+    def work(self) -> None:
+        """RQ's scheduling loop, until a stop or an unreachable Redis."""
+        with contextlib.suppress(redis.ConnectionError, redis.TimeoutError):
+            super().work()  # type: ignore[no-untyped-call]
+
+
 class RidesOutRedis(StopsListeningInOrder):
     """An RQ worker that leaves its work loop as soon as Redis is unreachable, and whose teardown
     then does what it can without Redis.
@@ -212,6 +225,18 @@ class RidesOutRedis(StopsListeningInOrder):
         """RQ's warm shutdown, remembered (``stopping``) so the worker is not started again."""
         self.stopping = True
         super().request_stop(signum, frame)  # type: ignore[no-untyped-call]
+
+    def _start_scheduler(self, burst: bool = False, logging_level: str | None = "INFO",
+                         date_format: str = DEFAULT_LOGGING_DATE_FORMAT,
+                         log_format: str = DEFAULT_LOGGING_FORMAT) -> None:
+        """RQ's (rq.worker.base), with :class:`QuietScheduler` for its scheduler; a serving worker
+        only (a burst one does not get here)."""
+        self.scheduler = QuietScheduler(self.queues, connection=self.connection,
+                                        logging_level=logging_level if logging_level is not None else self.log.level,
+                                        date_format=date_format, log_format=log_format, serializer=self.serializer)
+        self.scheduler.acquire_locks()  # type: ignore[no-untyped-call]
+        if self.scheduler.acquired_locks and not burst:
+            self.scheduler.start()  # type: ignore[no-untyped-call]
 
     def heartbeat(self, timeout: int | None = None, pipeline: Pipeline | None = None) -> None:
         """RQ's heartbeat; a Redis that cannot be reached raises :class:`RedisGone`, which RQ's
