@@ -62,6 +62,9 @@
                     a SIGKILLed worker counts as dead that long after its last beat, and then the
                     watchdog re-enqueues the job it was running and its mail's sending lease is taken over
 ``PORTOLAN_SWEEP_S``         how often the safety-net sweep scans the newest matches (``300``; ``0``: never)
+``PORTOLAN_REDIS_RETRY_MAX_S``  the longest wait between a worker's tries to reach a Redis that went away
+                    (``5``): its RQ worker, dispatcher, watchdog and clock resume at most that long after
+                    Redis is back; the outage is logged once, not at every try
 ``PORTOLAN_CORS_ORIGINS``  origins a browser may call the API from, ``,``-separated (``*``: any; requests
                     are authenticated by signature, never by cookies, so no credentials are allowed)
 ``PORTOLAN_WEBHOOKS_ALLOW_PRIVATE``  ``off`` (default) or ``on``: let webhooks use plain ``http`` and
@@ -169,6 +172,7 @@ class Settings:
     watchdog_s: float = 5.0
     worker_alive_s: float = 10.0
     sweep_s: float = 300.0
+    redis_retry_max_s: float = 5.0
     cors_origins: tuple[str, ...] = ("*",)
     webhooks_allow_private: bool = False
     webhooks_per_owner: int = 10
@@ -245,6 +249,7 @@ class Settings:
             watchdog_s=_float(e, "PORTOLAN_WATCHDOG_S", cls.watchdog_s),
             worker_alive_s=max(0.5, _float(e, "PORTOLAN_WORKER_ALIVE_S", cls.worker_alive_s)),
             sweep_s=_float(e, "PORTOLAN_SWEEP_S", cls.sweep_s),
+            redis_retry_max_s=max(0.1, _float(e, "PORTOLAN_REDIS_RETRY_MAX_S", cls.redis_retry_max_s)),
             cors_origins=tuple(o.strip() for o in (e.get("PORTOLAN_CORS_ORIGINS") or "*").split(",") if o.strip())
             or cls.cors_origins,
             webhooks_allow_private=_flag(e, "PORTOLAN_WEBHOOKS_ALLOW_PRIVATE", False),

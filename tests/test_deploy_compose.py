@@ -27,7 +27,7 @@ def test_every_procfile_process_is_a_compose_service_with_the_same_command() -> 
     for line in (DEPLOY / "Procfile").read_text().splitlines():
         name, _, command = line.partition(":")
         procfile[name.strip()] = shlex.split(command)
-    named = {"web": "api", "worker": "worker", "hooks": "hooks", "mail": "mail"}
+    named = {"web": "api", "notices": "notices", "bots": "bots", "hooks": "hooks", "mail": "mail"}
     assert set(procfile) == set(named)
     for proc, service in named.items():
         command = services[service]["command"]
@@ -46,3 +46,15 @@ def test_redis_keeps_an_append_only_file_on_a_volume() -> None:
     assert command[command.index("--dir") + 1] == "/data"
     assert any(v.endswith(":/data") for v in redis["volumes"])
     assert "ports" not in redis  # only the compose network reaches it
+
+
+def test_mail_bots_and_webhooks_have_workers_of_their_own() -> None:
+    """Issue 28, items 5 and 6: no worker process of deploy/ works two of the mail, bot and webhook
+    queues, and together they work every queue."""
+    groups = []
+    for line in (DEPLOY / "Procfile").read_text().splitlines():
+        command = shlex.split(line.partition(":")[2])
+        if command[:2] == ["portolan", "worker"]:
+            groups.append(command[command.index("--queues") + 1].split(","))
+    assert sorted(q for group in groups for q in group) == ["bots", "clock", "notices", "webhooks"]
+    assert all(len({"notices", "bots", "webhooks"} & set(group)) == 1 for group in groups)

@@ -36,11 +36,15 @@ class Heartbeat:
         return self
 
     def _run(self) -> None:
+        failing = False
         while not self._stop.wait(self.ttl_s / 3):
             try:
                 self.liveness.beat(self.worker, self.ttl_s)
-            except Exception:  # Redis away: the next beat tries again; others may count us dead meanwhile
-                log.warning("heartbeat of worker %s failed", self.worker, exc_info=True)
+                failing = False
+            except Exception as exc:  # Redis away: the next beat tries again; others may count us dead meanwhile
+                if not failing:  # said once per outage, not at every beat
+                    log.warning("heartbeat of worker %s failed: %s", self.worker, exc)
+                failing = True
 
     def stop(self) -> None:
         """Stop beating; the worker is dead from now on (its leases may be taken over)."""

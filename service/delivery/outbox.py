@@ -38,9 +38,13 @@ from service.delivery.dispatch import RQDispatcher
 from service.play.matches import Matches
 from service.proof.match_record import MatchMeta
 from service.proof.standing import Standing
+from service.storage.outage import Outage, redis_unreachable
 from service.storage.outbox_streams import OutboxRecord
 
 log = logging.getLogger("portolan.dispatcher")
+AFTER_OUTAGE_MS = 1000
+"""Once Redis is back, entries pending this long are claimed at once: a handler takes milliseconds,
+so an entry idle a second was left by the outage (or a dispatcher that died in it)."""
 
 OutboxEntry = OutboxRecord
 Handler = Callable[[Matches, OutboxEntry], None]
@@ -128,12 +132,21 @@ class Dispatcher:
         block_ms = max(50, min(block_ms, self.claim_after_ms // 2))
         claim_every = max(1, self.claim_after_ms // block_ms // 2)
         turn = 0
+        outage = Outage(f"outbox {group}", log, self.settings.redis_retry_max_s)
         while not stop.is_set():
             try:
+                if outage.ongoing:  # Redis is back: first take what the outage left pending (an
+                    # entry whose handler failed for want of Redis), not claim_after_s later
+                    self._handle(group, self.groups[group],
+                                 self.service.store.claim_outbox(group, self.name, AFTER_OUTAGE_MS))
                 self.step(group, block_ms=block_ms, claim=turn % claim_every == 0)
-            except Exception:  # Redis went away for a moment: try again, do not die
-                log.exception("%s: reading the outbox failed", group)
-                stop.wait(1.0)
+                outage.ok()
+            except Exception as exc:  # Redis went away: wait and try again, never die
+                if redis_unreachable(exc):  # logged once per outage, not once a try
+                    stop.wait(outage.failed(exc))
+                else:
+                    log.exception("%s: reading the outbox failed", group)
+                    stop.wait(1.0)
             turn += 1
 
 

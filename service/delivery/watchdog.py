@@ -29,6 +29,7 @@ import time
 
 from service.config import Settings
 from service.delivery.dispatch import RQDispatcher
+from service.storage.outage import Outage, redis_unreachable
 from service.storage.store import Store
 
 log = logging.getLogger("portolan.watchdog")
@@ -79,11 +80,19 @@ class Watchdog:
 
     def run(self, stop: threading.Event) -> None:
         """Check now (a worker that starts after a crash picks up what the crash left) and then
-        every ``watchdog_s`` until ``stop`` is set; a Redis hiccup only skips a pass."""
+        every ``watchdog_s`` until ``stop`` is set; a Redis outage is said once and the next pass
+        comes within the backoff."""
+        outage = Outage("watchdog", log, self.settings.redis_retry_max_s)
+        wait_s = self.settings.watchdog_s
         while True:
             try:
                 self.check()
-            except Exception:
-                log.exception("watchdog pass failed")
-            if stop.wait(self.settings.watchdog_s):
+                outage.ok()
+                wait_s = self.settings.watchdog_s
+            except Exception as exc:
+                if redis_unreachable(exc):  # logged once per outage
+                    wait_s = min(self.settings.watchdog_s, outage.failed(exc))
+                else:
+                    log.exception("watchdog pass failed")
+            if stop.wait(wait_s):
                 return

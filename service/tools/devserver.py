@@ -1,11 +1,13 @@
 """``portolan dev``: the whole service on one machine, with nothing installed but Python.
 
 Starts a real Redis (embedded, data and append-only file under ``./var/redis``) unless
-``REDIS_URL`` is set, an RQ worker with the scheduler as a child process, and the API as
+``REDIS_URL`` is set, a worker per queue group (mail, bots, webhooks: service.tools.supervise)
+with RQ's scheduler as child processes, and the API as
 production serves it: gunicorn with one gevent worker (deploy/gunicorn.conf.py's server model),
 so the event streams and long-polls behave here as they ship. Mail goes to ``./var/outbox/*.eml``
 unless ``SMTP_URL`` is set; replies come in through the SMTP receiver it starts on
 ``PORTOLAN_MAIL_RECEIVER`` (``127.0.0.1:8025``). Ctrl-C (or SIGTERM) stops everything it started.
+Any child that exits (Redis included) is started again within about 11 s, and its console says so.
 
 Every process runs on one file clock, ``<data>/clock`` (unless ``PORTOLAN_CLOCK`` says otherwise),
 so ``portolan clock advance 25h`` moves a match past its deadlines without waiting; while it
@@ -22,11 +24,13 @@ import subprocess
 import sys
 import time
 import urllib.request
+from collections.abc import Callable
 from pathlib import Path
 
 from service.clock import Clock
 from service.config import Settings, parse_listen
 from service.storage.embedded import EmbeddedRedis
+from service.tools.supervise import MAX_WAIT_S, WORKER_GROUPS, Child, Supervisor, spawner, worker_command
 
 
 def _stop(*_: object) -> None:
@@ -37,17 +41,15 @@ def run_dev(host: str = "127.0.0.1", port: int = 8000, data_dir: str = "var") ->
     data = Path(data_dir)
     env = dict(os.environ)
     redis_proc: EmbeddedRedis | None = None
-    worker: subprocess.Popen[bytes] | None = None
-    api: subprocess.Popen[bytes] | None = None
-    receiver: subprocess.Popen[bytes] | None = None
     url = f"http://{host}:{port}"
-    code = 0
+    sup = Supervisor(say)
     previous = signal.signal(signal.SIGTERM, _stop)
     previous_int = signal.signal(signal.SIGINT, _stop)  # also when started in the background
     try:
         if not env.get("REDIS_URL"):
             redis_proc = EmbeddedRedis(data / "redis", durable=True)
-            env["REDIS_URL"] = redis_proc.start()
+            env["REDIS_URL"] = redis_proc.url
+            sup.add(Child(name="redis-server", start=_redis_starter(redis_proc)))
         if not env.get("SMTP_URL"):
             env.setdefault("OUTBOX_DIR", str((data / "outbox").resolve()))
         env.setdefault("PUBLIC_URL", url)
@@ -56,23 +58,30 @@ def run_dev(host: str = "127.0.0.1", port: int = 8000, data_dir: str = "var") ->
         os.environ.update({k: env[k] for k in ("REDIS_URL", "PUBLIC_URL") if k in env})
         if "OUTBOX_DIR" in env:
             os.environ["OUTBOX_DIR"] = env["OUTBOX_DIR"]
-        # its own session: a Ctrl-C in the terminal reaches only us, and we stop the worker
-        # (and its scheduler) before Redis, so nothing complains about a vanished server
-        worker = subprocess.Popen([sys.executable, "-m", "service.tools.cli", "worker"], env=env, start_new_session=True)
-        api = subprocess.Popen(gunicorn_command(host, port), env=env, start_new_session=True)
+        # each in its own session: a Ctrl-C in the terminal reaches only us, and we stop the
+        # workers (and their schedulers) before Redis, so nothing complains about a vanished server;
+        # one worker per queue group (service.tools.supervise), so no bot flood or slow webhook
+        # receiver holds up a notice
+        for group, queues in WORKER_GROUPS.items():
+            sup.add(Child(name=f"worker {group}", start=spawner(worker_command(queues), env), stop_signal=signal.SIGINT))
+        api = sup.add(Child(name="API (gunicorn)", start=spawner(gunicorn_command(host, port), env)))
         listen = env.get("PORTOLAN_MAIL_RECEIVER") or Settings.mail_receiver
-        receiver = subprocess.Popen(receiver_command(listen), env=env, start_new_session=True)
-        _wait_until_up(api, host, port)
-        _wait_until_listening(receiver, listen)
+        receiver = sup.add(Child(name="mail receiver", start=spawner(receiver_command(listen), env)))
+        assert api.proc is not None and receiver.proc is not None
+        _wait_until_up(api.proc, host, port)
+        _wait_until_listening(receiver.proc, listen)
         mail = env.get("SMTP_URL") or env["OUTBOX_DIR"]
         _write_dev_facts(data, env)
         replies = Settings.from_env(env).reply_base()
+        workers = ", ".join(f"{c.name.removeprefix('worker ')} pid {c.proc.pid if c.proc else '?'}"
+                            for c in sup.children if c.name.startswith("worker "))
         print(f"""
 Portolan is running at {url}
   Redis: {env['REDIS_URL']}{' (embedded, data in ' + str(data / 'redis') + ')' if redis_proc else ''}
-  worker: pid {worker.pid} (outbox dispatcher, RQ worker, watchdog); mail: {mail}
-  mail in: smtp://{listen} (pid {receiver.pid}) takes replies to {replies.replace('@', '+...@')}
+  workers: {workers} (each: outbox dispatcher, RQ worker, watchdog); mail: {mail}
+  mail in: smtp://{listen} (pid {receiver.proc.pid}) takes replies to {replies.replace('@', '+...@')}
   clock: {clock_line(clock)}
+  a process that exits is started again within {MAX_WAIT_S + 1:g} s, and said here
 
 Play in a browser: open {url}/ (the lobby; New match starts one).
 Or play your first match from a terminal (in another one):
@@ -81,9 +90,7 @@ Or play your first match from a terminal (in another one):
   portolan show MATCH && portolan move MATCH --pick 1
 
 Ctrl-C stops everything.""".replace("harbour-race", _first_game()), flush=True)
-        api.wait()
-        print(f"the API server (gunicorn) stopped by itself with {api.returncode}", file=sys.stderr, flush=True)
-        code = 1
+        sup.watch()
     except KeyboardInterrupt:
         pass
     finally:
@@ -92,33 +99,29 @@ Ctrl-C stops everything.""".replace("harbour-race", _first_game()), flush=True)
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         print("\nstopping the worker and Redis...", flush=True)
-        if api and api.poll() is None:
-            os.killpg(api.pid, signal.SIGTERM)  # gunicorn's graceful stop; open streams are cut
-            try:
-                api.wait(15)
-            except subprocess.TimeoutExpired:
-                os.killpg(api.pid, signal.SIGKILL)
-                api.wait()
-        if receiver and receiver.poll() is None:
-            os.killpg(receiver.pid, signal.SIGTERM)  # a message cut off got no 250: its sender retries
-            try:
-                receiver.wait(15)
-            except subprocess.TimeoutExpired:
-                os.killpg(receiver.pid, signal.SIGKILL)
-                receiver.wait()
-        if worker and worker.poll() is None:
-            os.killpg(worker.pid, signal.SIGINT)  # RQ's warm shutdown: finish the current job
-            try:
-                worker.wait(15)
-            except subprocess.TimeoutExpired:
-                os.killpg(worker.pid, signal.SIGKILL)
-                worker.wait()
-        if redis_proc:
-            redis_proc.stop()
+        # gunicorn's graceful stop (open streams are cut); a message the receiver had cut off got
+        # no 250, so its sender retries; the workers' warm shutdown finishes the job in hand
+        sup.stop([c.name for c in sup.children if c.name != "redis-server"])
+        sup.stop(["redis-server"])
         (data / DEV_FACTS).unlink(missing_ok=True)
         signal.signal(signal.SIGTERM, previous)
         signal.signal(signal.SIGINT, previous_int)
-    return code
+    return 0
+
+
+def say(line: str) -> None:
+    """A line of ``portolan dev`` on its console (a child exited, was restarted)."""
+    print(f"portolan dev: {line}", file=sys.stderr, flush=True)
+
+
+def _redis_starter(redis_proc: EmbeddedRedis) -> Callable[[], subprocess.Popen[bytes]]:
+    """Start the embedded Redis (again: the same port, data folder and append-only file, so what
+    it acknowledged before it died is there again, and the workers reconnect to it)."""
+    def start() -> subprocess.Popen[bytes]:
+        redis_proc.start()
+        assert redis_proc.proc is not None
+        return redis_proc.proc
+    return start
 
 
 DEV_FACTS = "dev.json"

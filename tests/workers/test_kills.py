@@ -107,7 +107,10 @@ class Workers:
     def _start(self) -> subprocess.Popen[bytes]:
         self.started += 1
         log = (self.logs / f"worker-{self.started}.log").open("wb")
-        return subprocess.Popen([sys.executable, "-m", "service.tools.cli", "worker"], env=self.env, cwd=ROOT,
+        # one process with every queue, as a worker was before issue 28: this test kills worker
+        # processes; a bare `portolan worker` would be a supervisor of three, each killed with it
+        return subprocess.Popen([sys.executable, "-m", "service.tools.cli", "worker", "--queues", "bots,notices,webhooks"],
+                                env=self.env, cwd=ROOT,
                                 stdout=log, stderr=subprocess.STDOUT)
 
     def kill_and_restart(self, i: int, pause: float) -> None:

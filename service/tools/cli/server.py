@@ -38,14 +38,26 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 
 def cmd_worker(args: argparse.Namespace) -> int:
-    """Run the outbox dispatcher and an RQ worker (workers.worker) on the ``--queues``."""
-    from service.config import Settings
+    """Run the outbox dispatcher and an RQ worker (workers.worker) on the ``--queues``; without
+    ``--queues``, one such process per queue group, supervised (service.tools.supervise)."""
+    from service.config import ClockRefused, Settings, open_clock
+    from service.delivery import dkim_sign
     from service.delivery.dkim_sign import DkimKeyError
+    from service.tools.supervise import run_worker_groups
     from workers.worker import run
 
+    if args.queues is None and not args.burst:  # one process per queue group, each restarted when it exits
+        settings = Settings.from_env()
+        # a setting that stops every worker at start stops this one, rather than a restart loop of three
+        try:
+            open_clock(settings)
+            dkim_sign.check(settings)
+        except (ClockRefused, DkimKeyError) as exc:  # the operator's setting: say which and why
+            raise SystemExit(f"portolan worker: {exc}") from None
+        return run_worker_groups(fork=args.fork)
     try:
         run(Settings.from_env(), burst=args.burst, fork=args.fork,
-            kinds=tuple(q.strip() for q in args.queues.split(",")))
+            kinds=tuple(q.strip() for q in (args.queues or "bots,notices,webhooks").split(",")))
     except DkimKeyError as exc:  # the operator's setting: say which and why, no traceback
         raise SystemExit(f"portolan worker: {exc}") from None
     return 0
@@ -152,8 +164,10 @@ def add_commands(cmd: CommandMaker) -> None:
     sp = cmd("worker", cmd_worker, "run the outbox dispatcher and an RQ worker for notices and bots against REDIS_URL")
     sp.add_argument("--burst", action="store_true", help="stop when the queues are empty")
     sp.add_argument("--fork", action="store_true", help="run each job in a forked process")
-    sp.add_argument("--queues", default="bots,notices,webhooks",
-                    help="queues to work, in priority order (production: webhook workers of their own)")
+    sp.add_argument("--queues", default=None,
+                    help="queues to work in this one process, in priority order (bots, clock, notices, webhooks); "
+                         "default: a process per group (mail: notices; bots: bots,clock; webhooks), each "
+                         "restarted when it exits")
     sp = cmd("mail-in", cmd_mail_in, "deliver one received mail on stdin to the mail desk (for an MTA pipe, "
              "procmail or .forward): exit 0 dealt with or dropped, 65 too big or unreadable, 75 try again later")
     sp.add_argument("--recipient", action="append", default=[], metavar="ADDRESS",
