@@ -33,7 +33,8 @@ def environment(s: Settings) -> dict[str, str]:
     """What an MTA's pipe (through deploy/mail/portolan-mail-in) or the receiver's unit gives Portolan."""
     return {**os.environ, "PYTHONPATH": str(ROOT), "REDIS_URL": s.redis_url, "PORTOLAN_NS": s.namespace,
             "PUBLIC_URL": s.public_url, "SMTP_URL": s.smtp_url or "", "MAIL_FROM": s.mail_from,
-            "PORTOLAN_MAIL_REPLY_TO": s.mail_reply_to, "PORTOLAN_PLUGINS": "tests.helpers.fixture_game"}
+            "PORTOLAN_MAIL_REPLY_TO": s.mail_reply_to, "PORTOLAN_PLUGINS": "tests.helpers.fixture_game",
+            "PORTOLAN_MAIL_REQUIRE_AUTH": "off"}
 
 
 def gmail_reply(table: Table, text: str) -> tuple[EmailMessage, str]:

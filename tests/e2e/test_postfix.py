@@ -61,7 +61,8 @@ def portolan_env(s: Settings, **extra: str) -> dict[str, str]:
     """The settings of the Portolan processes (the same for the worker, the receiver and mail-in)."""
     env = {"REDIS_URL": s.redis_url, "PORTOLAN_NS": s.namespace, "SMTP_URL": s.smtp_url or "",
            "PUBLIC_URL": s.public_url, "MAIL_FROM": s.mail_from, "PORTOLAN_MAIL_REPLY_TO": BASE,
-           "OUTBOX_DIR": s.outbox_dir, "PORTOLAN_MAIL_MAX_BYTES": str(RECEIVER_MAX_BYTES)}
+           "OUTBOX_DIR": s.outbox_dir, "PORTOLAN_MAIL_MAX_BYTES": str(RECEIVER_MAX_BYTES),
+           "PORTOLAN_MAIL_REQUIRE_AUTH": "off"}
     if os.environ.get("QUEUE_REDIS_URL"):
         env["QUEUE_REDIS_URL"] = os.environ["QUEUE_REDIS_URL"]
     env.update(extra)

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from service.games.words import count, rules_url
 from service.play.errors import ServiceError
 from service.play.mail.menu import SHOWN, menu
-from service.play.mail.reply_address import reply_address
+from service.play.mail.reply_address import DEFAULT_DAYS, reply_address
 from service.play.views import match as views
 from service.proof.match_record import MatchMeta, SeatRow
 
@@ -127,12 +127,14 @@ def prompt_mark(match_id: str, seat: int, ply: int) -> str:
 
 
 def seat_context(ctx: MatchContext, match_id: str, seat: int, base: str, *, full_menu: bool = False,
-                 board: bool = False, prompt: bool = True, prompt_owner: str = "") -> tuple[dict[str, Any], str]:
+                 board: bool = False, prompt: bool = True, prompt_owner: str = "",
+                 days: int = DEFAULT_DAYS) -> tuple[dict[str, Any], str]:
     """The seat's position now, for its own holder: the template context and the Reply-To
     (a fresh turn token when the seat must act, else the seat's ``o`` address). ``prompt=False``
     leaves out the menu and the turn token: a turn notice of its own is on its way. With a
     ``prompt_owner`` the menu is shown only if that owner takes the ply's :func:`prompt_mark`
-    (a turn notice that took it first asks for the move instead)."""
+    (a turn notice that took it first asks for the move instead). The token is good for ``days``
+    days (``PORTOLAN_MAIL_TOKEN_DAYS``)."""
     view = views.view(ctx, match_id, seat)
     # the view's own public fields, so the menu, the turn and the token all describe one ply
     meta = MatchMeta(id=match_id, game=view["game"], players=view["players"], status=view["status"], ply=view["ply"],
@@ -145,7 +147,7 @@ def seat_context(ctx: MatchContext, match_id: str, seat: int, base: str, *, full
     if must_act and prompt_owner and not ctx.store.claim_for(prompt_mark(match_id, seat, view["ply"]), prompt_owner):
         must_act = False  # the turn notice of this ply asks for the move: one prompt per seat and ply
     kind: Literal["t", "o"] = "t" if must_act else "o"
-    reply_to = reply_address(ctx.server_key, base, kind, match_id, seat, view["ply"] if must_act else 0)
+    reply_to = reply_address(ctx.server_key, base, kind, match_id, seat, view["ply"] if must_act else 0, days=days)
     shown = items if full_menu else items[:SHOWN]
     names = game.seat_names(meta.players)
     context = {
