@@ -80,7 +80,7 @@ EX_CONFIG = 78
 
 def cmd_mail_in(args: argparse.Namespace) -> int:
     """One message on stdin to the mail desk: exit 0 when dealt with, 65 over the size cap, 75 to
-    have the MTA retry (deploy/README.md "Mail in")."""
+    have the MTA retry, 78 when no way to authenticate senders is configured (deploy/README.md "Mail in")."""
     import logging
 
     from service.config import Settings
