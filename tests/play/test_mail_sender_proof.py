@@ -107,3 +107,14 @@ def test_an_auto_responder_repeating_itself_gets_two_answers_then_silence(mail_s
     assert len(t.answers()) == 1
     assert t.desk.receive(reply(to, email, "1")).startswith("moved")
     assert len(t.answers()) == 1
+
+
+def test_production_settings_require_an_authenticated_sender() -> None:
+    assert Settings.from_env({}).mail_require_auth is True
+    assert "PORTOLAN_MAIL_AUTHSERV_ID" in Settings.from_env({}).mail_auth_problem()
+    trusted = Settings.from_env({"PORTOLAN_MAIL_AUTHSERV_ID": " MX.Portolan.test "})
+    assert trusted.mail_authserv_id == OURS and trusted.mail_auth_problem() == ""
+    assert Settings.from_env({"PORTOLAN_MAIL_REQUIRE_DKIM": "on"}).mail_auth_problem() == ""
+    assert Settings.from_env({"PORTOLAN_MAIL_REQUIRE_AUTH": "off"}).mail_auth_problem() == ""
+    days = Settings.from_env({"PORTOLAN_MAIL_TOKEN_DAYS": "7", "PORTOLAN_MAIL_GAME_OVER_TOKEN_DAYS": "3"})
+    assert (days.mail_token_days, days.mail_game_over_token_days, days.mail_same_text_answers) == (7, 3, 2)
