@@ -40,11 +40,11 @@ def test_a_spoofed_from_cannot_play_the_seat_and_the_genuine_one_can(mail_settin
     for name, headers in spoofs.items():
         account = t.desk.receive(reply(to, email, "1", auth_results=headers))
         assert account.startswith("dropped: its sender is not authenticated"), (name, account)
-    assert t.snapshot() == before and t.answers() == []  # nothing moved, nobody was mailed
+    assert t.snapshot() == before  # nothing moved
     genuine = t.desk.receive(reply(to, email, "1", auth_results=(f"{OURS}; dkim=pass header.d={domain}",)))
     assert genuine.startswith("moved"), genuine
     assert len(t.m.log(t.match)) == len(before[1]) + 1
-    [answer] = t.answers()
+    [answer] = t.answers()  # the genuine one's: the spoofs were mailed nothing
     assert "accepted" in words(answer)
 
 
