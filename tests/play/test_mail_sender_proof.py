@@ -56,6 +56,10 @@ def test_a_dmarc_pass_plays_and_commands_need_proof_too(mail_settings: Settings,
     for command in ("abort", "resign yes", "stop notices", "show"):
         assert t.desk.receive(reply(to, email, command)).startswith("dropped"), command
     assert t.answers() == [] and t.m.meta(t.match).status == "active"
+    # with our own DKIM check on as well, its pass does not overrule the domain's DMARC fail
+    both = build_desk(dataclasses.replace(t.settings, mail_authserv_id=OURS, mail_require_dkim=True), t.m)
+    failed = (f"{OURS}; dmarc=fail header.from={domain}",)
+    assert "fails DMARC" in both.receive(reply(to, email, "1", auth_results=failed, dkim=True))
     proven = (f"{OURS}; dmarc=pass header.from={domain}",)
     assert t.desk.receive(reply(to, email, "1", auth_results=proven)).startswith("moved")
 

@@ -210,7 +210,7 @@ class Desk:
             judged = sender_auth.judge(mail.auth_results, self.authserv_id, mail.sender)
             if judged.passed:
                 return True, ""
-            if "fails DMARC" in judged.why:  # the domain's owner says this is not theirs: no DKIM overrules it
+            if judged.dmarc_fail:  # the domain's owner says this is not theirs: no DKIM overrules it
                 return False, judged.why
             why_not = judged.why
         if self.require_dkim:

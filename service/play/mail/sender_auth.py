@@ -54,6 +54,8 @@ class Judgement:
 
     passed: bool
     why: str
+    dmarc_fail: bool = False
+    """The domain's own DMARC check failed: nothing else (our own DKIM check) may overrule it."""
 
 
 def _without_comments(value: str) -> str:
@@ -154,7 +156,7 @@ def judge(headers: Iterable[str], authserv_id: str, sender: str) -> Judgement:
     dmarc = [r for r in results if r.method == "dmarc"
              and _domain(r.properties.get("header.from", domain)) == domain]
     if any(r.result == "fail" for r in dmarc):
-        return Judgement(False, f"{domain} fails DMARC ({ours})")
+        return Judgement(False, f"{domain} fails DMARC ({ours})", dmarc_fail=True)
     if any(r.result == "pass" for r in dmarc):
         return Judgement(True, f"{domain} passes DMARC ({ours})")
     for r in results:
