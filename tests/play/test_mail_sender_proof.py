@@ -10,6 +10,8 @@ import dataclasses
 from service.config import Settings
 from service.play.mail.reply_address import reply_address
 from service.runtime import build_desk
+from service.storage.connection import connect
+from service.storage.preferences import NoticePreferences
 from tests.conftest import SmtpSink
 from tests.play.mail_desk import BASE, Table, mail_settings, open_table, reply, words
 
@@ -83,7 +85,12 @@ def test_an_expired_token_is_dropped_unanswered(mail_settings: Settings, smtp_si
     old = reply_address(t.m.server_key, BASE, "t", t.match, seat, before[0].ply, days=1, now=0.0)  # 1970
     account = t.desk.receive(reply(old, email, "1"))
     assert account == "dropped: its reply token has expired"
-    assert t.snapshot() == before and t.answers() == []
+    assert t.snapshot() == before
+    # a mail client's unsubscribe mailto of an old mail: done all the same (less mail), unanswered
+    old_o = reply_address(t.m.server_key, BASE, "o", t.match, seat, days=1, now=0.0)
+    assert "`stop notices` was done" in t.desk.receive(reply(old_o, email, "", subject="stop notices"))
+    assert NoticePreferences(connect(t.settings.redis_url), t.settings.namespace).get(email) == "off"
+    assert t.answers() == []
 
 
 def test_a_refusal_never_echoes_the_senders_subject(mail_settings: Settings, smtp_sink: SmtpSink) -> None:

@@ -7,6 +7,7 @@ Everything here is JSON-ready, because the answer travels as the job's argument.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
@@ -14,12 +15,13 @@ from typing import TYPE_CHECKING, Any, Literal
 from service.games.words import count, rules_url
 from service.play.errors import ServiceError
 from service.play.mail.menu import SHOWN, menu
-from service.play.mail.reply_address import DEFAULT_DAYS, reply_address
+from service.play.mail.reply_address import DEFAULT_DAYS, parse_reply_address, reply_address
 from service.play.views import match as views
 from service.proof.match_record import MatchMeta, SeatRow
 
 if TYPE_CHECKING:
     from service.play.context import MatchContext
+    from service.play.mail.inbound import InboundMail
 
 Verdict = Literal["accepted", "refused", "changed", "info", "joined"]
 LOG_LINES = 10
@@ -189,3 +191,13 @@ def why(exc: ServiceError) -> str:
         rule = exc.extra.get("rule") or exc.extra.get("rule_code") or exc.code
         return f"the rules of the game do not allow this move now (rule: {rule}); every action of a move is checked in order"
     return f"{exc.title.lower()} (rule: {exc.code})"
+
+
+def same_text_key(mail: InboundMail) -> str:
+    """What makes two mails "the same text again": the turn their reply address names (kind,
+    match, seat, ply: not its mac or day, which every answer renews) and their words, case and
+    spacing folded (the subject when there are no words)."""
+    reply = next((r for r in map(parse_reply_address, mail.recipients) if r is not None), None)
+    turn = f"{reply.kind}:{reply.match}:{reply.seat}:{reply.ply}" if reply else "-"
+    words = " ".join((mail.text or mail.subject).casefold().split())
+    return hashlib.sha256(f"{turn}\n{words}".encode()).hexdigest()[:32]

@@ -52,6 +52,7 @@ from service.play.mail.answers import (
     event_lines,
     log_lines,
     reply_subject,
+    same_text_key,
     seat_context,
     why,
 )
@@ -59,7 +60,7 @@ from service.play.mail.grammar import Reading, read_reply
 from service.play.mail.inbound import InboundMail, MailDesk
 from service.play.mail.menu import menu
 from service.play.mail.ports import AnswerPost, MailboxPort, PreferencesPort
-from service.play.mail.reply_address import Checked, ReplyTo, check, parse_reply_address
+from service.play.mail.reply_address import ReplyTo, check_any
 from service.play.mail.steps import Plan, plan
 from service.play.seats import key_attach, keys
 from service.play.views import match as views
@@ -167,11 +168,13 @@ class Desk:
     def _deal(self, mail: InboundMail, identity: str) -> str:
         if not mail.sender:
             return "dropped: no sender address to answer"
-        found = _reply_address(self.ctx.server_key, mail.recipients, self.wall_clock())
+        found = check_any(self.ctx.server_key, mail.recipients, self.wall_clock())
         if found.reply is None:
             return _dropped(mail, "it was not sent to a reply address made by Portolan")
         reply = found.reply
         if not found.ok:
+            if found.verdict == "expired" and self._late_stop(mail, reply):
+                return _dropped(mail, "its reply token has expired; its `stop notices` was done all the same")
             return _dropped(mail, "its reply token was not made by this server" if found.verdict == "forged"
                             else "its reply token has expired")
         try:
@@ -200,6 +203,23 @@ class Desk:
         if reading.command:
             return self._command(mail, identity, reply, meta, reading)
         return self._move(mail, identity, reply, meta, reading)
+
+    def _late_stop(self, mail: InboundMail, reply: ReplyTo) -> bool:
+        """``stop notices`` to an expired but authentic token (a mail client's unsubscribe mailto
+        of an old mail) from the seat's own authenticated address is still done, unanswered: it
+        only ever means less mail for the sender."""
+        reading = read_reply(mail.text, mail.subject)
+        if (reading.command, reading.argument) != ("notices", "off"):
+            return False
+        try:
+            rows = self.ctx.meta(reply.match).seats
+        except NotFound:
+            return False
+        if not 0 <= reply.seat < len(rows) or not same_address(rows[reply.seat].email, mail.sender) \
+                or not self._authenticated(mail)[0]:
+            return False
+        self.preferences.set(mail.sender, "off")
+        return True
 
     def _authenticated(self, mail: InboundMail) -> tuple[bool, str]:
         """Is the From proven (see the module's docstring, step 3)? And if not, why not."""
@@ -454,29 +474,6 @@ def _dropped(mail: InboundMail, why: str) -> str:
     whatever address the From names)."""
     log.warning("mail %s from %s dropped, not answered: %s", mail.message_id or mail.digest[:16], mail.sender, why)
     return f"dropped: {why}"
-
-
-def same_text_key(mail: InboundMail) -> str:
-    """What makes two mails "the same text again": the turn their reply address names (kind,
-    match, seat, ply: not its mac or day, which every answer renews) and their words, case and
-    spacing folded (the subject when there are no words)."""
-    reply = next((r for r in map(parse_reply_address, mail.recipients) if r is not None), None)
-    turn = f"{reply.kind}:{reply.match}:{reply.seat}:{reply.ply}" if reply else "-"
-    words = " ".join((mail.text or mail.subject).casefold().split())
-    return hashlib.sha256(f"{turn}\n{words}".encode()).hexdigest()[:32]
-
-
-def _reply_address(server_key: str, recipients: tuple[str, ...], now: float) -> Checked:
-    """The first good reply address among the recipients (authentic, not expired), else the
-    verdict on the first that only looks like one, else ``not-ours``."""
-    first: Checked | None = None
-    for address in recipients:
-        checked = check(server_key, address, now)
-        if checked.ok:
-            return checked
-        if checked.reply is not None:
-            first = first or checked
-    return first or Checked("not-ours")
 
 
 def desk_of(ctx: MatchContext, settings: Settings, *, mailbox: MailboxPort, preferences: PreferencesPort,

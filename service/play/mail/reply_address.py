@@ -31,6 +31,7 @@ import hashlib
 import hmac
 import re
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date
 from email.utils import parseaddr
@@ -154,3 +155,16 @@ def check(server_key: str, address: str, now: float) -> Checked:
     if expired(reply, now):
         return Checked("expired", reply)
     return Checked("ok", reply)
+
+
+def check_any(server_key: str, recipients: Iterable[str], now: float) -> Checked:
+    """The first good reply address among the recipients (authentic, not expired), else the
+    verdict on the first that only looks like one, else ``not-ours``."""
+    first: Checked | None = None
+    for address in recipients:
+        checked = check(server_key, address, now)
+        if checked.ok:
+            return checked
+        if checked.reply is not None:
+            first = first or checked
+    return first or Checked("not-ours")
