@@ -11,7 +11,8 @@ service running ``portolan mail-in``. What must hold: the move is played and ans
 Postfix; a receiver that is down or a ``mail-in`` exit 75 leaves the reply queued and delivered
 later; a refusal (too big: 552 over LMTP, exit 65 from ``mail-in``) and a reply that keeps failing
 past ``maximal_queue_lifetime`` bounce to the player instead of being retried forever; an
-address that does not exist is refused at RCPT TO; and the queue is empty at the end.
+address that does not exist is refused at RCPT TO; and the queue is empty at the end. With
+``PORTOLAN_MAIL_AUTHSERV_ID`` (issue 28), a spoofed From plays nothing, whatever A-R it forges.
 """
 
 from __future__ import annotations
