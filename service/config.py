@@ -80,6 +80,18 @@
                     bigger ones are refused (SMTP 552, ``mail-in`` exit 65) before they are parsed
 ``PORTOLAN_MAIL_REQUIRE_DKIM``  ``off`` (default) or ``on``: a reply counts only with a passing DKIM
                     signature of the sender's domain (deploy/README.md "Mail in")
+``PORTOLAN_MAIL_AUTHSERV_ID``  the authserv-id of our own MTA's ``Authentication-Results`` headers (RFC 8601;
+                    e.g. ``mx.example.org``): only those are trusted, and a reply whose From domain fails
+                    DMARC, or without a DMARC result has no aligned DKIM pass, changes nothing ("" = none)
+``PORTOLAN_MAIL_REQUIRE_AUTH``  ``on`` (default) or ``off``: mail moves and commands need an authenticated
+                    sender (``PORTOLAN_MAIL_AUTHSERV_ID`` or ``PORTOLAN_MAIL_REQUIRE_DKIM=on``); with neither,
+                    ``mail-receiver`` and ``mail-in`` refuse to start. ``portolan dev`` sets ``off``
+``PORTOLAN_MAIL_TOKEN_DAYS``  days a reply address's token is good for (``30``): turn notices, invitations,
+                    answers; the last day is inside the token's mac
+``PORTOLAN_MAIL_GAME_OVER_TOKEN_DAYS``  days the reply address of a game-over mail is good for (``14``: the
+                    match is archived 7 days after its end)
+``PORTOLAN_MAIL_SAME_TEXT_ANSWERS``  answers one address gets a day to the same text about the same turn
+                    (``2``): a naive auto-responder that echoes the answers gets two, then silence
 ``PORTOLAN_MAIL_RECEIVER``  ``host:port`` the SMTP receiver of ``portolan dev`` listens on (``127.0.0.1:8025``)
 ``PORTOLAN_CLOCK``    where every process reads the time (service.clock): ``system`` (default) or
                     ``file:PATH``, the system clock plus an offset kept in PATH, which ``portolan clock
@@ -183,6 +195,12 @@ class Settings:
     mail_max_bytes: int = 10 * 1024 * 1024
     mail_require_dkim: bool = False
     mail_receiver: str = "127.0.0.1:8025"
+    # Issue 28: an authenticated sender for a seat by mail, expiring reply tokens, no mail loops
+    mail_authserv_id: str = ""
+    mail_require_auth: bool = True
+    mail_token_days: int = 30
+    mail_game_over_token_days: int = 14
+    mail_same_text_answers: int = 2
     # The clock and vacations (issue 13): see open_clock below and service.play.clock.vacations
     clock: str = SYSTEM
     clock_allow_file: bool = False
@@ -260,6 +278,12 @@ class Settings:
             webhook_disable_after=max(1, _int(e, "PORTOLAN_WEBHOOK_DISABLE_AFTER", cls.webhook_disable_after)),
             mail_max_bytes=_int(e, "PORTOLAN_MAIL_MAX_BYTES", cls.mail_max_bytes),
             mail_require_dkim=_flag(e, "PORTOLAN_MAIL_REQUIRE_DKIM", False),
+            mail_authserv_id=e.get("PORTOLAN_MAIL_AUTHSERV_ID", "").strip().lower(),
+            mail_require_auth=_flag(e, "PORTOLAN_MAIL_REQUIRE_AUTH", True),
+            mail_token_days=max(1, _int(e, "PORTOLAN_MAIL_TOKEN_DAYS", cls.mail_token_days)),
+            mail_game_over_token_days=max(1, _int(e, "PORTOLAN_MAIL_GAME_OVER_TOKEN_DAYS",
+                                                  cls.mail_game_over_token_days)),
+            mail_same_text_answers=max(1, _int(e, "PORTOLAN_MAIL_SAME_TEXT_ANSWERS", cls.mail_same_text_answers)),
             mail_receiver=e.get("PORTOLAN_MAIL_RECEIVER", "").strip() or cls.mail_receiver,
             clock=_clock(e),
             clock_allow_file=_flag(e, "PORTOLAN_CLOCK_ALLOW_FILE", False),
@@ -288,6 +312,16 @@ class Settings:
             return parseaddr(self.mail_reply_to)[1] or self.mail_reply_to
         _, address = parseaddr(self.mail_from)
         return address if "@" in address else f"turns@{self.message_domain()}"
+
+    def mail_auth_problem(self) -> str:
+        """Why mail may not come in with these settings ("" when it may): with
+        ``PORTOLAN_MAIL_REQUIRE_AUTH`` on, a sender must be authenticated by our MTA's
+        ``Authentication-Results`` or by our own DKIM check, so one of them must be configured."""
+        if not self.mail_require_auth or self.mail_authserv_id or self.mail_require_dkim:
+            return ""
+        return ("mail in needs an authenticated sender: set PORTOLAN_MAIL_AUTHSERV_ID (your MTA's "
+                "Authentication-Results) or PORTOLAN_MAIL_REQUIRE_DKIM=on, or PORTOLAN_MAIL_REQUIRE_AUTH=off "
+                "to trust the From header alone (development only)")
 
     def job_dead_after_s(self) -> int:
         """Seconds after its start when a job that is still "started" must be dead (a live

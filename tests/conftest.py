@@ -80,7 +80,7 @@ def drop_namespace(ns: str, state_url: str, queue_url: str) -> None:
 def settings(redis_url: str, namespace: str, tmp_path: Path) -> Settings:
     return Settings(redis_url=redis_url, smtp_url=None, outbox_dir=str(tmp_path / "outbox"),
                     public_url="http://portolan.test", namespace=namespace, server_key=None,
-                    mail_from="Portolan <turns@portolan.test>",
+                    mail_from="Portolan <turns@portolan.test>", mail_require_auth=False,
                     queue_redis_url=os.environ.get("QUEUE_REDIS_URL", ""))
 
 

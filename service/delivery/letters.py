@@ -78,9 +78,13 @@ def record_link(public_url: str, match_id: str) -> str:
     return f"{public_url}/v1/matches/{match_id}/record"
 
 
-def reply_to(m: Matches, settings: Settings, kind: Kind, match_id: str, seat: int, ply: int = 0) -> str:
-    """The reply address of a mail of ``kind`` about ``seat`` (at ``ply`` for a turn notice)."""
-    return reply_address(m.server_key, settings.reply_base(), kind, match_id, seat, ply)
+def reply_to(m: Matches, settings: Settings, kind: Kind, match_id: str, seat: int, ply: int = 0, *,
+             game_over: bool = False) -> str:
+    """The reply address of a mail of ``kind`` about ``seat`` (at ``ply`` for a turn notice), good
+    for ``PORTOLAN_MAIL_TOKEN_DAYS`` (``PORTOLAN_MAIL_GAME_OVER_TOKEN_DAYS`` for a mail about an
+    ended match)."""
+    days = settings.mail_game_over_token_days if game_over else settings.mail_token_days
+    return reply_address(m.server_key, settings.reply_base(), kind, match_id, seat, ply, days=days)
 
 
 def unsubscribe(m: Matches, settings: Settings, match_id: str, seat: int, email: str) -> tuple[tuple[str, str], ...]:
@@ -165,7 +169,7 @@ def _common(m: Matches, settings: Settings, meta: MatchMeta, seat: int) -> dict[
             "public_url": m.public_url, "link": match_link(m.public_url, meta.id),
             "rules_link": f"{m.public_url}{rules_url(game.id)}" if rules_url(game.id) else "",
             "custodial": meta.seats[seat].custody == "server",
-            "reply_o": reply_to(m, settings, "o", meta.id, seat)}
+            "reply_o": reply_to(m, settings, "o", meta.id, seat, game_over=meta.status in ("finished", "aborted"))}
 
 
 def board_svg(m: Matches, meta: MatchMeta, view: Mapping[str, Any], seat: int) -> str | None:

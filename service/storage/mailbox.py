@@ -6,6 +6,8 @@
                                     message for up to about five days)
 ``<ns>mail:limits:...<digest>``     refusal answers sent to one sender in the current window
                                     (the ``limits`` library's fixed window)
+``<ns>mail:limits:...same-text...`` answers sent to one sender for one text about one turn in
+                                    the current day (issue 28: no mail loops)
 ==================================  ============================================================
 
 The sender is kept as a digest of the address, like the notice preferences: key names show up
@@ -65,3 +67,10 @@ class Mailbox:
         ``limits`` library's fixed-window limiter on this Redis); False once ``limit`` were counted."""
         item = RateLimitItemPerSecond(max(0, limit), max(1, window_s))
         return bool(self._limiter.hit(item, "refusals", address_digest(sender)))
+
+    def take_answer(self, sender: str, text_key: str, limit: int, window_s: int) -> bool:
+        """Count one answer to ``sender`` for the same text (``text_key``, a digest the desk
+        makes of the normalised text and the turn it answers) in a fixed window of ``window_s``
+        seconds; False once ``limit`` were counted."""
+        item = RateLimitItemPerSecond(max(0, limit), max(1, window_s))
+        return bool(self._limiter.hit(item, "same-text", address_digest(sender), text_key))

@@ -54,6 +54,8 @@ def run_dev(host: str = "127.0.0.1", port: int = 8000, data_dir: str = "var") ->
             env.setdefault("OUTBOX_DIR", str((data / "outbox").resolve()))
         env.setdefault("PUBLIC_URL", url)
         env.setdefault("PORTOLAN_LONG_POLLS", "1000")  # a waiting long-poll is a greenlet here, as in production
+        # local play by mail: the From is trusted as it is (production requires an authenticated one, issue 28)
+        env.setdefault("PORTOLAN_MAIL_REQUIRE_AUTH", "off")
         clock = dev_clock(env, data)
         os.environ.update({k: env[k] for k in ("REDIS_URL", "PUBLIC_URL") if k in env})
         if "OUTBOX_DIR" in env:

@@ -22,8 +22,7 @@ import pytest
 from service.config import Settings
 from service.storage.embedded import free_port
 from tests.conftest import SmtpSink
-from tests.delivery.test_mail_in_real_desk import environment, gmail_reply
-from tests.delivery.test_poison_mail import mime_bomb
+from tests.helpers.mail_in import environment, gmail_reply, mime_bomb
 from tests.helpers.mailcorpus import wire
 from tests.play.mail_desk import BASE, Table, mail_settings, open_table, words
 

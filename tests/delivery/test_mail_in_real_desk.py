@@ -4,14 +4,12 @@ the same message again makes none, and the answer goes out once."""
 
 from __future__ import annotations
 
-import os
 import smtplib
 import socket
 import subprocess
 import sys
 import time
 from collections.abc import Iterator
-from email.message import EmailMessage
 from pathlib import Path
 
 import pytest
@@ -19,35 +17,13 @@ import pytest
 from service.config import Settings
 from service.storage.embedded import free_port
 from tests.conftest import SmtpSink
+from tests.helpers.mail_in import environment, gmail_reply
 from tests.helpers.mailcorpus import wire
-from tests.play.mail_desk import Table, mail_settings, open_table, words
+from tests.play.mail_desk import mail_settings, open_table, words
 
 pytestmark = pytest.mark.processes  # `portolan mail-in` and the LMTP receiver as processes
 
 __all__ = ["mail_settings"]
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def environment(s: Settings) -> dict[str, str]:
-    """What an MTA's pipe (through deploy/mail/portolan-mail-in) or the receiver's unit gives Portolan."""
-    return {**os.environ, "PYTHONPATH": str(ROOT), "REDIS_URL": s.redis_url, "PORTOLAN_NS": s.namespace,
-            "PUBLIC_URL": s.public_url, "SMTP_URL": s.smtp_url or "", "MAIL_FROM": s.mail_from,
-            "PORTOLAN_MAIL_REPLY_TO": s.mail_reply_to, "PORTOLAN_PLUGINS": "tests.helpers.fixture_game"}
-
-
-def gmail_reply(table: Table, text: str) -> tuple[EmailMessage, str]:
-    """The mover's reply to their turn notice, as Gmail writes it; and the reply address."""
-    seat, email = table.mover()
-    to = table.address("t", seat, table.m.meta(table.match).ply)
-    msg = EmailMessage()
-    msg["From"] = f"Player <{email}>"
-    msg["To"] = to
-    msg["Subject"] = "Re: [Portolan] Your turn"
-    msg["Message-ID"] = f"<{os.urandom(8).hex()}@mail.example.org>"
-    msg.set_content(f"{text}\n\n-- \nSent with love\n\nOn Tue, Dec 1, 2026 at 3:40 PM Portolan <{to}> wrote:\n"
-                    "> Your turn.\n> 1. something\n")
-    return msg, to
 
 
 def test_mail_in_makes_the_move_once_however_often_the_mta_delivers(mail_settings: Settings,

@@ -14,6 +14,7 @@ from service.config import Settings
 from service.delivery.inbound import NOT_FOR_THE_DESK, Door, MailUnreadable, deliver_raw, delivery, parse, prescan
 from tests.conftest import SmtpSink
 from tests.helpers import mailcorpus
+from tests.helpers.mail_in import mime_bomb
 from tests.helpers.mailcorpus import wire
 from tests.helpers.recording import RecordingDesk
 from tests.play.mail_desk import BASE, mail_settings, open_table
@@ -53,13 +54,6 @@ def test_a_poison_mail_is_parsed_or_refused_for_good(name: str, outcome: str) ->
                                              ("charset-rfc2231-bogus.eml", "3, 1, end"), ("multipart-unclosed.eml", "3, 1")])
 def test_an_odd_charset_still_gives_the_reply_s_words(name: str, words: str) -> None:
     assert parse((POISON / name).read_bytes()).text.startswith(words)
-
-
-def mime_bomb(parts: int) -> bytes:
-    """A mail of ``parts`` tiny text parts (issue 28 F9: 100,000 of them, 4.9 MB, cost 69 s of CPU)."""
-    body = b"".join(b"--b\r\nContent-Type: text/plain; charset=us-ascii\r\n\r\nx\r\n" for _ in range(parts))
-    return (b"From: ana@example.org\r\nTo: turns@portolan.test\r\nSubject: bomb\r\nMIME-Version: 1.0\r\n"
-            b"Content-Type: multipart/mixed; boundary=b\r\n\r\n" + body + b"--b--\r\n")
 
 
 def test_the_mime_bomb_is_refused_before_it_is_parsed(monkeypatch: pytest.MonkeyPatch) -> None:

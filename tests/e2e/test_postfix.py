@@ -11,7 +11,8 @@ service running ``portolan mail-in``. What must hold: the move is played and ans
 Postfix; a receiver that is down or a ``mail-in`` exit 75 leaves the reply queued and delivered
 later; a refusal (too big: 552 over LMTP, exit 65 from ``mail-in``) and a reply that keeps failing
 past ``maximal_queue_lifetime`` bounce to the player instead of being retried forever; an
-address that does not exist is refused at RCPT TO; and the queue is empty at the end.
+address that does not exist is refused at RCPT TO; and the queue is empty at the end. With
+``PORTOLAN_MAIL_AUTHSERV_ID`` (issue 28), a spoofed From plays nothing, whatever A-R it forges.
 """
 
 from __future__ import annotations
@@ -61,7 +62,8 @@ def portolan_env(s: Settings, **extra: str) -> dict[str, str]:
     """The settings of the Portolan processes (the same for the worker, the receiver and mail-in)."""
     env = {"REDIS_URL": s.redis_url, "PORTOLAN_NS": s.namespace, "SMTP_URL": s.smtp_url or "",
            "PUBLIC_URL": s.public_url, "MAIL_FROM": s.mail_from, "PORTOLAN_MAIL_REPLY_TO": BASE,
-           "OUTBOX_DIR": s.outbox_dir, "PORTOLAN_MAIL_MAX_BYTES": str(RECEIVER_MAX_BYTES)}
+           "OUTBOX_DIR": s.outbox_dir, "PORTOLAN_MAIL_MAX_BYTES": str(RECEIVER_MAX_BYTES),
+           "PORTOLAN_MAIL_REQUIRE_AUTH": "off"}
     if os.environ.get("QUEUE_REDIS_URL"):
         env["QUEUE_REDIS_URL"] = os.environ["QUEUE_REDIS_URL"]
     env.update(extra)
@@ -481,3 +483,63 @@ def test_pipe_way_through_postfix(pipe_reach: None, client: Any, mta_settings: S
     assert "Connection refused" in words(bounce, "message/delivery-status", "plain"), bounce.as_string()[:3000]
     postfix.wait_empty()
     assert moves_of(mta.matches, match_id, 0) == log_before
+
+
+# -- who sent it (issue 28) --------------------------------------------------------------------------
+
+OUR_ID = "mta.portolan.test"
+"""The authserv-id of the private Postfix's Authentication-Results (its myhostname)."""
+
+
+def test_a_spoofed_from_cannot_play_through_postfix(client: Any, mta_settings: Settings, smtp_sink: SmtpSink,
+                                                    postfix: PrivatePostfix, worker: Child, tmp_path: Path) -> None:
+    """PORTOLAN_MAIL_AUTHSERV_ID behind a real Postfix. The players' own mail server (connecting from
+    127.0.0.1) is the one our MTA finds passing DMARC: an access map's PREPEND stands in for the
+    DMARC milter's Authentication-Results. A spoofer elsewhere (127.0.0.3) writes Ana's From and,
+    on top, an A-R of our id, which deploy/README.md's header_checks line removes on the way in:
+    it plays nothing and nobody is mailed. Ana's own replies join and move."""
+    receiver_port = free_port()
+    documented_postfix(postfix, smtp_sink, "lmtp:")
+    postfix.write_map("transport", (postfix.etc / "transport").read_text().replace(":8025", f":{receiver_port}"))
+    players = ANA.rpartition("@")[2]
+    # the stand-in for the milter: Postfix runs header_checks over what smtpd PREPENDs too (a
+    # milter's headers it leaves alone), so the verdict comes under another name and is renamed
+    postfix.write_map("client_auth", f"127.0.0.1 PREPEND X-Test-Verdict: {OUR_ID}; "
+                                     f"dkim=pass header.d={players}; dmarc=pass header.from={players}\n")
+    documented = next(line.strip() for line in (ROOT / "deploy" / "README.md").read_text().splitlines()
+                      if line.strip().startswith("/^Authentication-Results:"))
+    (postfix.etc / "header_checks").write_text(
+        documented.replace("mx\\.example\\.org", OUR_ID.replace(".", "\\.")) + "\n"
+        "/^X-Test-Verdict:(.*)$/  REPLACE Authentication-Results:$1\n")
+    postfix.postconf("-e", f"smtpd_client_restrictions = check_client_access hash:{postfix.etc}/client_auth",
+                     f"header_checks = regexp:{postfix.etc}/header_checks")
+    env = portolan_env(mta_settings, PORTOLAN_MAIL_REQUIRE_AUTH="on", PORTOLAN_MAIL_AUTHSERV_ID=OUR_ID)
+    receiver = Child(["mail-receiver", "--lmtp", "--listen", f"127.0.0.1:{receiver_port}"], env,
+                     tmp_path / "receiver.log")
+    try:
+        postfix.start()
+        wait_listening(receiver_port, receiver)
+        mta = Mta(postfix, smtp_sink, mta_settings, build(mta_settings), worker, tmp_path)
+        match_id, notice = start_match(client, mta)  # Ana's join came from her own server: authenticated
+        ply = mta.matches.meta(match_id).ply
+
+        spoof = reply_to(notice, first_menu_number(notice))
+        forged = f"Authentication-Results: {OUR_ID}; dmarc=pass header.from={players}\r\n".encode()
+        with smtplib.SMTP("127.0.0.1", postfix.smtp_port, timeout=30, source_address=("127.0.0.3", 0)) as smtp:
+            assert not smtp.sendmail(ANA, [str(spoof["To"])], forged + spoof.as_bytes(policy=spoof.policy.clone(
+                linesep="\r\n")))
+        deadline = time.monotonic() + WAIT_S
+        while "its sender is not authenticated" not in receiver.log.read_text():
+            receiver.alive()
+            assert time.monotonic() < deadline, receiver.log.read_text()[-3000:]
+            time.sleep(0.05)
+        postfix.wait_empty()  # delivered to Portolan (and dropped there), nothing bounced or queued
+        assert not moved_by_mail(mta.matches, match_id, 0, ply)
+
+        move = reply_to(notice, first_menu_number(notice))
+        mta.submit(move)
+        answer = mta.mail("answer to the move", answer_to(str(move["Message-ID"])))
+        assert " accepted: " in words(answer) and moved_by_mail(mta.matches, match_id, 0, ply)
+        assert not [m for m in smtp_sink.messages if answer_to(str(spoof["Message-ID"]))(m)]  # the spoof: no mail
+    finally:
+        receiver.stop()

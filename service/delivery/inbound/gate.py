@@ -18,18 +18,13 @@ dropped, never answered.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
 from email.utils import parseaddr
 from typing import Literal
 
 from service.play.mail import reply_address as tokens
-from service.play.mail.reply_address import KINDS, ReplyTo, authentic, parse_reply_address
-
-_EXPIRED: Callable[[ReplyTo, float], bool] | None = getattr(tokens, "expired", None)
-"""The reply_address module's expiry test, ``expired(reply, now)``, where the module has one:
-answer and game-over tokens expire with issue 28 item 3, and the door refuses what it calls
-expired as well as the desk does; until then no token expires."""
+from service.play.mail.reply_address import KINDS, authentic, parse_reply_address
 
 Verdict = Literal["reply", "role", "refused"]
 
@@ -77,7 +72,9 @@ def judge(server_key: str, base: str, address: str, now: float | None = None) ->
         return Judgement("refused", "malformed reply token: not an address made by this server")
     if not authentic(server_key, reply):
         return Judgement("refused", "bad reply token: its MAC was not made by this server")
-    if _EXPIRED is not None and _EXPIRED(reply, time.time() if now is None else now):
+    # expired: refused here rather than dropped by the desk, so a player replying to an old mail
+    # hears it from their own mail server's bounce (nobody else is mailed: the sender's MTA bounces)
+    if tokens.expired(reply, time.time() if now is None else now):
         return Judgement("refused", "expired reply token: reply to a newer Portolan mail")
     return REPLY
 

@@ -31,6 +31,7 @@ from email.policy import EmailPolicy
 from email.utils import getaddresses, parseaddr
 from typing import Any
 
+from service.delivery.inbound.auth_headers import top_auth_results
 from service.delivery.inbound.automatic import is_automatic
 from service.delivery.inbound.dkim_check import dkim_of_sender
 from service.delivery.inbound.flowed import unflow
@@ -104,6 +105,7 @@ def parse(raw: bytes, *, envelope_recipients: tuple[str, ...] = (), envelope_sen
         size=len(raw),
         dkim=dkim_of_sender(raw, sender, dnsfunc) if check_dkim else None,
         in_reply_to=_clean(_header(msg, "In-Reply-To")).strip(),
+        auth_results=top_auth_results(msg),
     )
 
 

@@ -7,6 +7,7 @@ Everything here is JSON-ready, because the answer travels as the job's argument.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
@@ -14,12 +15,13 @@ from typing import TYPE_CHECKING, Any, Literal
 from service.games.words import count, rules_url
 from service.play.errors import ServiceError
 from service.play.mail.menu import SHOWN, menu
-from service.play.mail.reply_address import reply_address
+from service.play.mail.reply_address import DEFAULT_DAYS, parse_reply_address, reply_address
 from service.play.views import match as views
 from service.proof.match_record import MatchMeta, SeatRow
 
 if TYPE_CHECKING:
     from service.play.context import MatchContext
+    from service.play.mail.inbound import InboundMail
 
 Verdict = Literal["accepted", "refused", "changed", "info", "joined"]
 LOG_LINES = 10
@@ -127,12 +129,14 @@ def prompt_mark(match_id: str, seat: int, ply: int) -> str:
 
 
 def seat_context(ctx: MatchContext, match_id: str, seat: int, base: str, *, full_menu: bool = False,
-                 board: bool = False, prompt: bool = True, prompt_owner: str = "") -> tuple[dict[str, Any], str]:
+                 board: bool = False, prompt: bool = True, prompt_owner: str = "",
+                 days: int = DEFAULT_DAYS) -> tuple[dict[str, Any], str]:
     """The seat's position now, for its own holder: the template context and the Reply-To
     (a fresh turn token when the seat must act, else the seat's ``o`` address). ``prompt=False``
     leaves out the menu and the turn token: a turn notice of its own is on its way. With a
     ``prompt_owner`` the menu is shown only if that owner takes the ply's :func:`prompt_mark`
-    (a turn notice that took it first asks for the move instead)."""
+    (a turn notice that took it first asks for the move instead). The token is good for ``days``
+    days (``PORTOLAN_MAIL_TOKEN_DAYS``)."""
     view = views.view(ctx, match_id, seat)
     # the view's own public fields, so the menu, the turn and the token all describe one ply
     meta = MatchMeta(id=match_id, game=view["game"], players=view["players"], status=view["status"], ply=view["ply"],
@@ -145,7 +149,7 @@ def seat_context(ctx: MatchContext, match_id: str, seat: int, base: str, *, full
     if must_act and prompt_owner and not ctx.store.claim_for(prompt_mark(match_id, seat, view["ply"]), prompt_owner):
         must_act = False  # the turn notice of this ply asks for the move: one prompt per seat and ply
     kind: Literal["t", "o"] = "t" if must_act else "o"
-    reply_to = reply_address(ctx.server_key, base, kind, match_id, seat, view["ply"] if must_act else 0)
+    reply_to = reply_address(ctx.server_key, base, kind, match_id, seat, view["ply"] if must_act else 0, days=days)
     shown = items if full_menu else items[:SHOWN]
     names = game.seat_names(meta.players)
     context = {
@@ -187,3 +191,13 @@ def why(exc: ServiceError) -> str:
         rule = exc.extra.get("rule") or exc.extra.get("rule_code") or exc.code
         return f"the rules of the game do not allow this move now (rule: {rule}); every action of a move is checked in order"
     return f"{exc.title.lower()} (rule: {exc.code})"
+
+
+def same_text_key(mail: InboundMail) -> str:
+    """What makes two mails "the same text again": the turn their reply address names (kind,
+    match, seat, ply: not its mac or day, which every answer renews) and their words, case and
+    spacing folded (the subject when there are no words)."""
+    reply = next((r for r in map(parse_reply_address, mail.recipients) if r is not None), None)
+    turn = f"{reply.kind}:{reply.match}:{reply.seat}:{reply.ply}" if reply else "-"
+    words = " ".join((mail.text or mail.subject).casefold().split())
+    return hashlib.sha256(f"{turn}\n{words}".encode()).hexdigest()[:32]

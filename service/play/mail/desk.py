@@ -12,29 +12,38 @@ B1's transport (service.delivery.inbound) parses each received message into an
    the *same* envelope (``replayed``), and the answer's identity is the message's, so the answer
    job sends one mail however often it is enqueued.
 3. **Who may reply.** One of the recipients must be a reply address Portolan made
-   (service.play.mail.reply_address); the sender must be the seat's address (and, with
-   ``PORTOLAN_MAIL_REQUIRE_DKIM``, DKIM-signed by its domain). A refusal to someone who did not
-   prove the seat says nothing about the match.
+   (service.play.mail.reply_address: its mac, and its last day not past); the sender must be the
+   seat's address, and (issue 28) an *authenticated* one: our MTA's ``Authentication-Results``
+   (``PORTOLAN_MAIL_AUTHSERV_ID``: DMARC, else aligned DKIM; service.play.mail.sender_auth) or our
+   own DKIM check (``PORTOLAN_MAIL_REQUIRE_DKIM``) proves the From domain, unless
+   ``PORTOLAN_MAIL_REQUIRE_AUTH`` is off (``portolan dev``). A mail that fails any of these is
+   **dropped with a log line and never answered**: only a sender proven by an authentic token and
+   an authenticated From is ever mailed, so forged senders get no backscatter.
 4. **What the reply says** (service.play.mail.grammar): a command, or a move: a whole turn of
    steps by menu numbers or words, matched and played on the real position with the ply's Rng
    (service.play.mail.steps), then submitted as one move, all or nothing, through
    :func:`service.play.seats.keys.submit_by_mail` (which checks it all again).
 
-Every refusal changes nothing and is answered once, saying what was wrong and which rule forbids
-it, unless the sender has had :attr:`Desk.refusals_per_hour` refusals this hour: past that the
-desk only logs, so nobody can turn Portolan into a mail cannon with forged senders.
+Every refusal changes nothing and is answered once, under a fixed subject (never the sender's
+words), saying what was wrong and which rule forbids it, unless the sender has had
+:attr:`Desk.refusals_per_hour` refusals this hour: past that the desk only logs. And no answer
+at all goes out past :attr:`Desk.same_text_answers` a day for the same text about the same turn
+from one address: a naive auto-responder (no robot headers) that answers every answer gets two,
+then silence, and the loop ends.
 """
 
 from __future__ import annotations
 
 import hashlib
 import logging
-from dataclasses import dataclass
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from service.games.words import count
 from service.play.errors import Conflict, NotFound, ServiceError, TooManyRequests, Unavailable
-from service.play.mail import clock_commands
+from service.play.mail import clock_commands, sender_auth
 from service.play.mail.answers import (
     HELP,
     INVITE_HELP,
@@ -43,6 +52,7 @@ from service.play.mail.answers import (
     event_lines,
     log_lines,
     reply_subject,
+    same_text_key,
     seat_context,
     why,
 )
@@ -50,7 +60,7 @@ from service.play.mail.grammar import Reading, read_reply
 from service.play.mail.inbound import InboundMail, MailDesk
 from service.play.mail.menu import menu
 from service.play.mail.ports import AnswerPost, MailboxPort, PreferencesPort
-from service.play.mail.reply_address import ReplyTo, authentic, parse_reply_address
+from service.play.mail.reply_address import ReplyTo, check_any
 from service.play.mail.steps import Plan, plan
 from service.play.seats import key_attach, keys
 from service.play.views import match as views
@@ -63,12 +73,10 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("portolan.mail_desk")
 
-RULE_SENDER = ("only the address a Portolan mail was sent to may answer it (rule: who may reply by mail); "
-               "if this is your seat, reply from the address you gave when you claimed it")
-RULE_TOKEN = ("a reply must go to the Reply-To address of a Portolan mail, whose token names the match, "
-              "seat and turn it answers (rule: who may reply by mail)")
-RULE_DKIM = ("this server accepts mail moves only with a valid DKIM signature of the sender's domain "
-             "(rule: PORTOLAN_MAIL_REQUIRE_DKIM)")
+REFUSAL_SUBJECT = "Re: your mail to Portolan"
+"""The subject of every refusal: fixed, so no refusal carries a sender's words (issue 28)."""
+SAME_TEXT_WINDOW_S = 86400
+"""The window of :attr:`Desk.same_text_answers`: a day."""
 RULE_GRAMMAR = ("a reply names each step of a move by its menu number or by the words of its action, in the "
                 "order they are played, or says one command (rule: what a reply may say; see below)")
 RULE_STEPS = ("a reply plays only steps whose positions you could see: a step decided by chance or that cannot be "
@@ -122,6 +130,16 @@ class Desk:
     refusals_per_hour: int = 10
     lease_s: int = 300
     keep_s: int = 14 * 86400
+    authserv_id: str = ""
+    """``PORTOLAN_MAIL_AUTHSERV_ID``: whose ``Authentication-Results`` are trusted ("" = nobody's)."""
+    require_auth: bool = False
+    """``PORTOLAN_MAIL_REQUIRE_AUTH``: nothing is done for a sender that is not authenticated."""
+    token_days: int = 30
+    """``PORTOLAN_MAIL_TOKEN_DAYS``: the lifetime of the reply tokens of the answers."""
+    same_text_answers: int = 2
+    """``PORTOLAN_MAIL_SAME_TEXT_ANSWERS``: answers a day to one address for one text about one turn."""
+    wall_clock: Callable[[], float] = field(default=time.time)
+    """The system clock that reply tokens expire by (mailboxes live in real time)."""
 
     def receive(self, mail: InboundMail) -> str:
         """Deal with one message at most once; returns a one-line account for the log. Raises
@@ -150,26 +168,25 @@ class Desk:
     def _deal(self, mail: InboundMail, identity: str) -> str:
         if not mail.sender:
             return "dropped: no sender address to answer"
-        found = _reply_address(self.ctx.server_key, mail.recipients)
-        if found is None:
-            return self._plain(mail, identity, "This address only takes replies to Portolan mails, and your "
-                                               "mail was not sent to a reply address made by Portolan.", RULE_TOKEN)
-        reply, ok = found
-        if not ok:
-            return self._plain(mail, identity, "The reply token in the address you wrote to is not valid: "
-                                               "it was not made by this Portolan server.", RULE_TOKEN)
+        found = check_any(self.ctx.server_key, mail.recipients, self.wall_clock())
+        if found.reply is None:
+            return _dropped(mail, "it was not sent to a reply address made by Portolan")
+        reply = found.reply
+        if not found.ok:
+            if found.verdict == "expired" and self._late_stop(mail, reply):
+                return _dropped(mail, "its reply token has expired; its `stop notices` was done all the same")
+            return _dropped(mail, "its reply token was not made by this server" if found.verdict == "forged"
+                            else "its reply token has expired")
         try:
             meta = self.ctx.meta(reply.match)
         except NotFound:
-            return self._plain(mail, identity, "The match this reply address was made for no longer exists.",
-                               RULE_TOKEN)
+            return _dropped(mail, f"match {reply.match} of its reply token no longer exists")
         rows = meta.seats
         if not 0 <= reply.seat < len(rows) or not same_address(rows[reply.seat].email, mail.sender):
-            return self._plain(mail, identity, "Your mail was not accepted: it comes from an address that may "
-                                               "not answer this mail.", RULE_SENDER)
-        if self.require_dkim and mail.dkim is not True:
-            return self._plain(mail, identity, "Your mail was not accepted: it carries no valid DKIM signature "
-                                               "of your domain.", RULE_DKIM)
+            return _dropped(mail, f"its From is not the address of seat {reply.seat} of match {reply.match}")
+        proven, why_not = self._authenticated(mail)
+        if not proven:
+            return _dropped(mail, f"its sender is not authenticated: {why_not}")
         if reply.kind == "i":
             return self._invitation(mail, identity, reply, meta)
         if mail.forwarded:
@@ -186,6 +203,41 @@ class Desk:
         if reading.command:
             return self._command(mail, identity, reply, meta, reading)
         return self._move(mail, identity, reply, meta, reading)
+
+    def _late_stop(self, mail: InboundMail, reply: ReplyTo) -> bool:
+        """``stop notices`` to an expired but authentic token (a mail client's unsubscribe mailto
+        of an old mail) from the seat's own authenticated address is still done, unanswered: it
+        only ever means less mail for the sender."""
+        reading = read_reply(mail.text, mail.subject)
+        if (reading.command, reading.argument) != ("notices", "off"):
+            return False
+        try:
+            rows = self.ctx.meta(reply.match).seats
+        except NotFound:
+            return False
+        if not 0 <= reply.seat < len(rows) or not same_address(rows[reply.seat].email, mail.sender) \
+                or not self._authenticated(mail)[0]:
+            return False
+        self.preferences.set(mail.sender, "off")
+        return True
+
+    def _authenticated(self, mail: InboundMail) -> tuple[bool, str]:
+        """Is the From proven (see the module's docstring, step 3)? And if not, why not."""
+        if not (self.require_auth or self.require_dkim or self.authserv_id):
+            return True, ""
+        why_not = "neither PORTOLAN_MAIL_AUTHSERV_ID nor PORTOLAN_MAIL_REQUIRE_DKIM is set"
+        if self.authserv_id:
+            judged = sender_auth.judge(mail.auth_results, self.authserv_id, mail.sender)
+            if judged.passed:
+                return True, ""
+            if judged.dmarc_fail:  # the domain's owner says this is not theirs: no DKIM overrules it
+                return False, judged.why
+            why_not = judged.why
+        if self.require_dkim:
+            if mail.dkim is True:
+                return True, ""
+            why_not = (why_not + "; " if self.authserv_id else "") + "no DKIM signature of its domain verified"
+        return False, why_not
 
     # -- commands ----------------------------------------------------------------------------
 
@@ -385,28 +437,30 @@ class Desk:
                                          # after a move (or a return), a turn notice may want to ask for
                                          # the same ply: one of the two does (answers.prompt_mark); a
                                          # refusal asks again on purpose, for the reply to be retried
-                                         prompt_owner=f"answer:{identity}" if verdict == "accepted" else "")
-        answer = Answer(to=mail.sender, subject=reply_subject(mail.subject), in_reply_to=thread_id(mail.message_id),
-                        verdict=verdict, headline=headline, rule=rule, details=details or [], reply_to=reply_to,
-                        context=context, help=help_text)
-        return self._send(answer, identity, refusal=verdict in ("refused", "changed"))
+                                         prompt_owner=f"answer:{identity}" if verdict == "accepted" else "",
+                                         days=self.token_days)
+        refusal = verdict in ("refused", "changed")
+        answer = Answer(to=mail.sender, subject=REFUSAL_SUBJECT if refusal else reply_subject(mail.subject),
+                        in_reply_to=thread_id(mail.message_id), verdict=verdict, headline=headline, rule=rule,
+                        details=details or [], reply_to=reply_to, context=context, help=help_text)
+        return self._send(answer, identity, mail, refusal=refusal)
 
     def _invite_answer(self, mail: InboundMail, identity: str, meta: MatchMeta, verdict: Verdict,
                        headline: str, rule: str) -> str:
         """An answer to an invited address: the invitation's help, nothing of anyone's hand."""
         game = self.ctx.game_of(meta)
         context = {"match": meta.id, "game_title": game.title, "public_url": self.ctx.public_url}
-        answer = Answer(to=mail.sender, subject=reply_subject(mail.subject), in_reply_to=thread_id(mail.message_id),
-                        verdict=verdict, headline=headline, rule=rule, context=context, help=INVITE_HELP)
-        return self._send(answer, identity, refusal=verdict == "refused")
+        refusal = verdict == "refused"
+        answer = Answer(to=mail.sender, subject=REFUSAL_SUBJECT if refusal else reply_subject(mail.subject),
+                        in_reply_to=thread_id(mail.message_id), verdict=verdict, headline=headline, rule=rule,
+                        context=context, help=INVITE_HELP)
+        return self._send(answer, identity, mail, refusal=refusal)
 
-    def _plain(self, mail: InboundMail, identity: str, headline: str, rule: str) -> str:
-        """A refusal to someone who proved no seat: it says nothing of any match."""
-        answer = Answer(to=mail.sender, subject=reply_subject(mail.subject), in_reply_to=thread_id(mail.message_id),
-                        verdict="refused", headline=headline, rule=rule)
-        return self._send(answer, identity, refusal=True)
-
-    def _send(self, answer: Answer, identity: str, *, refusal: bool) -> str:
+    def _send(self, answer: Answer, identity: str, mail: InboundMail, *, refusal: bool) -> str:
+        if not self.mailbox.take_answer(answer.to, same_text_key(mail), self.same_text_answers, SAME_TEXT_WINDOW_S):
+            log.warning("not answering %s: %d answers today to this same text about this turn already, a mail "
+                        "loop with an auto-responder? (%s)", answer.to, self.same_text_answers, answer.headline)
+            return f"{answer.verdict}, not answered (the same text again): {answer.headline}"
         if refusal and not self.mailbox.take_refusal(answer.to, self.refusals_per_hour, 3600):
             log.warning("not answering %s: %d refusals this hour already (%s)", answer.to, self.refusals_per_hour,
                         answer.headline)
@@ -415,18 +469,11 @@ class Desk:
         return f"{answer.verdict}: {answer.headline}"
 
 
-def _reply_address(server_key: str, recipients: tuple[str, ...]) -> tuple[ReplyTo, bool] | None:
-    """The first authentic reply address among the recipients, else the first that only looks
-    like one (with False), else None."""
-    lookalike: ReplyTo | None = None
-    for address in recipients:
-        reply = parse_reply_address(address)
-        if reply is None:
-            continue
-        if authentic(server_key, reply):
-            return reply, True
-        lookalike = lookalike or reply
-    return (lookalike, False) if lookalike is not None else None
+def _dropped(mail: InboundMail, why: str) -> str:
+    """A mail from nobody proven: logged, never answered (an answer would be backscatter to
+    whatever address the From names)."""
+    log.warning("mail %s from %s dropped, not answered: %s", mail.message_id or mail.digest[:16], mail.sender, why)
+    return f"dropped: {why}"
 
 
 def desk_of(ctx: MatchContext, settings: Settings, *, mailbox: MailboxPort, preferences: PreferencesPort,
@@ -434,4 +481,6 @@ def desk_of(ctx: MatchContext, settings: Settings, *, mailbox: MailboxPort, pref
     """The mail desk over ``ctx`` with its ports (wired in service.runtime.build_desk)."""
     return Desk(ctx=ctx, mailbox=mailbox, preferences=preferences, post=post,
                 reply_base=settings.reply_base(), require_dkim=settings.mail_require_dkim,
-                refusals_per_hour=settings.mail_refusals_per_hour)
+                refusals_per_hour=settings.mail_refusals_per_hour, authserv_id=settings.mail_authserv_id,
+                require_auth=settings.mail_require_auth, token_days=settings.mail_token_days,
+                same_text_answers=settings.mail_same_text_answers)

@@ -44,6 +44,10 @@ class InboundMail:
     forwarded: bool = False
     """The mail forwards a notice instead of replying to it (a ``Fwd:``/``WG:``/``Továbbítás:``
     subject, or a body that opens a forwarded-message block): the desk refuses it and says so."""
+    auth_results: tuple[str, ...] = ()
+    """The ``Authentication-Results`` headers at the top of the message (those our own MTA adds,
+    service.delivery.inbound.auth_headers); the desk trusts only those of
+    ``PORTOLAN_MAIL_AUTHSERV_ID`` (service.play.mail.sender_auth)."""
 
 
 class MailDesk(Protocol):

@@ -34,6 +34,12 @@ class MailboxPort(Protocol):
         """Count one refusal answer to ``sender``: False once ``limit`` were sent in the window."""
         ...
 
+    def take_answer(self, sender: str, text_key: str, limit: int, window_s: int) -> bool:
+        """Count one answer to ``sender`` for one text about one turn (``text_key``): False once
+        ``limit`` were sent in the window, so an auto-responder that echoes answers is answered
+        only so often (issue 28)."""
+        ...
+
 
 class PreferencesPort(Protocol):
     """Per-address notice preferences (``every``, ``digest``, ``off``)."""

@@ -86,12 +86,14 @@ EX_DATAERR = 65
 """sysexits.h: the input was bad; an MTA bounces the message with what we wrote on stderr."""
 EX_TEMPFAIL = 75
 """sysexits.h: try again later; Postfix's pipe, procmail and .forward keep the message queued."""
+EX_CONFIG = 78
+"""sysexits.h: a configuration error; Postfix defers the message (4.3.5) until it is fixed."""
 
 
 def cmd_mail_in(args: argparse.Namespace) -> int:
     """One message on stdin to the mail desk: exit 0 when dealt with (or dropped unanswered, sent
-    to no authentic reply address), 65 over the size cap or unreadable, 75 to have the MTA retry
-    (deploy/README.md "Mail in")."""
+    to no authentic reply address), 65 over the size cap or unreadable, 75 to have the MTA retry,
+    78 when no way to authenticate senders is configured (deploy/README.md "Mail in")."""
     import logging
 
     from service.config import Settings
@@ -100,6 +102,9 @@ def cmd_mail_in(args: argparse.Namespace) -> int:
 
     logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="portolan mail-in: %(message)s")
     settings = Settings.from_env()
+    if settings.mail_auth_problem():  # issue 28: no seat by mail on a From header alone
+        say(f"portolan mail-in: {settings.mail_auth_problem()}", file=sys.stderr)
+        return EX_CONFIG
     raw = _read_capped(sys.stdin.buffer, settings.mail_max_bytes)
     recipients = args.recipient or [r for r in (os.environ.get("ORIGINAL_RECIPIENT"), os.environ.get("RECIPIENT")) if r]
     sender = args.sender if args.sender is not None else os.environ.get("SENDER")
@@ -141,6 +146,8 @@ def cmd_mail_receiver(args: argparse.Namespace) -> int:
     # aiosmtpd logs every connection and command at INFO ("mail.log"); our own line per message says what matters
     logging.getLogger("mail.log").setLevel(logging.WARNING)
     settings = Settings.from_env()
+    if settings.mail_auth_problem():  # issue 28: no seat by mail on a From header alone
+        raise SystemExit(f"portolan mail-receiver: {settings.mail_auth_problem()}")
     matches = build(settings)
     serve(build_desk(settings, matches), settings, matches.server_key, args.listen or settings.mail_receiver,
           lmtp=args.lmtp)
