@@ -30,6 +30,14 @@ from .base import Game, Rng
 from .editions import FREE_WORDS, SHIPPED, Edition, bind, data_file, make, shipped
 
 ID_PATTERN = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}$")
+MAX_BYTES = 1 << 20
+"""The largest edition file read (1 MiB): the biggest game's template is about 100 kB."""
+MAX_DEPTH = 16
+"""The deepest nesting of arrays and objects an edition may have: the games' data nest 5 deep, an
+edition one more. Refused before parsing, so a 200,000-deep document is one line, not a
+``RecursionError``."""
+_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"')
+_BRACKET = re.compile(rb"[\[\]{}]")
 
 
 class EditionError(ValueError):
@@ -39,6 +47,61 @@ class EditionError(ValueError):
         super().__init__(f"{field}: {message}")
         self.field = field
         self.message = message
+
+
+def parse(raw: bytes | str) -> Any:
+    """The JSON document in ``raw``, refused with one :class:`EditionError` (never a traceback)
+    when it is larger than :data:`MAX_BYTES`, nested deeper than :data:`MAX_DEPTH`, not JSON, has
+    a key twice, or has a number that is not a plain integer (``2.0``, ``1e308``, ``NaN``: the
+    rules count in whole numbers, and JSON would hand them a float)."""
+    data = raw.encode("utf-8") if isinstance(raw, str) else raw
+    if len(data) > MAX_BYTES:
+        raise EditionError("(the document)", f"{len(data):,} bytes; an edition is at most {MAX_BYTES:,} bytes")
+    depth = deepest = 0
+    # strings first (a bracket inside one does not nest), then a running count: no recursion
+    for bracket in _BRACKET.findall(_STRING.sub(b"", data)):
+        depth += 1 if bracket in b"[{" else -1
+        deepest = max(deepest, depth)
+        if deepest > MAX_DEPTH:
+            raise EditionError("(the document)", f"nested more than {MAX_DEPTH} deep; an edition's data nests a "
+                                                 "few levels (portolan data template)")
+    try:
+        return json.loads(data.decode("utf-8"), parse_float=_no_fraction, parse_constant=_no_fraction,
+                          object_pairs_hook=_no_twice)
+    except EditionError:
+        raise
+    except (ValueError, UnicodeDecodeError) as exc:  # JSONDecodeError is a ValueError; so is a 5,000-digit int
+        raise EditionError("(the document)", f"not valid JSON: {' '.join(str(exc).split())}") from exc
+
+
+def _no_fraction(text: str) -> Any:
+    raise EditionError("(the document)", f"the number {text[:40]} is not an integer: every number of an edition "
+                                         "is written without a fraction or an exponent")
+
+
+def _no_twice(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise EditionError("(the document)", f"the key {key[:40]!r} appears twice in one object")
+        out[key] = value
+    return out
+
+
+def _plain(document: Any) -> None:
+    """Refuse, naming the field, a document (parsed elsewhere: a record's) with a float or nested
+    deeper than :data:`MAX_DEPTH`; walked with a stack, not recursion."""
+    stack: list[tuple[Any, list[Any]]] = [(document, [])]
+    while stack:
+        value, at = stack.pop()
+        if len(at) > MAX_DEPTH:
+            raise EditionError(field_path(at), f"nested more than {MAX_DEPTH} deep")
+        if isinstance(value, float):
+            raise EditionError(field_path(at), f"{value!r} is not an integer: every number of an edition is an integer")
+        if isinstance(value, Mapping):
+            stack.extend((v, [*at, k]) for k, v in value.items())
+        elif isinstance(value, list):
+            stack.extend((v, [*at, i]) for i, v in enumerate(value))
 
 
 def schema_file(game: Game[Any]) -> Path:
@@ -108,6 +171,7 @@ def check(document: Any, hosted: Mapping[str, Game[Any]]) -> Edition:
     """The :class:`Edition` of ``document``; raises :class:`EditionError` naming the field at fault."""
     if not isinstance(document, Mapping):
         raise EditionError("(the document)", "an edition is a JSON object with edition, game, title and data")
+    _plain(document)
     unknown = sorted(set(document) - {"edition", "game", "title", "verified", "provisional", "data"})
     if unknown:
         raise EditionError(unknown[0], "not a field of an edition (edition, game, title, verified, provisional, data)")
