@@ -18,6 +18,8 @@ changes and :func:`template` is the file a box owner fills in.
 from __future__ import annotations
 
 import copy
+import importlib
+import importlib.util
 import json
 import re
 from collections.abc import Iterator, Mapping
@@ -27,7 +29,7 @@ from typing import Any
 from jsonschema import Draft202012Validator
 
 from .base import Game, Rng
-from .editions import FREE_WORDS, SHIPPED, Edition, bind, data_file, make, shipped
+from .editions import FREE_WORDS, SHIPPED, Edition, bind, data_file, make, package_of, shipped
 
 ID_PATTERN = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}$")
 MAX_BYTES = 1 << 20
@@ -43,10 +45,16 @@ _BRACKET = re.compile(rb"[\[\]{}]")
 class EditionError(ValueError):
     """An edition document the service cannot use: ``field`` names where (``data.cities[2].track``)."""
 
-    def __init__(self, field: str, message: str) -> None:
+    def __init__(self, field: str, message: str, more: tuple[tuple[str, str], ...] = ()) -> None:
         super().__init__(f"{field}: {message}")
         self.field = field
         self.message = message
+        self.more = more
+        """Further (field, message) problems found in the same pass (the schema's, the game's rules)."""
+
+    def lines(self, prefix: str = "") -> list[str]:
+        """One line per problem: ``prefix`` (a file), the field and what rule it breaks."""
+        return [f"{prefix}{field}: {message}" for field, message in ((self.field, self.message), *self.more)]
 
 
 def parse(raw: bytes | str) -> Any:
@@ -193,10 +201,14 @@ def check(document: Any, hosted: Mapping[str, Game[Any]]) -> Edition:
     errors = sorted(Draft202012Validator(data_schema(game)).iter_errors(document["data"]),
                     key=lambda e: [str(p) for p in e.absolute_path])
     if errors:
-        raise EditionError(field_path(["data", *errors[0].absolute_path]), errors[0].message)
+        found = [(field_path(["data", *e.absolute_path]), e.message) for e in errors]
+        raise EditionError(*found[0], more=tuple(found[1:]))
     ship = shipped(game)
     for where, message in _shape_changes(ship.data, document["data"], ["data"]):
         raise EditionError(where, message)
+    broken = list(game_rules(game, document["data"]))
+    if broken:
+        raise EditionError(*broken[0], more=tuple(broken[1:]))
     provisional = {p.path for p in game.provisional()}
     verified = document.get("verified", [])
     if not isinstance(verified, list) or not all(isinstance(v, str) for v in verified):
@@ -206,6 +218,16 @@ def check(document: Any, hosted: Mapping[str, Game[Any]]) -> Edition:
             raise EditionError(f"verified[{i}]", f"{path!r} is not a provisional value of {game.title} "
                                                  "(portolan data template lists them)")
     return make(document)
+
+
+def game_rules(game: Game[Any], data: Mapping[str, Any]) -> Iterator[tuple[str, str]]:
+    """What the game's own ``edition_rules.check`` says of ``data`` (a schema, and a check of the
+    shape, already passed): the rules between numbers that a schema cannot say, such as a track
+    with no value or a deck too small for the player count. A game without one has none."""
+    name = f"{package_of(game)}.edition_rules"
+    if importlib.util.find_spec(name) is None:
+        return
+    yield from importlib.import_module(name).check(data)
 
 
 def _shape_changes(ship: Any, mine: Any, at: list[Any]) -> Iterator[tuple[str, str]]:
@@ -262,7 +284,9 @@ def trial(game: Game[Any], edition: Edition, plies: int = 10_000) -> None:
             state, _ = bound.setup(players, bound.validate_options({}, players), Rng.from_seed(f"setup:{players}"))
             for ply in range(plies):
                 seats = bound.active_seats(state)
+                bound.outcome(state)  # the service scores after every move: a division by zero shows here
                 if not seats:
+                    bound.view(state, None)
                     break
                 legal = bound.legal_actions(state, seats[0])
                 if not legal:

@@ -88,7 +88,8 @@ def read(path: Path, trial: bool = False) -> Edition:
             edition_check.trial(games.registry()[edition.game], edition)
         return edition
     except EditionError as exc:
-        raise EditionError(f"{path}: {exc.field}", exc.message) from exc
+        raise EditionError(f"{path}: {exc.field}", exc.message,
+                           tuple((f"{path}: {field}", message) for field, message in exc.more)) from exc
 
 
 def load(spec: str, default: str = "", trial: bool = False) -> Shelf:

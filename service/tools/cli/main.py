@@ -84,7 +84,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return int(args.fn(args))
     except EditionError as exc:  # an installed edition file the server cannot use: one line, no traceback
-        say(f"error: an edition in {EDITIONS} cannot be used: {exc.field}: {exc.message}", file=sys.stderr)
+        for line in exc.lines(f"error: an edition in {EDITIONS} cannot be used: "):
+            say(line, file=sys.stderr)
         return 2
     except ApiError as exc:
         say(f"error {exc.status} {exc.code}: {exc.detail}", file=sys.stderr)
