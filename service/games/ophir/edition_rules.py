@@ -36,6 +36,10 @@ def check(data: Mapping[str, Any]) -> Iterator[tuple[str, str]]:
     if any(a >= b for a, b in pairwise(holds)):
         yield ("data.cargo.holds_after_upgrade", f"{holds[1:]} after a base of {holds[0]}: each upgrade must give "
                "more holds than before")
+    for size in ("good_size", "metal_size"):
+        if cargo[size] > cargo["base_holds"]:
+            yield (f"data.cargo.{size}", f"is {cargo[size]}; a ship of {cargo['base_holds']} holds (the base) could "
+                   "never carry it")
     if cargo["max_upgrades"] > len(cargo["holds_after_upgrade"]):
         yield ("data.cargo.max_upgrades", f"is {cargo['max_upgrades']}; holds_after_upgrade lists only "
                f"{len(cargo['holds_after_upgrade'])} upgrades")
