@@ -11,7 +11,7 @@ import copy
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import HealthCheck, assume, given, note, settings
 from hypothesis import strategies as st
 
 from service import games
@@ -62,7 +62,9 @@ def varied(draw: st.DrawFn, game_id: str) -> tuple[dict[str, Any], int, str]:
     for path in draw(st.lists(st.sampled_from(VARIED[game_id]), min_size=1, max_size=4, unique=True)):
         low, high = _bounds(g, path)
         # the ends of the range are where the rules break: draw them often
-        _with(doc, path, draw(st.one_of(st.sampled_from([low, high]), st.integers(low, high))))
+        value = draw(st.one_of(st.sampled_from([low, high]), st.integers(low, high)))
+        _with(doc, path, value)
+        note(f"{path} = {value}")  # a failure shows the numbers that broke the match
     return doc, draw(st.sampled_from(list(g.players))), draw(st.text("abcdef0123456789", min_size=1, max_size=8))
 
 
