@@ -17,6 +17,14 @@ def check(data: Mapping[str, Any]) -> Iterator[tuple[str, str]]:
     if rules["phases"] > len(fees):
         yield ("data.rules.phases", f"is {rules['phases']}; the pirate's protection fee is given for {len(fees)} "
                "phases only")
+    # each phase hands every colour its supply from the colour's pool: the pool must last all phases
+    # (a pool run dry or negative left players with no pieces, or minus some, and the phase never ended)
+    pool, supply = data["pieces_per_colour"], data["per_phase_supply"]
+    for piece, pooled in (("warehouses", "warehouses"), ("fortresses", "fortresses"),
+                          ("two_player_neutral_warehouses", "warehouses")):
+        if supply[piece] * rules["phases"] > pool[pooled]:
+            yield (f"data.per_phase_supply.{piece}", f"is {supply[piece]}; over {rules['phases']} phases that is more "
+                   f"than the {pool[pooled]} {pooled} of a colour (pieces_per_colour)")
     colours = len(data["colours"])
     two = data["two_player_colours"]
     for side in ("main", "neutral"):
