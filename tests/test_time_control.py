@@ -229,6 +229,19 @@ def test_per_move_clock_through_turns() -> None:
     assert clocks == [SeatClock(at(2, 3)), SeatClock(at(2, 1))]
 
 
+def test_a_match_action_of_the_seat_to_act_restarts_no_clock() -> None:
+    """Issue 28, F10: the seat to act votes to abort (or resigns, or returns): no move, so its
+    clock runs on from where it started and its bank loses nothing yet."""
+    clocks = start_clocks(PER_MOVE, 2, at(0), [0])
+    voted = step(PER_MOVE, clocks, at(1, 12), 0, [0], [0], match_action=True)
+    assert voted == clocks and deadline(PER_MOVE, voted[0]) == at(2)
+    banked = start_clocks(BANK, 2, at(0), [0])
+    assert step(BANK, banked, at(1), 0, [0], [0], match_action=True) == banked
+    # a timeout (the clock's own match action) still refills the bank and restarts the clock
+    out = step(BANK, banked, at(3), 0, [0], [0], timed_out=True, match_action=True)
+    assert out[0] == SeatClock(at(3), DAY)
+
+
 def test_no_time_control_changes_nothing() -> None:
     clocks = start_clocks(NONE, 2, at(0), [0])
     assert step(NONE, clocks, at(3), 0, [0], [1]) == clocks

@@ -18,6 +18,8 @@ changes and :func:`template` is the file a box owner fills in.
 from __future__ import annotations
 
 import copy
+import importlib
+import importlib.util
 import json
 import re
 from collections.abc import Iterator, Mapping
@@ -27,18 +29,87 @@ from typing import Any
 from jsonschema import Draft202012Validator
 
 from .base import Game, Rng
-from .editions import FREE_WORDS, SHIPPED, Edition, bind, data_file, make, shipped
+from .editions import FREE_WORDS, SHIPPED, Edition, bind, data_file, make, package_of, shipped
 
 ID_PATTERN = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}$")
+MAX_BYTES = 1 << 20
+"""The largest edition file read (1 MiB): the biggest game's template is about 100 kB."""
+MAX_DEPTH = 16
+"""The deepest nesting of arrays and objects an edition may have: the games' data nest 5 deep, an
+edition one more. Refused before parsing, so a 200,000-deep document is one line, not a
+``RecursionError``."""
+_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"')
+_BRACKET = re.compile(rb"[\[\]{}]")
 
 
 class EditionError(ValueError):
     """An edition document the service cannot use: ``field`` names where (``data.cities[2].track``)."""
 
-    def __init__(self, field: str, message: str) -> None:
+    def __init__(self, field: str, message: str, more: tuple[tuple[str, str], ...] = ()) -> None:
         super().__init__(f"{field}: {message}")
         self.field = field
         self.message = message
+        self.more = more
+        """Further (field, message) problems found in the same pass (the schema's, the game's rules)."""
+
+    def lines(self, prefix: str = "") -> list[str]:
+        """One line per problem: ``prefix`` (a file), the field and what rule it breaks."""
+        return [f"{prefix}{field}: {message}" for field, message in ((self.field, self.message), *self.more)]
+
+
+def parse(raw: bytes | str) -> Any:
+    """The JSON document in ``raw``, refused with one :class:`EditionError` (never a traceback)
+    when it is larger than :data:`MAX_BYTES`, nested deeper than :data:`MAX_DEPTH`, not JSON, has
+    a key twice, or has a number that is not a plain integer (``2.0``, ``1e308``, ``NaN``: the
+    rules count in whole numbers, and JSON would hand them a float)."""
+    data = raw.encode("utf-8") if isinstance(raw, str) else raw
+    if len(data) > MAX_BYTES:
+        raise EditionError("(the document)", f"{len(data):,} bytes; an edition is at most {MAX_BYTES:,} bytes")
+    depth = deepest = 0
+    # strings first (a bracket inside one does not nest), then a running count: no recursion
+    for bracket in _BRACKET.findall(_STRING.sub(b"", data)):
+        depth += 1 if bracket in b"[{" else -1
+        deepest = max(deepest, depth)
+        if deepest > MAX_DEPTH:
+            raise EditionError("(the document)", f"nested more than {MAX_DEPTH} deep; an edition's data nests a "
+                                                 "few levels (portolan data template)")
+    try:
+        return json.loads(data.decode("utf-8"), parse_float=_no_fraction, parse_constant=_no_fraction,
+                          object_pairs_hook=_no_twice)
+    except EditionError:
+        raise
+    except (ValueError, UnicodeDecodeError) as exc:  # JSONDecodeError is a ValueError; so is a 5,000-digit int
+        raise EditionError("(the document)", f"not valid JSON: {' '.join(str(exc).split())}") from exc
+
+
+def _no_fraction(text: str) -> Any:
+    raise EditionError("(the document)", f"the number {text[:40]} is not an integer: every number of an edition "
+                                         "is written without a fraction or an exponent")
+
+
+def _no_twice(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise EditionError("(the document)", f"the key {key[:40]!r} appears twice in one object")
+        out[key] = value
+    return out
+
+
+def _plain(document: Any) -> None:
+    """Refuse, naming the field, a document (parsed elsewhere: a record's) with a float or nested
+    deeper than :data:`MAX_DEPTH`; walked with a stack, not recursion."""
+    stack: list[tuple[Any, list[Any]]] = [(document, [])]
+    while stack:
+        value, at = stack.pop()
+        if len(at) > MAX_DEPTH:
+            raise EditionError(field_path(at), f"nested more than {MAX_DEPTH} deep")
+        if isinstance(value, float):
+            raise EditionError(field_path(at), f"{value!r} is not an integer: every number of an edition is an integer")
+        if isinstance(value, Mapping):
+            stack.extend((v, [*at, k]) for k, v in value.items())
+        elif isinstance(value, list):
+            stack.extend((v, [*at, i]) for i, v in enumerate(value))
 
 
 def schema_file(game: Game[Any]) -> Path:
@@ -108,6 +179,7 @@ def check(document: Any, hosted: Mapping[str, Game[Any]]) -> Edition:
     """The :class:`Edition` of ``document``; raises :class:`EditionError` naming the field at fault."""
     if not isinstance(document, Mapping):
         raise EditionError("(the document)", "an edition is a JSON object with edition, game, title and data")
+    _plain(document)
     unknown = sorted(set(document) - {"edition", "game", "title", "verified", "provisional", "data"})
     if unknown:
         raise EditionError(unknown[0], "not a field of an edition (edition, game, title, verified, provisional, data)")
@@ -129,10 +201,14 @@ def check(document: Any, hosted: Mapping[str, Game[Any]]) -> Edition:
     errors = sorted(Draft202012Validator(data_schema(game)).iter_errors(document["data"]),
                     key=lambda e: [str(p) for p in e.absolute_path])
     if errors:
-        raise EditionError(field_path(["data", *errors[0].absolute_path]), errors[0].message)
+        found = [(field_path(["data", *e.absolute_path]), e.message) for e in errors]
+        raise EditionError(*found[0], more=tuple(found[1:]))
     ship = shipped(game)
     for where, message in _shape_changes(ship.data, document["data"], ["data"]):
         raise EditionError(where, message)
+    broken = list(game_rules(game, document["data"]))
+    if broken:
+        raise EditionError(*broken[0], more=tuple(broken[1:]))
     provisional = {p.path for p in game.provisional()}
     verified = document.get("verified", [])
     if not isinstance(verified, list) or not all(isinstance(v, str) for v in verified):
@@ -142,6 +218,16 @@ def check(document: Any, hosted: Mapping[str, Game[Any]]) -> Edition:
             raise EditionError(f"verified[{i}]", f"{path!r} is not a provisional value of {game.title} "
                                                  "(portolan data template lists them)")
     return make(document)
+
+
+def game_rules(game: Game[Any], data: Mapping[str, Any]) -> Iterator[tuple[str, str]]:
+    """What the game's own ``edition_rules.check`` says of ``data`` (a schema, and a check of the
+    shape, already passed): the rules between numbers that a schema cannot say, such as a track
+    with no value or a deck too small for the player count. A game without one has none."""
+    name = f"{package_of(game)}.edition_rules"
+    if importlib.util.find_spec(name) is None:
+        return
+    yield from importlib.import_module(name).check(data)
 
 
 def _shape_changes(ship: Any, mine: Any, at: list[Any]) -> Iterator[tuple[str, str]]:
@@ -198,7 +284,9 @@ def trial(game: Game[Any], edition: Edition, plies: int = 10_000) -> None:
             state, _ = bound.setup(players, bound.validate_options({}, players), Rng.from_seed(f"setup:{players}"))
             for ply in range(plies):
                 seats = bound.active_seats(state)
+                bound.outcome(state)  # the service scores after every move: a division by zero shows here
                 if not seats:
+                    bound.view(state, None)
                     break
                 legal = bound.legal_actions(state, seats[0])
                 if not legal:

@@ -9,7 +9,6 @@ the service with the file and the field at fault, never a match that plays half 
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from collections.abc import Mapping
@@ -79,16 +78,18 @@ def read(path: Path, trial: bool = False) -> Edition:
     """One edition file, checked (with ``trial``, also played: :func:`edition_check.trial`);
     :class:`EditionError` names the file and the field at fault."""
     try:
-        document = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise EditionError(str(path), f"cannot read a JSON edition: {exc}") from exc
+        with path.open("rb") as f:
+            raw = f.read(edition_check.MAX_BYTES + 1)  # one byte more says "too large" without reading it all
+    except OSError as exc:
+        raise EditionError(str(path), f"cannot read a JSON edition: {exc.strerror or exc}") from exc
     try:
-        edition = check(document, games.registry())
+        edition = check(edition_check.parse(raw), games.registry())
         if trial:
             edition_check.trial(games.registry()[edition.game], edition)
         return edition
     except EditionError as exc:
-        raise EditionError(f"{path}: {exc.field}", exc.message) from exc
+        raise EditionError(f"{path}: {exc.field}", exc.message,
+                           tuple((f"{path}: {field}", message) for field, message in exc.more)) from exc
 
 
 def load(spec: str, default: str = "", trial: bool = False) -> Shelf:

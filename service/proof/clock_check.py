@@ -27,7 +27,7 @@ from typing import Any
 from service.games.base import Game
 from service.proof import signing
 from service.proof import time_control as tcs
-from service.proof.standing import CLOCK, check_timeout_policy
+from service.proof.standing import CLOCK, check_timeout_policy, is_match_action
 
 CLOCK_FIELD = ("policy", "since", "deadline", "acts_at", "allowance_s", "grace_hours")
 """What a timeout's ``clock`` field holds: the deadline it acted on and how it was reached."""
@@ -131,6 +131,9 @@ def walk(header: Mapping[str, Any], entries: Sequence[Mapping[str, Any]], game: 
     assert started is not None  # check_header came first
     before = game.active_seats(steps[0].state)
     clocks = tcs.start_clocks(tc, int(header["players"]), started, before)
+    # a server from before issue 28 restarted the voter's clock on a match action: its records'
+    # timeouts hold together by that walk, so it is kept beside the current one and either will do
+    legacy = clocks
     out = Walk(tcs.timed(tc))
     for i, entry in enumerate(entries):
         after_step = steps[i + 1]
@@ -142,11 +145,16 @@ def walk(header: Mapping[str, Any], entries: Sequence[Mapping[str, Any]], game: 
         timed_out = entry["by"] == CLOCK
         if timed_out:
             trouble = _timeout(tc, policy, clocks[seat], seat, at, entry["clock"])
+            if trouble and _timeout(tc, policy, legacy[seat], seat, at, entry["clock"]) is None:
+                trouble = None
             if trouble:
                 out.failure = (f"ply {i}", trouble)
                 return out
             out.timeouts += 1
-        clocks = tcs.step(tc, clocks, at, seat, before, after, timed_out=timed_out)
+        # as the service (moves/commit.py): an entry with a match action is no move
+        vote = any(is_match_action(a) for a in entry["envelope"]["actions"])
+        clocks = tcs.step(tc, clocks, at, seat, before, after, timed_out=timed_out, match_action=vote)
+        legacy = tcs.step(tc, legacy, at, seat, before, after, timed_out=timed_out)
         before = after
     return out
 

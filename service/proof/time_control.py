@@ -199,25 +199,29 @@ def start_clocks(tc: Mapping[str, Any], players: int, started_at: datetime, acti
 
 
 def step(tc: Mapping[str, Any], clocks: Sequence[SeatClock], at: datetime, mover: int, before: Iterable[int],
-         after: Iterable[int], *, timed_out: bool = False, pauses: Mapping[int, Sequence[Pause]] | None = None
-         ) -> list[SeatClock]:
+         after: Iterable[int], *, timed_out: bool = False, pauses: Mapping[int, Sequence[Pause]] | None = None,
+         match_action: bool = False) -> list[SeatClock]:
     """The clocks after ``mover``'s entry accepted ``at``: the seats active ``before`` it and
-    ``after`` it. ``timed_out``: the entry is the mover's timeout (its bank is refilled)."""
+    ``after`` it. ``timed_out``: the entry is the mover's timeout (its bank is refilled).
+    ``match_action``: the entry is a seat's match action (a vote to abort, a resignation, a
+    return), not a move: it restarts no clock and takes nothing from a bank, so the seat to act
+    cannot buy itself time by voting (issue 28, F10)."""
     if not timed(tc):
         return list(clocks)
     was, now = set(before), set(after)
     weekends = bool(tc.get("weekends", True))
+    moved = mover if not (match_action and not timed_out) else -1  # -1: nobody moved, every clock runs on
     out: list[SeatClock] = []
     for seat, c in enumerate(clocks):
         bank = c.bank_s
-        if seat == mover and bank is not None:
+        if seat == moved and bank is not None:
             if timed_out:
                 bank = max(float(tc["increment_days"]) * DAY, DAY)
             elif seat in was and c.since is not None:
                 bank = max(0.0, bank - counted(c.since, at, weekends, (pauses or {}).get(seat, ())))
                 if seat not in now:
                     bank = min(float(tc["cap_days"]) * DAY, bank + float(tc["increment_days"]) * DAY)
-        since = (at if seat not in was or seat == mover or c.since is None else c.since) if seat in now else None
+        since = (at if seat not in was or seat == moved or c.since is None else c.since) if seat in now else None
         out.append(SeatClock(since, bank))
     return out
 

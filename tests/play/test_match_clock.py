@@ -8,6 +8,7 @@ here the test calls it itself, before and after the deadline.
 from __future__ import annotations
 
 from datetime import timedelta
+from typing import Any
 
 import pytest
 
@@ -210,3 +211,45 @@ def test_rebuild_replays_a_match_aborted_after_its_start(service: Matches, hands
     move(service, players[1], mid, 1, [{"type": "match:abort"}])
     line = rebuild(service, mid)
     assert line.ok and "2 moves replayed" in line.detail
+
+
+def test_a_vote_of_the_seat_to_act_keeps_its_deadline_and_the_record_verifies(service: Matches, hands: Hands,
+                                                                              players: list[Player]) -> None:
+    """Issue 28, F10: the timeout comes at the deadline from before the vote; the verifier walks
+    the clocks the same way."""
+    mid = started(service, players, time_control={"kind": "per-move", "days": 2}, timeout_policy={"policy": "abort", "grace_hours": 0})
+    seat = service.meta(mid).active[0]
+    hands.advance(days=1, hours=12)
+    move(service, players[seat], mid, seat, [{"type": "match:abort"}])
+    assert service.clock_status(service.meta(mid))[seat].deadline == START + timedelta(days=2)
+    hands.advance(hours=12)
+    assert service.timeout(mid, seat) is not None
+    assert service.meta(mid).status == "aborted"  # the seed is out: the verifier walks the clocks
+    assert verify_record(service.record(mid)).ok, verify_record(service.record(mid)).text()
+
+
+def test_a_record_from_a_server_that_restarted_the_voters_clock_still_verifies(
+        service: Matches, hands: Hands, players: list[Player], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Records made before the fix restarted the voter's clock; their timeouts came later, and
+    the verifier still accepts them (it keeps that walk beside the current one)."""
+    from service.play.moves import commit
+    from service.proof import time_control as tcs
+
+    class OldServer:  # the service's time control as before the fix; the verifier keeps the current one
+        def __getattr__(self, name: str) -> Any:
+            return getattr(tcs, name)
+
+        @staticmethod
+        def step(*a: Any, **kw: Any) -> Any:
+            return tcs.step(*a, **{**kw, "match_action": False})
+
+    monkeypatch.setattr(commit, "tcs", OldServer())
+    mid = started(service, players, time_control={"kind": "per-move", "days": 2}, timeout_policy={"policy": "abort", "grace_hours": 0})
+    seat = service.meta(mid).active[0]
+    hands.advance(days=1, hours=12)
+    move(service, players[seat], mid, seat, [{"type": "match:abort"}])
+    hands.advance(days=2)
+    assert service.timeout(mid, seat) is not None
+    assert service.log(mid)[-1]["clock"]["since"] == iso(START + timedelta(days=1, hours=12))
+    assert service.meta(mid).status == "aborted"  # the seed is out: the verifier walks the clocks
+    assert verify_record(service.record(mid)).ok, verify_record(service.record(mid)).text()

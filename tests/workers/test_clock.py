@@ -292,3 +292,34 @@ def test_tick_now_enqueues_a_tick_that_finds_the_overdue_match(rig: Rig, players
     assert jid.startswith("clock-tick-")
     rig.settle()
     assert len(timeouts(rig.m, mid)) == 1
+
+
+def test_the_seat_to_act_voting_to_abort_keeps_its_deadline_and_times_out_on_time(rig: Rig,
+                                                                                  players: list[Player]) -> None:
+    """Issue 28, F10: a vote is no move. The seat to act votes to abort over HTTP a day and a
+    half into its two days: its deadline stays where it was, and the workers take its timeout at
+    the first ``acts_at``, not two days after the vote."""
+    from service.api import create_app
+
+    mid = started(rig.m, players, time_control={"kind": "per-move", "days": 2}, timeout_policy={"grace_hours": 0})
+    seat = rig.m.meta(mid).active[0]
+    rig.settle()
+    first = rig.status(mid, seat)
+    since_before = rig.m.meta(mid).active_since
+    rig.advance_to(first.since + timedelta(days=1, hours=12), past_s=0)
+    client = create_app(rig.settings, rig.m, TESTING=True).test_client()
+    ply = rig.m.meta(mid).ply
+    vote = players[seat].envelope(mid, seat, ply, [{"type": "match:abort"}], nonce="vote")
+    answer = client.post(f"/v1/matches/{mid}/moves", json=vote)
+    assert answer.status_code == 201, answer.get_json()
+    assert [e["type"] for e in answer.get_json()["events"]] == ["abort-voted"]
+    rig.settle()
+    after = rig.status(mid, seat)
+    assert (after.since, after.deadline, after.acts_at) == (first.since, first.deadline, first.acts_at)
+    assert rig.m.meta(mid).active_since == since_before
+    assert Deadlines(rig.m.store.r, rig.settings.namespace).when(mid) == pytest.approx(first.acts_at.timestamp())
+    rig.advance_to(first.acts_at)
+    rig.settle()
+    [entry] = timeouts(rig.m, mid)
+    assert entry["seat"] == seat and entry["clock"]["deadline"] == first.deadline.isoformat(
+        timespec="milliseconds").replace("+00:00", "Z")

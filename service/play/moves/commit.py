@@ -217,7 +217,8 @@ def commit(ctx: MatchContext, match_id: str, env: dict[str, Any], raw: bytes, si
     control = clocks.time_control_of(meta)
     seat_clocks = tcs.step(control, clocks.clocks_of(meta), parse_iso(accepted_at), seat, meta.active, active,
                            timed_out=by == standings.CLOCK,
-                           pauses={seat: clocks.pauses_of(ctx, meta)(seat)} if tcs.timed(control) else None)
+                           pauses={seat: clocks.pauses_of(ctx, meta)(seat)} if tcs.timed(control) else None,
+                           match_action=anytime)
     extra = {"standing": after_standing.to_json(), "clocks": [c.to_json() for c in seat_clocks]}
     said = [e["type"] for e in events if e.get("type") in MATCH_EVENTS]
     result = ctx.store.apply(

@@ -57,8 +57,9 @@ def cmd_check(args: argparse.Namespace) -> int:
     """Check an edition file; print what it changes and what it leaves provisional."""
     try:
         edition = editions.read(Path(args.file), trial=True)
-    except edition_check.EditionError as exc:
-        say(f"error: {exc.field}: {exc.message}", file=sys.stderr)
+    except edition_check.EditionError as exc:  # one line per problem, never a traceback
+        for line in exc.lines("error: "):
+            say(line, file=sys.stderr)
         return 2
     game = _game(edition.game)
     changes = edition_check.diff(edition, game)

@@ -77,10 +77,16 @@ def main(argv: list[str] | None = None) -> int:
         p.error(f"unrecognized arguments: {' '.join(extra)}")
     import requests
 
+    from service.games.edition_check import EditionError
+    from service.play.editions import ENV as EDITIONS
     from service.tools.client import ApiError
 
     try:
         return int(args.fn(args))
+    except EditionError as exc:  # an installed edition file the server cannot use: one line, no traceback
+        for line in exc.lines(f"error: an edition in {EDITIONS} cannot be used: "):
+            say(line, file=sys.stderr)
+        return 2
     except ApiError as exc:
         say(f"error {exc.status} {exc.code}: {exc.detail}", file=sys.stderr)
         return 2

@@ -25,14 +25,17 @@ def cmd_record(args: argparse.Namespace) -> int:
 
 def cmd_verify(args: argparse.Namespace) -> int:
     """Check a record offline; exit 1 when it does not verify."""
+    from service.games.edition_check import EditionError, parse
     from service.proof.verify import verify_file
 
     edition = None
     if args.edition:  # the edition the record pins, when the record does not carry it
         try:
-            edition = json.loads(Path(args.edition).read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
+            edition = parse(Path(args.edition).read_bytes())
+        except OSError as exc:
             raise SystemExit(f"cannot read the edition {args.edition}: {exc}") from exc
+        except EditionError as exc:  # too large, too deep, not JSON, a float: one line
+            raise SystemExit(f"cannot read the edition {args.edition}: {exc.field}: {exc.message}") from exc
     report = verify_file(args.record, server_key=args.server_key, edition=edition)
     say(report.text())
     return 0 if report.ok else 1
