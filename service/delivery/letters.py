@@ -79,15 +79,18 @@ def record_link(public_url: str, match_id: str) -> str:
 
 
 def reply_to(m: Matches, settings: Settings, kind: Kind, match_id: str, seat: int, ply: int = 0, *,
-             game_over: bool = False) -> str:
+             game_over: bool = False, at: datetime | None = None) -> str:
     """The reply address of a mail of ``kind`` about ``seat`` (at ``ply`` for a turn notice), good
     for ``PORTOLAN_MAIL_TOKEN_DAYS`` (``PORTOLAN_MAIL_GAME_OVER_TOKEN_DAYS`` for a mail about an
-    ended match)."""
+    ended match) from ``at`` (default now). A turn notice dates its tokens from the turn's start,
+    so that a resend on another day is the same message (issue 28, item 9)."""
     days = settings.mail_game_over_token_days if game_over else settings.mail_token_days
-    return reply_address(m.server_key, settings.reply_base(), kind, match_id, seat, ply, days=days)
+    return reply_address(m.server_key, settings.reply_base(), kind, match_id, seat, ply, days=days,
+                         now=None if at is None else at.timestamp())
 
 
-def unsubscribe(m: Matches, settings: Settings, match_id: str, seat: int, email: str) -> tuple[tuple[str, str], ...]:
+def unsubscribe(m: Matches, settings: Settings, match_id: str, seat: int, email: str,
+                at: datetime | None = None) -> tuple[tuple[str, str], ...]:
     """The unsubscribe headers of a mail to ``email`` about ``seat``: ``List-Unsubscribe`` (RFC 2369)
     with two ways, the one-click https URL of ``email`` first (RFC 8058 section 3.1: the receiver
     POSTs ``List-Unsubscribe=One-Click`` to it, service/api/unsubscribe.py; the token names the
@@ -100,7 +103,7 @@ def unsubscribe(m: Matches, settings: Settings, match_id: str, seat: int, email:
     dev``, a test) still lists its URL, which a mail client may open (its page has the button), but
     says nothing of one-click, which no receiver would honour there."""
     url = one_click.url_of(m.server_key, m.public_url, email)
-    mailto = f"mailto:{reply_to(m, settings, 'o', match_id, seat)}?subject=stop%20notices"
+    mailto = f"mailto:{reply_to(m, settings, 'o', match_id, seat, at=at)}?subject=stop%20notices"
     listed = ("List-Unsubscribe", f"<{url}>, <{mailto}>")
     return (listed, one_click.POST_HEADER) if url.startswith("https://") else (listed,)
 
@@ -160,8 +163,8 @@ def happened_since(m: Matches, match_id: str, seat: int, ply: int) -> list[str]:
     return [e.get("text", e["type"]) for e in visible_events(fold_undone(since), seat)]
 
 
-def _common(m: Matches, settings: Settings, meta: MatchMeta, seat: int) -> dict[str, Any]:
-    """What every mail about ``seat`` of a match shows."""
+def _common(m: Matches, settings: Settings, meta: MatchMeta, seat: int, at: datetime | None = None) -> dict[str, Any]:
+    """What every mail about ``seat`` of a match shows (its tokens dated from ``at``, default now)."""
     game = m.game_of(meta)
     players = players_of(game, meta)
     return {"match": meta.id, "seat": seat, "game_title": game.title, "players": players,
@@ -169,7 +172,8 @@ def _common(m: Matches, settings: Settings, meta: MatchMeta, seat: int) -> dict[
             "public_url": m.public_url, "link": match_link(m.public_url, meta.id),
             "rules_link": f"{m.public_url}{rules_url(game.id)}" if rules_url(game.id) else "",
             "custodial": meta.seats[seat].custody == "server",
-            "reply_o": reply_to(m, settings, "o", meta.id, seat, game_over=meta.status in ("finished", "aborted"))}
+            "reply_o": reply_to(m, settings, "o", meta.id, seat, game_over=meta.status in ("finished", "aborted"),
+                                at=at)}
 
 
 def board_svg(m: Matches, meta: MatchMeta, view: Mapping[str, Any], seat: int) -> str | None:
@@ -271,7 +275,7 @@ def notice_of(m: Matches, settings: Settings, meta: MatchMeta, seat: int, view: 
     row = meta.seats[seat]
     ply = int(view["ply"])
     items = menu(view.get("legal_actions", []))
-    ctx = _common(m, settings, meta, seat)
+    ctx = _common(m, settings, meta, seat, at)
     to_act = [p for p in ctx["players"] if p["seat"] in view["active_seats"]]
     ctx.update({
         "ply": ply, "board": view.get("text", ""), "happened": list(happened),
@@ -283,8 +287,9 @@ def notice_of(m: Matches, settings: Settings, meta: MatchMeta, seat: int, view: 
         "deadline": clock_words.deadline_line(m, meta, seat, at),
     })
     subject = f"[Portolan] Your turn in {m.game_of(meta).title} ({match_id}, ply {ply})"
-    mail = partial(render, "turn_notice", row.email, subject, key, reply_to=reply_to(m, settings, "t", match_id, seat, ply),
-                   headers=unsubscribe(m, settings, match_id, seat, row.email))
+    mail = partial(render, "turn_notice", row.email, subject, key,
+                   reply_to=reply_to(m, settings, "t", match_id, seat, ply, at=at),
+                   headers=unsubscribe(m, settings, match_id, seat, row.email, at=at))
     svg = board_svg(m, meta, view, seat)
     if svg is None:
         return mail(ctx)
