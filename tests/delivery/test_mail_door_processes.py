@@ -10,7 +10,6 @@ exit 65) in a few seconds, and the receiver takes the next reply."""
 from __future__ import annotations
 
 import smtplib
-import socket
 import subprocess
 import sys
 import time
@@ -20,9 +19,8 @@ from pathlib import Path
 import pytest
 
 from service.config import Settings
-from service.storage.embedded import free_port
 from tests.conftest import SmtpSink
-from tests.helpers.mail_in import environment, gmail_reply, mime_bomb
+from tests.helpers.mail_in import environment, gmail_reply, mime_bomb, running_receiver
 from tests.helpers.mailcorpus import wire
 from tests.play.mail_desk import BASE, Table, mail_settings, open_table, words
 
@@ -51,26 +49,8 @@ def forged_mail(i: int) -> bytes:
 @pytest.fixture
 def smtp_receiver(mail_settings: Settings, tmp_path: Path) -> Iterator[int]:
     """``portolan mail-receiver`` (SMTP) in its own process on a free port; yields the port."""
-    port = free_port()
-    log = open(tmp_path / "receiver.log", "wb")  # noqa: SIM115 - closed below
-    proc = subprocess.Popen([sys.executable, "-m", "service.tools.cli", "mail-receiver", "--listen",
-                             f"127.0.0.1:{port}"], env=environment(mail_settings), stdout=log, stderr=log)
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            assert proc.poll() is None, (tmp_path / "receiver.log").read_text()
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=5).close()
-                break
-            except OSError:
-                assert time.monotonic() < deadline, "the receiver did not come up"
-                time.sleep(0.1)
+    with running_receiver(environment(mail_settings), tmp_path) as port:
         yield port
-    finally:
-        proc.terminate()
-        proc.wait(30)
-        log.close()
-    assert proc.returncode == 0, (tmp_path / "receiver.log").read_text()
 
 
 def test_the_receiver_refuses_forged_tokens_at_rcpt_and_mails_nobody(mail_settings: Settings, smtp_sink: SmtpSink,

@@ -5,19 +5,16 @@ the same message again makes none, and the answer goes out once."""
 from __future__ import annotations
 
 import smtplib
-import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from service.config import Settings
-from service.storage.embedded import free_port
 from tests.conftest import SmtpSink
-from tests.helpers.mail_in import environment, gmail_reply
+from tests.helpers.mail_in import environment, gmail_reply, running_receiver
 from tests.helpers.mailcorpus import wire
 from tests.play.mail_desk import mail_settings, open_table, words
 
@@ -47,26 +44,8 @@ def test_mail_in_makes_the_move_once_however_often_the_mta_delivers(mail_setting
 @pytest.fixture
 def lmtp_receiver(mail_settings: Settings, tmp_path: Path) -> Iterator[int]:
     """``portolan mail-receiver --lmtp`` in its own process on a free port; yields the port."""
-    port = free_port()
-    log = open(tmp_path / "receiver.log", "wb")  # noqa: SIM115 - closed below
-    proc = subprocess.Popen([sys.executable, "-m", "service.tools.cli", "mail-receiver", "--lmtp", "--listen",
-                             f"127.0.0.1:{port}"], env=environment(mail_settings), stdout=log, stderr=log)
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            assert proc.poll() is None, (tmp_path / "receiver.log").read_text()
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=5).close()
-                break
-            except OSError:
-                assert time.monotonic() < deadline, "the receiver did not come up"
-                time.sleep(0.1)
+    with running_receiver(environment(mail_settings), tmp_path, lmtp=True) as port:
         yield port
-    finally:
-        proc.terminate()
-        proc.wait(30)
-        log.close()
-    assert proc.returncode == 0, (tmp_path / "receiver.log").read_text()  # SIGTERM is a clean stop
 
 
 def test_the_lmtp_receiver_makes_the_move(mail_settings: Settings, smtp_sink: SmtpSink, lmtp_receiver: int) -> None:

@@ -9,10 +9,8 @@ from __future__ import annotations
 
 import os
 import smtplib
-import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from email.message import EmailMessage
 from pathlib import Path
@@ -22,6 +20,7 @@ import pytest
 from service.config import Settings
 from service.storage.embedded import free_port
 from tests.conftest import SmtpSink
+from tests.helpers.mail_in import running_receiver
 from tests.helpers.mailcorpus import wire
 from tests.play.mail_desk import Table, mail_settings, open_table, words
 
@@ -46,25 +45,8 @@ def environment(s: Settings, **extra: str) -> dict[str, str]:
 @pytest.fixture
 def receiver(mail_settings: Settings, tmp_path: Path) -> Iterator[int]:
     """``portolan mail-receiver`` in its own process on a free port; yields the port."""
-    port = free_port()
-    log = open(tmp_path / "receiver.log", "wb")  # noqa: SIM115 - closed below
-    proc = subprocess.Popen([sys.executable, "-m", "service.tools.cli", "mail-receiver", "--listen",
-                             f"127.0.0.1:{port}"], env=environment(mail_settings), stdout=log, stderr=log)
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            assert proc.poll() is None, (tmp_path / "receiver.log").read_text()
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=5).close()
-                break
-            except OSError:
-                assert time.monotonic() < deadline, "the receiver did not come up"
-                time.sleep(0.1)
+    with running_receiver(environment(mail_settings), tmp_path) as port:
         yield port
-    finally:
-        proc.terminate()
-        proc.wait(30)
-        log.close()
 
 
 def a_reply(table: Table, text: str, trace: list[tuple[str, str]]) -> tuple[bytes, str]:

@@ -3,11 +3,18 @@ processes: their environment, a player's reply as Gmail writes it, and a MIME bo
 
 from __future__ import annotations
 
+import contextlib
 import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
 from email.message import EmailMessage
 from pathlib import Path
 
 from service.config import Settings
+from service.storage.embedded import free_port
 from tests.play.mail_desk import Table
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -40,3 +47,31 @@ def mime_bomb(parts: int) -> bytes:
     body = b"".join(b"--b\r\nContent-Type: text/plain; charset=us-ascii\r\n\r\nx\r\n" for _ in range(parts))
     return (b"From: ana@example.org\r\nTo: turns@portolan.test\r\nSubject: bomb\r\nMIME-Version: 1.0\r\n"
             b"Content-Type: multipart/mixed; boundary=b\r\n\r\n" + body + b"--b--\r\n")
+
+
+@contextlib.contextmanager
+def running_receiver(env: dict[str, str], folder: Path, *, lmtp: bool = False) -> Iterator[int]:
+    """``portolan mail-receiver`` (``--lmtp`` with ``lmtp``) in its own process on a free port,
+    its log in ``folder``; yields the port once it takes connections, and checks that SIGTERM
+    stops it cleanly."""
+    port = free_port()
+    path = folder / "receiver.log"
+    log = open(path, "wb")  # noqa: SIM115 - closed below
+    proc = subprocess.Popen([sys.executable, "-m", "service.tools.cli", "mail-receiver", *(["--lmtp"] if lmtp else []),
+                             "--listen", f"127.0.0.1:{port}"], env=env, stdout=log, stderr=log)
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            assert proc.poll() is None, path.read_text()
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=5).close()
+                break
+            except OSError:
+                assert time.monotonic() < deadline, "the receiver did not come up"
+                time.sleep(0.1)
+        yield port
+    finally:
+        proc.terminate()
+        proc.wait(30)
+        log.close()
+    assert proc.returncode == 0, path.read_text()  # SIGTERM is a clean stop
