@@ -212,15 +212,29 @@ class PrivatePostfix:
     def wait_deferred(self) -> QueuedMail:
         """Wait until the queue holds one message, deferred (a delivery was tried and failed
         temporarily); that message. A bounce meanwhile fails at once: it will not be deferred."""
-        bounced = self.log(tail=10**7).count("status=bounced")
+        log = self.log(tail=10**7)
+        bounced, deferrals = log.count("status=bounced"), log.count("status=deferred")
+        seen: list[QueuedMail] = []
 
         def deferred() -> bool:
-            assert self.log(tail=10**7).count("status=bounced") == bounced, f"bounced, not deferred:\n{self.log()}"
-            return [q.queue for q in self.queue()] == ["deferred"]
+            # the queue shows it deferred, or the log says a delivery was deferred: Postfix tries a
+            # deferred message again after a second here, so a look at the queue may always find
+            # it active, in the middle of its next try
+            text = self.log(tail=10**7)
+            assert text.count("status=bounced") == bounced, f"bounced, not deferred:\n{self.log()}"
+            queued = self.queue()
+            if [q.queue for q in queued] == ["deferred"]:
+                seen[:] = queued
+                return True
+            if text.count("status=deferred") > deferrals:
+                line = [t for t in text.splitlines() if "status=deferred" in t][-1]
+                reason = line.split("status=deferred", 1)[1].strip(" ()")
+                seen[:] = [QueuedMail("deferred", "", [], [reason])]
+                return True
+            return False
 
         self.wait("a deferred message", deferred)
-        [queued] = self.queue()
-        return queued
+        return seen[0]
 
     def wait_empty(self) -> None:
         """Wait until the queue is empty (every message delivered or bounced)."""
