@@ -14,6 +14,7 @@ from service.api import (
     boards,
     errors,
     games,
+    languages,
     limits,
     matches,
     metrics,
@@ -63,6 +64,7 @@ def create_app(settings: Settings | None = None, service: Matches | None = None,
     app.extensions["portolan.feeds"] = Feeds()  # what the streams of one match share (play/streams.py)
     app.extensions["portolan.wakeups"] = Wakeups(service.store.r, service.store.events_channel())
     app.json.sort_keys = False  # type: ignore[attr-defined]
+    languages.install(app)  # issue 29: the request's language (pages, detail sentences)
     errors.register(app)
     logs.configure()
     app.register_blueprint(metrics.bp)  # first: its hooks time every request

@@ -377,8 +377,16 @@ class Game(ABC, Generic[S]):
         action seen without its position (a logged move). Games with costs override this."""
         return self.describe_action(action)
 
-    def render(self, view: Mapping[str, Any]) -> str:
-        """A readable text rendering of a view (from :meth:`view`), for the CLI and mail."""
+    def describe_event(self, event: Mapping[str, Any]) -> str:
+        """An event in words for its reader, from its fields: a :class:`service.i18n.Phrase`, so the
+        log page, the notices and the CLI show it in their reader's language (issue 29). Games
+        override this; the default is the English sentence the event was stored with (``"text"``),
+        which older records hold and which stays in new ones for readers that know no language."""
+        return str(event.get("text") or event.get("type") or "")
+
+    def render(self, view: Mapping[str, Any], language: str = "en") -> str:
+        """A readable text rendering of a view (from :meth:`view`), for the CLI and mail, in
+        ``language`` (a code of :mod:`service.i18n`; the words from the game's catalog)."""
         return json.dumps(dict(view), indent=2, sort_keys=True)
 
     def provisional(self) -> list[Provisional]:

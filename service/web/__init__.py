@@ -11,7 +11,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint, render_template, request
+from flask import Blueprint, abort, jsonify, render_template, request
+from flask.typing import ResponseReturnValue
+from flask_babel import get_locale  # the request's language, chosen in service/api/languages.py
+
+from service import i18n
 
 bp = Blueprint("web", __name__, template_folder="templates", static_folder="static",
                static_url_path="/web/static")
@@ -37,7 +41,9 @@ def _headers(response: Any) -> Any:
 
 
 def _page(template: str, title: str, **context: Any) -> str:
-    return render_template(template, title=title, **context)
+    locale = get_locale()
+    language = str(locale.language) if locale is not None else i18n.DEFAULT
+    return render_template(template, title=title, language=language, languages=i18n.LANGUAGES, **context)
 
 
 @bp.get("/")
@@ -75,3 +81,15 @@ def log(match_id: str) -> str:
 def keys() -> str:
     """This browser's key: its public half, export to a backup file, import on a second device."""
     return _page("keys.html", "Your key")
+
+
+@bp.get("/web/words/<language>.json")
+def words(language: str) -> ResponseReturnValue:
+    """The browser client's messages in ``language``, ``{english: translation}`` (static/js/words.js).
+
+    English is the messages themselves, so its table is empty; a language we do not speak is 404."""
+    if language not in i18n.codes():
+        abort(404)
+    response = jsonify(i18n.as_json(language, "web"))
+    response.headers["Cache-Control"] = "no-cache"  # revalidated like the modules: one release at a time
+    return response

@@ -230,7 +230,7 @@ class ElCapitan(TurnUndo[State]):
     def view(self, state: State, seat: int | None) -> dict[str, Any]:
         return view(state, seat)
 
-    def render(self, view: Mapping[str, Any]) -> str:
+    def render(self, view: Mapping[str, Any], language: str = "en") -> str:
         return render(view)
 
     def outcome(self, state: State) -> Outcome | None:

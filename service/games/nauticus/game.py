@@ -82,7 +82,7 @@ class Nauticus(TurnUndo[State]):
     def load(self, data: Mapping[str, Any]) -> State:
         return load_state(data)
 
-    def render(self, view: Mapping[str, Any]) -> str:
+    def render(self, view: Mapping[str, Any], language: str = "en") -> str:
         return render_view(view)
 
     def provisional(self) -> list[Provisional]:

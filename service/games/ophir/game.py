@@ -177,7 +177,7 @@ class Ophir(TurnUndo[State]):
     def load(self, data: Mapping[str, Any]) -> State:
         return state_from_json(data)
 
-    def render(self, view: Mapping[str, Any]) -> str:
+    def render(self, view: Mapping[str, Any], language: str = "en") -> str:
         return render_view(view)
 
     def provisional(self) -> list[Provisional]:
