@@ -38,6 +38,8 @@ def test_each_source_file_has_one_domain() -> None:
     assert script.domain_of("service/web/templates/base.html") == "web"
     assert script.domain_of("service/delivery/templates/invite.txt") == "mail"
     assert script.domain_of("service/play/errors.py") == "common"
+    assert script.domain_of("service/api/errors.py") == "common"
+    assert script.domain_of("service/play/mail/desk.py") == "desk"
     assert set(domain for _, domain in script.SOURCES) <= set(i18n.DOMAINS)
 
 
