@@ -45,7 +45,7 @@ def need_fields(
 def int_field(action: Mapping[str, Any], key: str, low: int = 0) -> int:
     v = action[key]
     if not isinstance(v, int) or isinstance(v, bool) or v < low:
-        raise bad(phrase("{type}: {field} must be an integer >= {low}", type=_type(action), field=f"'{key}'", low=low))
+        raise bad(phrase("{type}: {field} must be an integer >= {low}", type=_type(action), field=repr(key), low=low))
     return v
 
 

@@ -121,11 +121,6 @@ class Nauticus(TurnUndo[State]):
         return describe_event(event)
 
 
-def _workers(action: Mapping[str, Any], one: str, many: str) -> Phrase:
-    n = action.get("workers")
-    return phrase_n(one, many, n) if isinstance(n, int) and not isinstance(n, bool) else phrase(many, n=n)
-
-
 def describe(action: Mapping[str, Any]) -> str:
     """The action in plain words ("buy a bow and put it at the front of ship 0")."""
     t = action.get("type")
@@ -141,10 +136,13 @@ def describe(action: Mapping[str, Any]) -> str:
                       where=words.where_to(action))
     if t == "deliver":
         return phrase("deliver the cargo of {ship}", ship=words.ship(action.get("ship")))
-    if t == "take-money":
-        return _workers(action, "take money with {n} worker", "take money with {n} workers")
-    if t == "score-crowns":
-        return _workers(action, "score crowns with {n} worker", "score crowns with {n} workers")
+    if t in ("take-money", "score-crowns"):
+        n = action.get("workers")
+        if not isinstance(n, int) or isinstance(n, bool):
+            return str(dict(action))  # not an action the rules made: its JSON, as for an unknown type
+        if t == "take-money":
+            return phrase_n("take money with {n} worker", "take money with {n} workers", n)
+        return phrase_n("score crowns with {n} worker", "score crowns with {n} workers", n)
     if t == "take-reward":
         reward = str(action.get("reward"))
         if reward == "goods":
