@@ -42,7 +42,7 @@ def _choose(state: State, seat: int, action: Mapping[str, Any], rng: Rng) -> Res
     if state.face_down[space]:
         raise IllegalAction(
             "action-used",
-            phrase("{action} was already chosen this round (rule §4.2: its tile is face down)", action=words.action(a)),
+            phrase("{the_action} was already chosen this round (rule §4.2: its tile is face down)", the_action=words.action(a)),
         )
     bonus = data.BONUSES[space]
     p = state.players[seat]

@@ -148,5 +148,5 @@ def need_action(e: Exec, wanted: set[str] | frozenset[str], what: str) -> None:
     if e.action not in wanted:
         raise IllegalAction(
             "wrong-action",
-            phrase("you are executing {action}, not {what} (rule §4.2)", action=words.action(e.action), what=what),
+            phrase("you are executing {the_action}, not {what} (rule §4.2)", the_action=words.action(e.action), what=what),
         )

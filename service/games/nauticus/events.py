@@ -61,7 +61,7 @@ def _reward(e: Mapping[str, Any], seat: Phrase) -> Phrase | None:
         goods = e.get("goods")
         if not isinstance(goods, list):
             return None
-        what = phrase("{goods} to the warehouse", goods=words.joined([words.item(str(g)) for g in goods], " and "))
+        what = phrase("{the_goods} to the warehouse", the_goods=words.joined([words.item(str(g)) for g in goods], " and "))
     elif r == "thaler":
         what = words.thaler(data.REWARD_AMOUNT[r])
     elif r == "workers":
@@ -80,16 +80,16 @@ def _chosen(e: Mapping[str, Any], seat: Phrase) -> Phrase | None:
     gained = words.gains(data.BONUSES[space])
     name = words.action(str(e.get("action")))
     if gained:
-        return phrase("{seat} chooses {action} (space {space}) and takes the bonus: {bonus}.", seat=seat, action=name,
+        return phrase("{seat} chooses {the_action} (space {space}) and takes the bonus: {bonus}.", seat=seat, the_action=name,
                       space=space, bonus=words.joined(gained))
-    return phrase("{seat} chooses {action} (space {space}).", seat=seat, action=name, space=space)
+    return phrase("{seat} chooses {the_action} (space {space}).", seat=seat, the_action=name, space=space)
 
 
 def _laid(e: Mapping[str, Any]) -> Phrase | None:
     layout = e.get("layout")
     if not _int(e, "round", "anchor") or not isinstance(layout, list):
         return None
-    spaces = [phrase("space {space}: {action}", space=s, action=words.action(str(a))) for s, a in enumerate(layout)]
+    spaces = [phrase("space {space}: {the_action}", space=s, the_action=words.action(str(a))) for s, a in enumerate(layout)]
     return phrase("Round {round}: the wheel's anchor points at space {anchor}; action tiles laid ({layout}).",
                   round=e["round"], anchor=e["anchor"], layout=words.joined(spaces))
 
@@ -120,26 +120,26 @@ def _of_seat(e: Mapping[str, Any]) -> Phrase | None:
     if t == "turn-done":
         return phrase("{seat} ends the turn.", seat=seat)
     if t == "extra-action":
-        return phrase_n("{seat} plays the extra-action tile: {n} worker, then {action}.",
-                        "{seat} plays the extra-action tile: {n} workers, then {action}.", data.EXTRA_WORKERS,
-                        seat=seat, action=words.action(str(e.get("action"))))
+        return phrase_n("{seat} plays the extra-action tile: {n} worker, then {the_action}.",
+                        "{seat} plays the extra-action tile: {n} workers, then {the_action}.", data.EXTRA_WORKERS,
+                        seat=seat, the_action=words.action(str(e.get("action"))))
     if t == "all-four":
         return phrase("{seat} bought all four kinds and gets one free item (rule §5.1).", seat=seat)
     if t == "ship-completed" and _int(e, "ship", "size"):
-        return phrase_n("{seat} completes {ship} (size {size}) and takes {n} reward.",
-                        "{seat} completes {ship} (size {size}) and takes {n} rewards.", e["size"], seat=seat,
-                        ship=words.ship(e["ship"]), size=e["size"])
+        return phrase_n("{seat} completes {the_ship} (size {size}) and takes {n} reward.",
+                        "{seat} completes {the_ship} (size {size}) and takes {n} rewards.", e["size"], seat=seat,
+                        the_ship=words.ship(e["ship"]), size=e["size"])
     if t in ("bought", "transferred"):
         return _placed(e, seat)
     if t == "delivered" and isinstance(e.get("goods"), list):
-        return phrase("{seat} delivers {ship}'s cargo ({goods}).", seat=seat, ship=words.ship(e.get("ship")),
-                      goods=words.joined([words.item(str(g)) for g in e["goods"]]))
+        return phrase("{seat} delivers {the_ship}'s cargo ({the_goods}).", seat=seat, the_ship=words.ship(e.get("ship")),
+                      the_goods=words.joined([words.item(str(g)) for g in e["goods"]]))
     if t == "money-taken" and _int(e, "workers", "thaler"):
         return phrase_n("{seat} takes {thaler} thaler with {n} worker.", "{seat} takes {thaler} thaler with {n} workers.",
                         e["workers"], seat=seat, thaler=e["thaler"])
     if t == "crowns-scored" and _int(e, "crowns", "workers", "vp"):
-        return phrase("{seat} scores {crowns} x {workers} = {vp} VP.", seat=seat, crowns=words.crowns(e["crowns"]),
-                      workers=words.workers(e["workers"]), vp=e["vp"])
+        return phrase("{seat} scores {n_crowns} x {n_workers} = {vp} VP.", seat=seat, n_crowns=words.crowns(e["crowns"]),
+                      n_workers=words.workers(e["workers"]), vp=e["vp"])
     if t == "reward-taken":
         return _reward(e, seat)
     if t == "pass-penalty" and _int(e, "vp"):

@@ -104,9 +104,9 @@ class Nauticus(TurnUndo[State]):
         if action.get("type") == "choose-action" and chosen in state.layout:
             space = state.layout.index(chosen)
             blue = flow.blue_workers(state.anchor, space)
-            return phrase_n("{action} (space {space}: bonus {bonus}; {n} blue worker for each player's turn)",
-                            "{action} (space {space}: bonus {bonus}; {n} blue workers for each player's turn)", blue,
-                            action=text, space=space, bonus=words.bonus_text(data.BONUSES[space]))
+            return phrase_n("{the_action} (space {space}: bonus {bonus}; {n} blue worker for each player's turn)",
+                            "{the_action} (space {space}: bonus {bonus}; {n} blue workers for each player's turn)", blue,
+                            the_action=text, space=space, bonus=words.bonus_text(data.BONUSES[space]))
         if action.get("type") == "buy" and isinstance(item, str) and turn is not None and item in rules.ITEM_POS:
             cost = rules.price(rules.current(turn), item)
             return phrase("buy a {item} for {cost} thaler and put it {where}", item=words.item_object(item), cost=cost,
@@ -116,8 +116,8 @@ class Nauticus(TurnUndo[State]):
     def describe_event(self, event: Mapping[str, Any]) -> str:
         """The event's words from its fields (:mod:`.events`); an older record's event without them is its text."""
         if event.get("type") == "undone" and isinstance(event.get("action"), Mapping) and isinstance(event.get("seat"), int):
-            return phrase("{seat} took back: {action}.", seat=words.seat_name(event["seat"]),
-                          action=self.describe_action(event["action"]))
+            return phrase("{seat} took back: {the_action}.", seat=words.seat_name(event["seat"]),
+                          the_action=self.describe_action(event["action"]))
         return describe_event(event)
 
 
@@ -125,7 +125,7 @@ def describe(action: Mapping[str, Any]) -> str:
     """The action in plain words ("buy a bow and put it at the front of ship 0")."""
     t = action.get("type")
     if t == "choose-action":
-        return phrase("choose the action {action}", action=words.action(str(action.get("action"))))
+        return phrase("choose the action {the_action}", the_action=words.action(str(action.get("action"))))
     if t == "take-bonus":
         return phrase("take a free {item} to the warehouse", item=words.item_object(str(action.get("item"))))
     if t == "buy":
@@ -135,7 +135,7 @@ def describe(action: Mapping[str, Any]) -> str:
         return phrase("move a {item} from the warehouse {where}", item=words.item_object(str(action.get("item"))),
                       where=words.where_to(action))
     if t == "deliver":
-        return phrase("deliver the cargo of {ship}", ship=words.ship(action.get("ship")))
+        return phrase("deliver the cargo of {the_ship}", the_ship=words.ship(action.get("ship")))
     if t in ("take-money", "score-crowns"):
         n = action.get("workers")
         if not isinstance(n, int) or isinstance(n, bool):
@@ -147,12 +147,12 @@ def describe(action: Mapping[str, Any]) -> str:
         reward = str(action.get("reward"))
         if reward == "goods":
             goods = [words.item(str(g)) for g in action.get("goods", [])]
-            return phrase("take the ship reward: {reward}", reward=words.joined(goods, " and "))
+            return phrase("take the ship reward: {the_reward}", the_reward=words.joined(goods, " and "))
         amount = data.REWARD_AMOUNT.get(reward)
         if reward in ("thaler", "workers", "vp") and amount is not None:
             counted = {"thaler": words.thaler, "workers": words.workers, "vp": words.vp}[reward](amount)
-            return phrase("take the ship reward: {reward}", reward=counted)
-        return phrase("take the ship reward: {reward}", reward=_REWARD_NAMES.get(reward, reward))
+            return phrase("take the ship reward: {the_reward}", the_reward=counted)
+        return phrase("take the ship reward: {the_reward}", the_reward=_REWARD_NAMES.get(reward, reward))
     if t == "pass":
         return phrase("pass (flip a pass tile)")
     if t == "done":
@@ -160,8 +160,8 @@ def describe(action: Mapping[str, Any]) -> str:
     if t == "extra-action":
         chosen = words.action(str(action.get("action")))
         if action.get("pass_first"):
-            return phrase("pass, then play the extra action: {action}", action=chosen)
-        return phrase("play the extra action: {action}", action=chosen)
+            return phrase("pass, then play the extra action: {the_action}", the_action=chosen)
+        return phrase("play the extra action: {the_action}", the_action=chosen)
     return str(dict(action))
 
 

@@ -59,10 +59,10 @@ def _now(view: Mapping[str, Any], language: str) -> list[str]:
         blue, units = words.blue_workers(run["blue_left"]), words.units(run["units"])
         name = words.action(run["action"])
         if t["extra"]:
-            lines.append(tr(language, "Now: {seat} executes {action} (extra action): {blue} left, {units} done", seat=who,
-                            action=name, blue=blue, units=units))
+            lines.append(tr(language, "Now: {seat} executes {the_action} (extra action): {blue} left, {units} done", seat=who,
+                            the_action=name, blue=blue, units=units))
         else:
-            lines.append(tr(language, "Now: {seat} executes {action}: {blue} left, {units} done", seat=who, action=name,
+            lines.append(tr(language, "Now: {seat} executes {the_action}: {blue} left, {units} done", seat=who, the_action=name,
                             blue=blue, units=units))
         if t["rewards"]:
             lines.append("  " + tr_n(language, "ship {k} completed: {n} reward to take", "ship {k} completed: {n} rewards to take",
@@ -79,13 +79,13 @@ def _now(view: Mapping[str, Any], language: str) -> list[str]:
 def _player_lines(view: Mapping[str, Any], p: Mapping[str, Any], language: str) -> list[str]:
     crown = tr(language, "crown")
     passes = " ".join(crown if f else str(v) for v, f in zip(data.PASS_TILES, p["flipped"], strict=True))
-    args = {"seat": words.seat_name(p["seat"]), "vp": p["vp"], "thaler": p["thaler"], "workers": words.workers(p["workers"]),
-            "crowns": words.crowns(p["crowns"]), "passes": passes}
+    args = {"seat": words.seat_name(p["seat"]), "vp": p["vp"], "thaler": p["thaler"], "n_workers": words.workers(p["workers"]),
+            "n_crowns": words.crowns(p["crowns"]), "passes": passes}
     if p["extra"]:
-        head = tr(language, "{seat}: {vp} VP, {thaler} thaler, {workers}, {crowns}, pass tiles [{passes}], extra action"
+        head = tr(language, "{seat}: {vp} VP, {thaler} thaler, {n_workers}, {n_crowns}, pass tiles [{passes}], extra action"
                             " available", **args)
     else:
-        head = tr(language, "{seat}: {vp} VP, {thaler} thaler, {workers}, {crowns}, pass tiles [{passes}], extra action"
+        head = tr(language, "{seat}: {vp} VP, {thaler} thaler, {n_workers}, {n_crowns}, pass tiles [{passes}], extra action"
                             " used", **args)
     lines = [head, "  " + tr(language, "warehouse ({used}/{capacity}): {tiles}", used=p["warehouse_used"],
                                 capacity=view["warehouse_capacity"], tiles=_tile_list(p["warehouse"], language))]
@@ -97,7 +97,7 @@ def _player_lines(view: Mapping[str, Any], p: Mapping[str, Any], language: str) 
         lines.append("  " + tr(language, "shipyard: empty"))
     delivered = ", ".join(f"{say(words.item(g), language)} {n}" for g, n in zip(data.GOODS, p["delivered"], strict=True) if n)
     if delivered:
-        lines.append("  " + tr(language, "delivered: {goods}", goods=delivered))
+        lines.append("  " + tr(language, "delivered: {the_goods}", the_goods=delivered))
     else:
         lines.append("  " + tr(language, "delivered: nothing"))
     return lines
@@ -122,9 +122,9 @@ def render(view: Mapping[str, Any], language: str = "en") -> str:
     if "final" in view:
         lines.append(tr(language, "Final scoring:"))
         for p, f in zip(view["players"], view["final"], strict=True):
-            lines.append("  " + tr(language, "{seat}: {total} VP (track {track}, ships {ships}, goods {goods}, money"
+            lines.append("  " + tr(language, "{seat}: {total} VP (track {track}, ships {ships}, goods {the_goods}, money"
                                              " {money_vp} from {money} thaler, remainder {remainder})",
                                    seat=words.seat_name(p["seat"]), total=f["total"], track=f["track_vp"],
-                                   ships=f["ships_vp"], goods=f["goods_vp"], money_vp=f["money_vp"], money=f["money"],
+                                   ships=f["ships_vp"], the_goods=f["goods_vp"], money_vp=f["money_vp"], money=f["money"],
                                    remainder=f["remainder"]))
     return "\n".join(lines)

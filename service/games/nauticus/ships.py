@@ -156,16 +156,16 @@ def placement_error(ships: tuple[Ship, ...], tile: str, where: Placement) -> Phr
         if kind != "hull":
             return phrase("a {kind} goes on a hull piece, not at the end of a ship (rules §5.3-5.5)", kind=words.kind(kind))
         if pos not in hull_ends(ship, tile):
-            return phrase("a {tile} cannot join {ship} at the {end}: pieces attach only at an open end, a ship has at most"
+            return phrase("a {tile} cannot join {the_ship} at the {end}: pieces attach only at an open end, a ship has at most"
                           " one bow (front), one stern (back), two middles and four pieces, and a single hull stands"
-                          " alone (rule §5.2)", tile=words.hull_id(tile), ship=words.ship(k),
+                          " alone (rule §5.2)", tile=words.hull_id(tile), the_ship=words.ship(k),
                           end=_ENDS.get(str(pos), pos))
         return None
     assert isinstance(pos, int)
     if kind == "hull":
         return phrase("a hull piece joins a ship at its front or back end, or starts a new ship (rule §5.2)")
     if not 0 <= pos < len(ship):
-        return phrase("{ship} has no hull piece {hull}", ship=words.ship(k), hull=pos)
+        return phrase("{the_ship} has no hull piece {hull}", the_ship=words.ship(k), hull=pos)
     h = ship[pos]
     if kind == "good":
         return None if h.good is None else phrase("each hull piece carries exactly one good (rule §5.5)")
@@ -179,8 +179,8 @@ def placement_error(ships: tuple[Ship, ...], tile: str, where: Placement) -> Phr
     crest = crest_of(tile)
     sc = ship_crest(ship)
     if crest is not None and sc is not None and sc != crest:
-        return phrase("{ship} shows the {crest} crest: all normal masts and sails of a ship share one crest, only"
-                      " crowned ones fit any ship (rule §5.3)", ship=words.ship(k), crest=words.crest(sc))
+        return phrase("{the_ship} shows the {crest} crest: all normal masts and sails of a ship share one crest, only"
+                      " crowned ones fit any ship (rule §5.3)", the_ship=words.ship(k), crest=words.crest(sc))
     return None
 
 

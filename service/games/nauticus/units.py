@@ -81,7 +81,7 @@ def buy(state: State, seat: int, action: Mapping[str, Any], rng: Rng) -> Result:
     need_action(e, data.PAID_ACTIONS, phrase("a purchase"))
     if item not in data.ACTION_ITEMS[e.action]:
         raise IllegalAction(
-            "wrong-item", phrase("{action} sells only {items} (rule §5.1)", action=words.action(e.action),
+            "wrong-item", phrase("{the_action} sells only {items} (rule §5.1)", the_action=words.action(e.action),
                                  items=words.joined([words.item(i) for i in data.ACTION_ITEMS[e.action]]))
         )
     if stock(state, item) <= 0:
@@ -201,10 +201,10 @@ def score_crowns(state: State, seat: int, action: Mapping[str, Any], rng: Rng) -
     if remaining <= 0 or n > crown_workers_max(c, remaining):
         raise IllegalAction(
             "crown-cap",
-            phrase("{action} gives at most {cap} VP per use; with {crowns} and {left} VP left under the cap, at most"
-                   " {workers} count (rule §5.9)", action=words.action_named("Score crowns"), cap=data.CROWN_CAP,
-                   crowns=words.crowns(c), left=remaining,
-                   workers=words.workers(crown_workers_max(c, remaining) if remaining > 0 else 0)),
+            phrase("{the_action} gives at most {cap} VP per use; with {n_crowns} and {left} VP left under the cap, at most"
+                   " {n_workers} count (rule §5.9)", the_action=words.action_named("Score crowns"), cap=data.CROWN_CAP,
+                   n_crowns=words.crowns(c), left=remaining,
+                   n_workers=words.workers(crown_workers_max(c, remaining) if remaining > 0 else 0)),
         )
     need_workers(e, p, n)
     e, p = spend_workers(e, p, n)

@@ -230,11 +230,11 @@ def where_to(action: Mapping[str, Any]) -> Phrase:
     if "end" in action:
         end = action["end"]
         if end == "front":
-            return phrase("at the front of {ship}", ship=ship(action.get("ship")))
+            return phrase("at the front of {the_ship}", the_ship=ship(action.get("ship")))
         if end == "back":
-            return phrase("at the back of {ship}", ship=ship(action.get("ship")))
-        return phrase("at the {end} of {ship}", end=end, ship=ship(action.get("ship")))
-    return phrase("on hull piece {hull} of {ship}", hull=action.get("hull"), ship=ship(action.get("ship")))
+            return phrase("at the back of {the_ship}", the_ship=ship(action.get("ship")))
+        return phrase("at the {end} of {the_ship}", end=end, the_ship=ship(action.get("ship")))
+    return phrase("on hull piece {hull} of {the_ship}", hull=action.get("hull"), the_ship=ship(action.get("ship")))
 
 
 def place(where: Sequence[Any] | None) -> Phrase:
@@ -248,11 +248,11 @@ def place(where: Sequence[Any] | None) -> Phrase:
         return phrase_in("place", "a new ship")
     if how == "end":
         if pos == "front":
-            return phrase_in("place", "the front of {ship}", ship=ship(k))
+            return phrase_in("place", "the front of {the_ship}", the_ship=ship(k))
         if pos == "back":
-            return phrase_in("place", "the back of {ship}", ship=ship(k))
-        return phrase_in("place", "the {end} of {ship}", end=pos, ship=ship(k))
-    return phrase_in("place", "hull piece {hull} of {ship}", hull=pos, ship=ship(k))
+            return phrase_in("place", "the back of {the_ship}", the_ship=ship(k))
+        return phrase_in("place", "the {end} of {the_ship}", end=pos, the_ship=ship(k))
+    return phrase_in("place", "hull piece {hull} of {the_ship}", hull=pos, the_ship=ship(k))
 
 
 def placement_json(where: Sequence[Any] | None) -> dict[str, Any]:
