@@ -192,3 +192,16 @@ def test_invalid_json_is_refused_in_hungarian_with_its_ids() -> None:
     assert refused.value.message == "buy: 'to' must be 'warehouse', 'new-ship' or 'ship'"
     assert render(refused.value.message, "hu") == (
         "buy: a 'to' (hová) értéke 'warehouse' (raktár), 'new-ship' (új hajó) vagy 'ship' (meglévő hajó) lehet")
+
+
+def test_the_hungarian_rules_page_has_the_english_pages_ids() -> None:
+    heading = re.compile(r"^#{1,6}\s+(§\d+(?:\.\d+)*|R-\d+)\s", re.MULTILINE)
+    pages = Path(__file__).resolve().parents[3] / "docs" / "rules"
+    english = heading.findall((pages / "nauticus.md").read_text(encoding="utf-8"))
+    hungarian = heading.findall((pages / "nauticus.hu.md").read_text(encoding="utf-8"))
+    assert hungarian == english and len(english) > 20
+    # every rule a Hungarian refusal cites is a heading of the Hungarian page
+    catalog = (Path(__file__).resolve().parents[3] / "service" / "i18n" / "locale" / "hu" / "LC_MESSAGES" /
+               "nauticus.po").read_text(encoding="utf-8")
+    cited = {re.sub(r"\s+", "", m) for m in re.findall(r"§\s*\d+(?:\.\d+)*", catalog)}
+    assert cited and cited <= set(hungarian)
