@@ -47,8 +47,8 @@ def _placed(e: Mapping[str, Any], seat: Phrase) -> Phrase | None:
         if not _int(e, "thaler"):
             return None
         return phrase("{seat} buys a {item} for {thaler} thaler and 1 worker, to {place}.", seat=seat, item=item,
-                      thaler=e["thaler"], place=words.place(where))
-    return phrase("{seat} moves a {item} from the warehouse to {place}.", seat=seat, item=item, place=words.place(where))
+                      thaler=e["thaler"], place=words.place(where, e["item"]))
+    return phrase("{seat} moves a {item} from the warehouse to {place}.", seat=seat, item=item, place=words.place(where, e["item"]))
 
 
 def _reward(e: Mapping[str, Any], seat: Phrase) -> Phrase | None:

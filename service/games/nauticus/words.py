@@ -234,13 +234,16 @@ def where_to(action: Mapping[str, Any]) -> Phrase:
         if end == "back":
             return phrase("at the back of {the_ship}", the_ship=ship(action.get("ship")))
         return phrase("at the {end} of {the_ship}", end=end, the_ship=ship(action.get("ship")))
+    if action.get("item") in data.GOODS:  # a good goes under its hull piece: some languages say so
+        return phrase_in("a good's place", "on hull piece {hull} of {the_ship}", hull=action.get("hull"),
+                         the_ship=ship(action.get("ship")))
     return phrase("on hull piece {hull} of {the_ship}", hull=action.get("hull"), the_ship=ship(action.get("ship")))
 
 
-def place(where: Sequence[Any] | None) -> Phrase:
+def place(where: Sequence[Any] | None, tile: str = "") -> Phrase:
     """Where a tile went, as an event tells it ("the front of ship 0"); ``where`` is a placement
     (``ships.Placement``: ``("new", -1, "")``, ``("end", k, "front")``, ``("hull", k, 2)``) or None
-    for the warehouse."""
+    for the warehouse; ``tile`` the tile placed."""
     if where is None:
         return phrase_in("place", "the warehouse")
     how, k, pos = where
@@ -252,6 +255,8 @@ def place(where: Sequence[Any] | None) -> Phrase:
         if pos == "back":
             return phrase_in("place", "the back of {the_ship}", the_ship=ship(k))
         return phrase_in("place", "the {end} of {the_ship}", end=pos, the_ship=ship(k))
+    if tile in data.GOODS:
+        return phrase_in("a good's place", "hull piece {hull} of {the_ship}", hull=pos, the_ship=ship(k))
     return phrase_in("place", "hull piece {hull} of {the_ship}", hull=pos, the_ship=ship(k))
 
 
