@@ -9,7 +9,11 @@ Rules: ``/work/shared/rules/nauticus.md`` (cited as spec §n). Modules:
 * ``rules`` - legal action generation;
 * ``actions`` (dispatch, choosing, bonuses, pass, done, extra action), ``units`` (buy, transfer,
   deliver, take money, score crowns, ship rewards) and ``common`` (shared checks) - applying an action;
-* ``scoring`` - final scoring and tie-breaks; ``view`` / ``render`` - what players see;
+* ``scoring`` - final scoring and tie-breaks; ``view`` / ``render`` - what players see (``render`` in the
+  reader's language);
+* ``words`` - the game's words as ``service.i18n`` phrases (tiles, crests, action tiles, seat colours, places,
+  counts); ``events`` - each event's sentence from its fields (``describe_event``; the stored ``text`` is its
+  English); the Hungarian words are the catalog ``nauticus.po`` and the glossary ``glossary/nauticus.toml``;
 * ``schemas`` - the action vocabulary and JSON Schemas; ``game`` - the :class:`Nauticus` object.
 
 Spec rulings implemented (spec §10 and §13.3), and where:

@@ -7,10 +7,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from service.games.base import Event, IllegalAction, InvalidAction
-from service.games.words import count
+from service.i18n import Phrase, phrase, phrase_n
 
-from . import data
-from .flow import SEAT_NAMES
+from . import data, words
 from .ships import CATEGORY, Placement
 from .state import Exec, Player, State, Turn
 
@@ -20,13 +19,12 @@ Result = tuple[State, list[Event]]
 # Shape checks (InvalidAction)
 
 
-def _fields(names: set[str] | frozenset[str]) -> str:
-    """Field names for a message: "field 'x'" or "fields 'x', 'y'"."""
-    quoted = ", ".join(repr(n) for n in sorted(names))
-    return f"field {quoted}" if len(names) == 1 else f"fields {quoted}"
+def _type(action: Mapping[str, Any]) -> str:
+    return str(action.get("type"))
 
 
 def bad(msg: str) -> InvalidAction:
+    """The refusal of JSON that is not a Nauticus action (``msg`` a phrase)."""
     return InvalidAction("bad-action", msg)
 
 
@@ -36,23 +34,26 @@ def need_fields(
     keys = set(action)
     missing = required - keys
     if missing:
-        raise bad(f"{action.get('type')}: missing {_fields(missing)}")
+        raise bad(phrase_n("{type}: missing field {names}", "{type}: missing fields {names}", len(missing),
+                           type=_type(action), names=", ".join(repr(n) for n in sorted(missing))))
     extra = keys - required - optional
     if extra:
-        raise bad(f"{action.get('type')}: unknown {_fields(extra)}")
+        raise bad(phrase_n("{type}: unknown field {names}", "{type}: unknown fields {names}", len(extra),
+                           type=_type(action), names=", ".join(repr(n) for n in sorted(extra))))
 
 
 def int_field(action: Mapping[str, Any], key: str, low: int = 0) -> int:
     v = action[key]
     if not isinstance(v, int) or isinstance(v, bool) or v < low:
-        raise bad(f"{action.get('type')}: '{key}' must be an integer >= {low}")
+        raise bad(phrase("{type}: {field} must be an integer >= {low}", type=_type(action), field=repr(key), low=low))
     return v
 
 
 def item_field(action: Mapping[str, Any]) -> str:
     item = action["item"]
     if not isinstance(item, str) or item not in CATEGORY:
-        raise bad(f"{action.get('type')}: unknown tile {item!r}; tiles are {', '.join(sorted(CATEGORY))}")
+        raise bad(phrase("{type}: unknown tile {value}; tiles are {known}", type=_type(action), value=repr(item),
+                         known=", ".join(sorted(CATEGORY))))
     return item
 
 
@@ -66,14 +67,14 @@ def target_field(action: Mapping[str, Any]) -> Placement | None:
         need_fields(action, {"type", "item", "to"})
         return ("new", -1, "")
     if to != "ship":
-        raise bad(f"{action.get('type')}: 'to' must be 'warehouse', 'new-ship' or 'ship'")
+        raise bad(phrase("{type}: 'to' must be 'warehouse', 'new-ship' or 'ship'", type=_type(action)))
     ship = int_field(action, "ship") if "ship" in action else None
     if ship is None:
-        raise bad(f"{action.get('type')}: 'ship' is required with to='ship'")
+        raise bad(phrase("{type}: 'ship' is required with to='ship'", type=_type(action)))
     if "end" in action and "hull" not in action:
         need_fields(action, {"type", "item", "to", "ship", "end"})
         if action["end"] not in ("front", "back"):
-            raise bad(f"{action.get('type')}: 'end' must be 'front' or 'back'")
+            raise bad(phrase("{type}: 'end' must be 'front' or 'back'", type=_type(action)))
         return ("end", ship, str(action["end"]))
     need_fields(action, {"type", "item", "to", "ship", "hull"})
     return ("hull", ship, int_field(action, "hull"))
@@ -104,8 +105,9 @@ def with_exec(turn: Turn, e: Exec) -> Turn:
     return turn._replace(extra=e) if turn.extra is not None else turn._replace(normal=e)
 
 
-def name(seat: int) -> str:
-    return SEAT_NAMES[seat]
+def name(seat: int) -> Phrase:
+    """A seat by its colour (a phrase)."""
+    return words.seat_name(seat)
 
 
 def flip(p: Player) -> tuple[Player, int | None]:
@@ -119,14 +121,15 @@ def flip(p: Player) -> tuple[Player, int | None]:
 def running_turn(state: State, seat: int) -> Turn:
     """The running turn, or IllegalAction when the game is not in the middle of a turn."""
     if state.step != "turn" or state.turn is None:
-        raise IllegalAction("not-in-turn", "no action is being executed now: choose an action first (rule §4.2)")
+        raise IllegalAction("not-in-turn",
+                            phrase("no action is being executed now: choose an action first (rule §4.2)"))
     t = state.turn
     if t.rewards is not None:
         raise IllegalAction(
-            "reward-pending", "a completed ship interrupts the action: take its rewards first (rule §6)"
+            "reward-pending", phrase("a completed ship interrupts the action: take its rewards first (rule §6)")
         )
     if t.free_item is not None:
-        raise IllegalAction("bonus-pending", "take the free item for buying all four kinds first (rule §5.1)")
+        raise IllegalAction("bonus-pending", phrase("take the free item for buying all four kinds first (rule §5.1)"))
     return t
 
 
@@ -134,14 +137,16 @@ def need_workers(e: Exec, p: Player, n: int) -> None:
     if e.blue + p.workers < n:
         raise IllegalAction(
             "no-workers",
-            f"that needs {count(n, 'worker')} but only {e.blue} blue and {p.workers} own are available"
-            " (rule §5.0: every unit costs one worker)",
+            phrase_n("that needs {n} worker but only {blue} blue and {own} own are available (rule §5.0: every unit"
+                     " costs one worker)", "that needs {n} workers but only {blue} blue and {own} own are available"
+                     " (rule §5.0: every unit costs one worker)", n, blue=e.blue, own=p.workers),
         )
 
 
 def need_action(e: Exec, wanted: set[str] | frozenset[str], what: str) -> None:
+    """IllegalAction unless the running action is one of ``wanted`` (``what`` names them, a phrase)."""
     if e.action not in wanted:
         raise IllegalAction(
             "wrong-action",
-            f"you are executing {data.ACTION_NAMES[e.action]}, not {what} (rule §4.2)",
+            phrase("you are executing {the_action}, not {what} (rule §4.2)", the_action=words.action(e.action), what=what),
         )

@@ -46,12 +46,6 @@ def item_name(item: str) -> str:
     return _HULL_NAMES.get(item, item)
 
 
-REWARD_NAMES: Final[dict[str, str]] = {"crown-mast": "a crowned mast", "crown-sail": "a crowned sail",
-                                       "thaler": "thaler", "workers": "workers", "vp": "victory points",
-                                       "goods": "two different goods"}
-"""The completed-ship rewards in words, for labels and events."""
-
-
 SUPPLY: Final[dict[str, int]] = {k: v for k, v in _RAW["supply"].items() if not k.startswith("_")}
 STACKS: Final[tuple[str, ...]] = tuple(SUPPLY)
 """The 18 open stacks (14 ship-tile stacks and 4 goods), in a fixed order."""

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 from service.games.base import Event, Rng
 
-from . import data
+from . import data, words
+from .events import event
 from .state import Exec, Player, State, Turn
 
-SEAT_NAMES: tuple[str, ...] = ("Red", "Yellow", "Green", "Blue")
-"""Seat colours (the rulebook does not name the player colours; these are the server's)."""
+SEAT_NAMES: tuple[str, ...] = words.SEATS
+"""Seat colours (the rulebook does not name the player colours; these are the server's), as phrases."""
 
 
 def blue_workers(anchor: int, space: int) -> int:
@@ -55,15 +56,7 @@ def lay_tiles(anchor: int, rng: Rng, round_no: int) -> tuple[tuple[str, ...], Ev
     layout = [""] * data.SPACES
     for i, action in enumerate(order):
         layout[(anchor + i) % data.SPACES] = action
-    text = ", ".join(f"space {s}: {data.ACTION_NAMES[a]}" for s, a in enumerate(layout))
-    event: Event = {
-        "type": "tiles-laid",
-        "round": round_no,
-        "anchor": anchor,
-        "layout": list(layout),
-        "text": f"Round {round_no}: the wheel's anchor points at space {anchor}; action tiles laid ({text}).",
-    }
-    return tuple(layout), event
+    return tuple(layout), event("tiles-laid", round=round_no, anchor=anchor, layout=list(layout))
 
 
 def setup(players: int, rng: Rng) -> tuple[State, list[Event]]:
@@ -87,15 +80,7 @@ def setup(players: int, rng: Rng) -> tuple[State, list[Event]]:
         bonus=None,
         turn=None,
     )
-    events: list[Event] = [
-        {
-            "type": "setup",
-            "players": players,
-            "rounds": data.ROUNDS[players],
-            "text": f"{players} players, {data.ROUNDS[players]} rounds; {SEAT_NAMES[0]} is the start player.",
-        },
-        laid,
-    ]
+    events: list[Event] = [event("setup", players=players, rounds=data.ROUNDS[players]), laid]
     return state, events
 
 
@@ -151,18 +136,11 @@ def end_round(state: State, rng: Rng) -> tuple[State, list[Event]]:
     players = []
     for seat, p in enumerate(state.players):
         penalty = sum(v for v, f in zip(data.PASS_TILES, p.flipped, strict=True) if not f)
-        events.append(
-            {
-                "type": "pass-penalty",
-                "seat": seat,
-                "vp": penalty,
-                "text": f"{SEAT_NAMES[seat]} loses {-penalty} VP for pass tiles still showing numbers.",
-            }
-        )
+        events.append(event("pass-penalty", seat=seat, vp=penalty))
         players.append(p._replace(vp=p.vp + penalty, flipped=(False,) * len(data.PASS_TILES)))
     state = state._replace(players=tuple(players))
     if state.round >= data.ROUNDS[len(state.players)]:
-        events.append({"type": "game-over", "text": "The last round is over; final scoring."})
+        events.append(event("game-over"))
         return state._replace(step="over"), events
     # the wheel turns to the anchor tile: last round's first action gets 0 blue workers (§4.1b)
     anchor = state.anchor_tile

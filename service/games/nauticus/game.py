@@ -8,12 +8,12 @@ from typing import Any
 from marshmallow import Schema
 
 from service.games.base import Action, Applied, Outcome, Provisional, Rng
-from service.games.undo import TurnUndo, Undo
-from service.games.words import count
+from service.games.undo import TurnUndo, Undo, is_undo
+from service.i18n import Phrase, phrase, phrase_in, phrase_n
 
 from . import actions as moves
-from . import data, flow, rules, scoring, view
-from .render import bonus_text
+from . import data, flow, rules, scoring, view, words
+from .events import describe_event
 from .render import render as render_view
 from .schemas import ACTION_SCHEMAS, ACTIONS
 from .state import State, dump_state, load_state
@@ -61,14 +61,14 @@ class Nauticus(TurnUndo[State]):
         ends. A turn that ends while the same seat acts on (it chooses the next action) is over all the
         same: the others' turns of that action were played on it."""
         if (before.round, before.game_phase, before.turns_taken) != (after.round, after.game_phase, after.turns_taken):
-            return "your turn has ended"
+            return phrase("your turn has ended")
         return None
 
     def drew_why(self, action: Mapping[str, Any]) -> str:
-        return "the action tiles were shuffled for the new round"
+        return phrase("the action tiles were shuffled for the new round")
 
     def seat_label(self, state: State, seat: int) -> str:
-        return flow.SEAT_NAMES[seat]
+        return words.seat_name(seat)
 
     def view(self, state: State, seat: int | None) -> dict[str, Any]:
         return view.view(state, seat)
@@ -83,18 +83,20 @@ class Nauticus(TurnUndo[State]):
         return load_state(data)
 
     def render(self, view: Mapping[str, Any], language: str = "en") -> str:
-        return render_view(view)
+        return render_view(view, language)
 
     def provisional(self) -> list[Provisional]:
         return data.provisional()
 
     def seat_names(self, players: int) -> list[str]:
-        return list(flow.SEAT_NAMES[:players])
+        return list(words.SEATS[:players])
 
     def describe_action(self, action: Mapping[str, Any]) -> str:
         return describe(action)
 
     def label_action(self, state: State, seat: int, action: Mapping[str, Any]) -> str:
+        if is_undo(action):
+            return phrase("undo your last step")
         text = self.describe_action(action)  # the method: TurnUndo adds undo's words to it
         item = action.get("item")
         turn = state.turn
@@ -102,60 +104,69 @@ class Nauticus(TurnUndo[State]):
         if action.get("type") == "choose-action" and chosen in state.layout:
             space = state.layout.index(chosen)
             blue = flow.blue_workers(state.anchor, space)
-            return (f"{text} (space {space}: bonus {bonus_text(data.BONUSES[space])};"
-                    f" {count(blue, 'blue worker')} for each player's turn)")
+            return phrase_n("{the_action} (space {space}: bonus {bonus}; {n} blue worker for each player's turn)",
+                            "{the_action} (space {space}: bonus {bonus}; {n} blue workers for each player's turn)", blue,
+                            the_action=text, space=space, bonus=words.bonus_text(data.BONUSES[space]))
         if action.get("type") == "buy" and isinstance(item, str) and turn is not None and item in rules.ITEM_POS:
             cost = rules.price(rules.current(turn), item)
-            return f"buy a {data.item_name(item)} for {cost} thaler and put it {_where(action)}"
+            return phrase("buy a {item} for {cost} thaler and put it {where}", item=words.item_object(item), cost=cost,
+                          where=words.where_to(action))
         return text
 
-
-def _where(action: Mapping[str, Any]) -> str:
-    to = action.get("to")
-    if to == "warehouse":
-        return "to the warehouse"
-    if to == "new-ship":
-        return "as a new ship"
-    if "end" in action:
-        return f"at the {action['end']} of ship {action.get('ship')}"
-    return f"on hull piece {action.get('hull')} of ship {action.get('ship')}"
-
-
-def _workers(action: Mapping[str, Any]) -> str:
-    n = action.get("workers")
-    return count(n, "worker") if isinstance(n, int) else f"{n} workers"
+    def describe_event(self, event: Mapping[str, Any]) -> str:
+        """The event's words from its fields (:mod:`.events`); an older record's event without them is its text."""
+        if event.get("type") == "undone" and isinstance(event.get("action"), Mapping) and isinstance(event.get("seat"), int):
+            return phrase("{seat} took back: {the_action}.", seat=words.seat_name(event["seat"]),
+                          the_action=self.describe_action(event["action"]))
+        return describe_event(event)
 
 
 def describe(action: Mapping[str, Any]) -> str:
     """The action in plain words ("buy a bow and put it at the front of ship 0")."""
     t = action.get("type")
     if t == "choose-action":
-        return f"choose the action {data.ACTION_NAMES.get(str(action.get('action')), action.get('action'))}"
+        return phrase("choose the action {the_action}", the_action=words.action(str(action.get("action"))))
     if t == "take-bonus":
-        return f"take a free {data.item_name(str(action.get('item')))} to the warehouse"
+        return phrase("take a free {item} to the warehouse", item=words.item_object(str(action.get("item"))))
     if t == "buy":
-        return f"buy a {data.item_name(str(action.get('item')))} and put it {_where(action)}"
+        return phrase("buy a {item} and put it {where}", item=words.item_object(str(action.get("item"))),
+                      where=words.where_to(action))
     if t == "transfer":
-        return f"move a {data.item_name(str(action.get('item')))} from the warehouse {_where(action)}"
+        return phrase("move a {item} from the warehouse {where}", item=words.item_object(str(action.get("item"))),
+                      where=words.where_to(action))
     if t == "deliver":
-        return f"deliver the cargo of ship {action.get('ship')}"
-    if t == "take-money":
-        return f"take money with {_workers(action)}"
-    if t == "score-crowns":
-        return f"score crowns with {_workers(action)}"
+        return phrase("deliver the cargo of {the_ship}", the_ship=words.ship(action.get("ship")))
+    if t in ("take-money", "score-crowns"):
+        n = action.get("workers")
+        if not isinstance(n, int) or isinstance(n, bool):
+            return str(dict(action))  # not an action the rules made: its JSON, as for an unknown type
+        if t == "take-money":
+            return phrase_n("take money with {n} worker", "take money with {n} workers", n)
+        return phrase_n("score crowns with {n} worker", "score crowns with {n} workers", n)
     if t == "take-reward":
-        if action.get("reward") == "goods":
-            return f"take the ship reward: {' and '.join(str(g) for g in action.get('goods', []))}"
         reward = str(action.get("reward"))
+        if reward == "goods":
+            goods = [words.item(str(g)) for g in action.get("goods", [])]
+            return phrase("take the ship reward: {the_reward}", the_reward=words.joined(goods, " and "))
         amount = data.REWARD_AMOUNT.get(reward)
         if reward in ("thaler", "workers", "vp") and amount is not None:
-            return f"take the ship reward: {count(amount, {'thaler': 'thaler', 'workers': 'worker', 'vp': 'VP'}[reward])}"
-        return f"take the ship reward: {data.REWARD_NAMES.get(reward, reward)}"
+            counted = {"thaler": words.thaler, "workers": words.workers, "vp": words.vp}[reward](amount)
+            return phrase("take the ship reward: {the_reward}", the_reward=counted)
+        return phrase("take the ship reward: {the_reward}", the_reward=_REWARD_NAMES.get(reward, reward))
     if t == "pass":
-        return "pass (flip a pass tile)"
+        return phrase("pass (flip a pass tile)")
     if t == "done":
-        return "end the turn"
+        return phrase("end the turn")
     if t == "extra-action":
-        first = "pass, then " if action.get("pass_first") else ""
-        return f"{first}play the extra action: {data.ACTION_NAMES.get(str(action.get('action')), action.get('action'))}"
+        chosen = words.action(str(action.get("action")))
+        if action.get("pass_first"):
+            return phrase("pass, then play the extra action: {the_action}", the_action=chosen)
+        return phrase("play the extra action: {the_action}", the_action=chosen)
     return str(dict(action))
+
+
+_REWARD_NAMES: dict[str, Phrase] = {
+    "crown-mast": phrase("a crowned mast"), "crown-sail": phrase("a crowned sail"), "thaler": phrase_in("reward", "thaler"),
+    "workers": phrase_in("reward", "workers"), "vp": phrase("victory points"), "goods": phrase("two different goods"),
+}
+"""The completed-ship rewards in words (``data.REWARD_NAMES`` in English)."""

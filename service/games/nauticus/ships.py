@@ -10,8 +10,12 @@ from __future__ import annotations
 
 from typing import Final
 
-from . import data
+from service.i18n import Phrase, phrase, phrase_in
+
+from . import data, words
 from .state import Hull, Ship
+
+_ENDS: Final[dict[str, Phrase]] = {"front": phrase_in("end of a ship", "front"), "back": phrase_in("end of a ship", "back")}
 
 Placement = tuple[str, int, str | int]
 """Where a tile goes in the shipyard: ``("new", -1, "")``, ``("end", ship, "front"|"back")`` for a
@@ -138,47 +142,45 @@ def place(ships: tuple[Ship, ...], tile: str, where: Placement) -> tuple[tuple[S
     return (*ships[:k], new_ship, *ships[k + 1 :]), k
 
 
-def placement_error(ships: tuple[Ship, ...], tile: str, where: Placement) -> str | None:
+def placement_error(ships: tuple[Ship, ...], tile: str, where: Placement) -> Phrase | None:
     """Why ``tile`` cannot go to ``where``, as a sentence citing the rule; None if it can."""
     how, k, pos = where
     kind = CATEGORY[tile]
     if how == "new":
-        return None if kind == "hull" else f"only a hull piece can start a new ship, not a {kind} (rule §5.2)"
+        return None if kind == "hull" else phrase("only a hull piece can start a new ship, not a {kind} (rule §5.2)",
+                                                  kind=words.kind(kind))
     if not 0 <= k < len(ships):
-        return f"there is no ship {k} in your shipyard"
+        return phrase("there is no ship {k} in your shipyard", k=k)
     ship = ships[k]
     if how == "end":
         if kind != "hull":
-            return f"a {kind} goes on a hull piece, not at the end of a ship (rules §5.3-5.5)"
+            return phrase("a {kind} goes on a hull piece, not at the end of a ship (rules §5.3-5.5)", kind=words.kind(kind))
         if pos not in hull_ends(ship, tile):
-            return (
-                f"a {tile} cannot join ship {k} at the {pos}: pieces attach only at an open end, a ship has at most"
-                " one bow (front), one stern (back), two middles and four pieces, and a single hull stands alone"
-                " (rule §5.2)"
-            )
+            return phrase("a {tile} cannot join {the_ship} at the {end}: pieces attach only at an open end, a ship has at most"
+                          " one bow (front), one stern (back), two middles and four pieces, and a single hull stands"
+                          " alone (rule §5.2)", tile=words.hull_id(tile), the_ship=words.ship(k),
+                          end=_ENDS.get(str(pos), pos))
         return None
     assert isinstance(pos, int)
     if kind == "hull":
-        return "a hull piece joins a ship at its front or back end, or starts a new ship (rule §5.2)"
+        return phrase("a hull piece joins a ship at its front or back end, or starts a new ship (rule §5.2)")
     if not 0 <= pos < len(ship):
-        return f"ship {k} has no hull piece {pos}"
+        return phrase("{the_ship} has no hull piece {hull}", the_ship=words.ship(k), hull=pos)
     h = ship[pos]
     if kind == "good":
-        return None if h.good is None else "each hull piece carries exactly one good (rule §5.5)"
+        return None if h.good is None else phrase("each hull piece carries exactly one good (rule §5.5)")
     if kind == "mast" and h.mast is not None:
-        return "that hull piece already has a mast (rule §5.3: one mast per hull piece)"
+        return phrase("that hull piece already has a mast (rule §5.3: one mast per hull piece)")
     if kind == "sail":
         if h.mast is None:
-            return "a sail goes on a mast (rule §5.4)"
+            return phrase("a sail goes on a mast (rule §5.4)")
         if h.sail is not None:
-            return "that mast already has a sail (rule §5.4: one sail per mast)"
+            return phrase("that mast already has a sail (rule §5.4: one sail per mast)")
     crest = crest_of(tile)
     sc = ship_crest(ship)
     if crest is not None and sc is not None and sc != crest:
-        return (
-            f"ship {k} shows the {data.CRESTS[sc]} crest: all normal masts and sails of a ship share one crest,"
-            " only crowned ones fit any ship (rule §5.3)"
-        )
+        return phrase("{the_ship} shows the {crest} crest: all normal masts and sails of a ship share one crest, only"
+                      " crowned ones fit any ship (rule §5.3)", the_ship=words.ship(k), crest=words.crest(sc))
     return None
 
 

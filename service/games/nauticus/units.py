@@ -9,15 +9,14 @@ from collections.abc import Mapping
 from typing import Any
 
 from service.games.base import Event, IllegalAction, Rng
-from service.games.words import count
+from service.i18n import phrase, phrase_n
 
-from . import data
+from . import data, words
 from .common import (
     Result,
     bad,
     int_field,
     item_field,
-    name,
     need_action,
     need_fields,
     need_workers,
@@ -28,6 +27,7 @@ from .common import (
     target_field,
     with_exec,
 )
+from .events import event
 from .rules import crown_workers_max, current, price, reward_available, stock
 from .ships import Placement, crowns, has_room, is_complete, is_loaded, place, placement_error, store, unstore
 from .state import Exec, Player, Rewards, State, Turn
@@ -50,27 +50,8 @@ def _placed(
         ship = ships[k]
         if (before is None or not is_complete(before)) and is_complete(ship):
             rewards = Rewards(k, len(ship), (0,) * len(data.REWARDS))
-            events.append(
-                {
-                    "type": "ship-completed",
-                    "seat": seat,
-                    "ship": k,
-                    "size": len(ship),
-                    "text": f"{name(seat)} completes ship {k} (size {len(ship)}) and takes {count(len(ship), 'reward')}.",
-                }
-            )
+            events.append(event("ship-completed", seat=seat, ship=k, size=len(ship)))
     return set_player(state, seat, p)._replace(turn=with_exec(t, e)._replace(rewards=rewards))
-
-
-def _where_text(where: Placement | None) -> str:
-    if where is None:
-        return "the warehouse"
-    how, k, pos = where
-    if how == "new":
-        return "a new ship"
-    if how == "end":
-        return f"the {pos} of ship {k}"
-    return f"hull piece {pos} of ship {k}"
 
 
 def _check_where(p: Player, item: str, where: Placement | None) -> None:
@@ -78,7 +59,8 @@ def _check_where(p: Player, item: str, where: Placement | None) -> None:
         if not has_room(p.warehouse, item):
             raise IllegalAction(
                 "warehouse-full",
-                f"no room for a {data.item_name(item)} in your warehouse (rule §5.6: {data.WAREHOUSE_CAPACITY} spaces, a mast takes 2)",
+                phrase("no room for a {item} in your warehouse (rule §5.6: {n} spaces, a mast takes 2)",
+                       item=words.item(item), n=data.WAREHOUSE_CAPACITY),
             )
         return
     err = placement_error(p.ships, item, where)
@@ -96,22 +78,25 @@ def buy(state: State, seat: int, action: Mapping[str, Any], rng: Rng) -> Result:
     t = running_turn(state, seat)
     e = current(t)
     p = state.players[seat]
-    need_action(e, data.PAID_ACTIONS, "a purchase")
+    need_action(e, data.PAID_ACTIONS, phrase("a purchase"))
     if item not in data.ACTION_ITEMS[e.action]:
         raise IllegalAction(
-            "wrong-item", f"{data.ACTION_NAMES[e.action]} sells only "
-            f"{', '.join(data.item_name(i) for i in data.ACTION_ITEMS[e.action])} (rule §5.1)"
+            "wrong-item", phrase("{the_action} sells only {items} (rule §5.1)", the_action=words.action(e.action),
+                                 items=words.joined([words.item(i) for i in data.ACTION_ITEMS[e.action]]))
         )
     if stock(state, item) <= 0:
-        raise IllegalAction("sold-out", f"no {data.item_name(item)} left in the supply (rule §1: limited supply)")
+        raise IllegalAction("sold-out", phrase("no {item} left in the supply (rule §1: limited supply)",
+                                               item=words.item(item)))
     cost = price(e, item)
     if cost > p.thaler:
-        raise IllegalAction("cannot-afford", f"a {data.item_name(item)} costs {cost} thaler and you have {p.thaler} (rule §5.1)")
+        raise IllegalAction("cannot-afford", phrase("a {item} costs {cost} thaler and you have {thaler} (rule §5.1)",
+                                                    item=words.item(item), cost=cost, thaler=p.thaler))
     need_workers(e, p, 1)
     if where is not None and cost == 0:
         raise IllegalAction(
             "golden-rule",
-            f"the {data.item_name(item)} costs 0 thaler, so it is free and must go to the warehouse (rule §5.0: golden rule)",
+            phrase("the {item} costs 0 thaler, so it is free and must go to the warehouse (rule §5.0: golden rule)",
+                   item=words.item(item)),
         )
     _check_where(p, item, where)
     paid_action = e.action
@@ -120,27 +105,13 @@ def buy(state: State, seat: int, action: Mapping[str, Any], rng: Rng) -> Result:
     newly = item not in e.bought
     if newly:
         e = e._replace(bought=(*e.bought, item))
-    events: list[Event] = [
-        {
-            "type": "bought",
-            "seat": seat,
-            "item": item,
-            "thaler": cost,
-            "text": f"{name(seat)} buys a {data.item_name(item)} for {cost} thaler and 1 worker, to {_where_text(where)}.",
-        }
-    ]
+    events: list[Event] = [event("bought", seat=seat, item=item, thaler=cost, place=words.placement_json(where))]
     state = state._replace(supply=take_from_supply(state, item))
     state = _placed(state, seat, p, e, t, item, where, events)
     if newly and len(e.bought) == len(data.ACTION_ITEMS[paid_action]):
         assert state.turn is not None
         state = state._replace(turn=state.turn._replace(free_item=paid_action))
-        events.append(
-            {
-                "type": "all-four",
-                "seat": seat,
-                "text": f"{name(seat)} bought all four kinds and gets one free item (rule §5.1).",
-            }
-        )
+        events.append(event("all-four", seat=seat))
     return state, events
 
 
@@ -152,25 +123,19 @@ def transfer(state: State, seat: int, action: Mapping[str, Any], rng: Rng) -> Re
     t = running_turn(state, seat)
     e = current(t)
     p = state.players[seat]
-    need_action(e, {"transfer"}, "Transfer")
+    need_action(e, {"transfer"}, words.action_named("Transfer"))
     if where is None:
         raise IllegalAction(
-            "transfer-to-shipyard", "a transfer moves a tile from the warehouse to the shipyard (rule §5.6)"
+            "transfer-to-shipyard", phrase("a transfer moves a tile from the warehouse to the shipyard (rule §5.6)")
         )
     if item not in p.warehouse:
-        raise IllegalAction("not-in-warehouse", f"there is no {data.item_name(item)} in your warehouse (rule §5.6)")
+        raise IllegalAction("not-in-warehouse", phrase("there is no {item} in your warehouse (rule §5.6)",
+                                                       item=words.item(item)))
     need_workers(e, p, 1)
     _check_where(p, item, where)
     e, p = spend_workers(e, p, 1)
     p = p._replace(warehouse=unstore(p.warehouse, item))
-    events: list[Event] = [
-        {
-            "type": "transferred",
-            "seat": seat,
-            "item": item,
-            "text": f"{name(seat)} moves a {data.item_name(item)} from the warehouse to {_where_text(where)}.",
-        }
-    ]
+    events: list[Event] = [event("transferred", seat=seat, item=item, place=words.placement_json(where))]
     return _placed(state, seat, p, e, t, item, where, events), events
 
 
@@ -181,13 +146,14 @@ def deliver(state: State, seat: int, action: Mapping[str, Any], rng: Rng) -> Res
     t = running_turn(state, seat)
     e = current(t)
     p = state.players[seat]
-    need_action(e, {"deliver"}, "Deliver goods")
+    need_action(e, {"deliver"}, words.action_named("Deliver goods"))
     if k >= len(p.ships):
-        raise IllegalAction("no-such-ship", f"there is no ship {k} in your shipyard")
+        raise IllegalAction("no-such-ship", phrase("there is no ship {k} in your shipyard", k=k))
     ship = p.ships[k]
     if not is_complete(ship) or not is_loaded(ship):
         raise IllegalAction(
-            "not-deliverable", "only a complete ship with a good under every hull piece can deliver (rule §5.7)"
+            "not-deliverable",
+            phrase("only a complete ship with a good under every hull piece can deliver (rule §5.7)"),
         )
     need_workers(e, p, len(ship))
     e, p = spend_workers(e, p, len(ship))
@@ -199,15 +165,7 @@ def deliver(state: State, seat: int, action: Mapping[str, Any], rng: Rng) -> Res
     p = p._replace(ships=(*p.ships[:k], emptied, *p.ships[k + 1 :]), delivered=tuple(delivered))
     goods = [h.good for h in ship]
     state = set_player(state, seat, p)._replace(turn=with_exec(t, e))
-    return state, [
-        {
-            "type": "delivered",
-            "seat": seat,
-            "ship": k,
-            "goods": goods,
-            "text": f"{name(seat)} delivers ship {k}'s cargo ({', '.join(str(g) for g in goods)}).",
-        }
-    ]
+    return state, [event("delivered", seat=seat, ship=k, goods=goods)]
 
 
 def take_money(state: State, seat: int, action: Mapping[str, Any], rng: Rng) -> Result:
@@ -217,21 +175,13 @@ def take_money(state: State, seat: int, action: Mapping[str, Any], rng: Rng) -> 
     t = running_turn(state, seat)
     e = current(t)
     p = state.players[seat]
-    need_action(e, {"money"}, "Take money")
+    need_action(e, {"money"}, words.action_named("Take money"))
     need_workers(e, p, n)
     e, p = spend_workers(e, p, n)
     gain = n * data.THALER_PER_WORKER
     p = p._replace(thaler=p.thaler + gain)
     state = set_player(state, seat, p)._replace(turn=with_exec(t, e))
-    return state, [
-        {
-            "type": "money-taken",
-            "seat": seat,
-            "workers": n,
-            "thaler": gain,
-            "text": f"{name(seat)} takes {gain} thaler with {count(n, 'worker')}.",
-        }
-    ]
+    return state, [event("money-taken", seat=seat, workers=n, thaler=gain)]
 
 
 def score_crowns(state: State, seat: int, action: Mapping[str, Any], rng: Rng) -> Result:
@@ -241,18 +191,20 @@ def score_crowns(state: State, seat: int, action: Mapping[str, Any], rng: Rng) -
     t = running_turn(state, seat)
     e = current(t)
     p = state.players[seat]
-    need_action(e, {"crowns"}, "Score crowns")
+    need_action(e, {"crowns"}, words.action_named("Score crowns"))
     c = crowns(p.ships, p.warehouse, p.flipped)
     if c == 0:
         raise IllegalAction(
-            "no-crowns", "you show no crowns, so scoring them gains nothing: pass instead (rule §10.13)"
+            "no-crowns", phrase("you show no crowns, so scoring them gains nothing: pass instead (rule §10.13)")
         )
     remaining = data.CROWN_CAP - e.crown_vp
     if remaining <= 0 or n > crown_workers_max(c, remaining):
         raise IllegalAction(
             "crown-cap",
-            f"Score crowns gives at most {data.CROWN_CAP} VP per use; with {count(c, 'crown')} and {remaining} VP left under"
-            f" the cap, at most {count(crown_workers_max(c, remaining) if remaining > 0 else 0, 'worker')} count (rule §5.9)",
+            phrase("{the_action} gives at most {cap} VP per use; with {n_crowns} and {left} VP left under the cap, at most"
+                   " {n_workers} count (rule §5.9)", the_action=words.action_named("Score crowns"), cap=data.CROWN_CAP,
+                   n_crowns=words.crowns(c), left=remaining,
+                   n_workers=words.workers(crown_workers_max(c, remaining) if remaining > 0 else 0)),
         )
     need_workers(e, p, n)
     e, p = spend_workers(e, p, n)
@@ -260,16 +212,7 @@ def score_crowns(state: State, seat: int, action: Mapping[str, Any], rng: Rng) -
     e = e._replace(crown_vp=e.crown_vp + gain)
     p = p._replace(vp=p.vp + gain)
     state = set_player(state, seat, p)._replace(turn=with_exec(t, e))
-    return state, [
-        {
-            "type": "crowns-scored",
-            "seat": seat,
-            "crowns": c,
-            "workers": n,
-            "vp": gain,
-            "text": f"{name(seat)} scores {count(c, 'crown')} x {count(n, 'worker')} = {gain} VP.",
-        }
-    ]
+    return state, [event("crowns-scored", seat=seat, crowns=c, workers=n, vp=gain)]
 
 
 # --------------------------------------------------------------------------------------------
@@ -280,58 +223,56 @@ def take_reward(state: State, seat: int, action: Mapping[str, Any], rng: Rng) ->
     """Take one reward for the ship just completed (spec §6): one per mast, each at most twice."""
     r = action.get("reward")
     if r not in data.REWARDS:
-        raise bad(f"take-reward: 'reward' is one of {', '.join(repr(x) for x in data.REWARDS)}, not {json.dumps(r)}")
+        raise bad(phrase("{type}: 'reward' is one of {known}, not {value}", type="take-reward",
+                         known=", ".join(repr(x) for x in data.REWARDS), value=json.dumps(r)))
     goods: tuple[str, ...] = ()
     if r == "goods":
         need_fields(action, {"type", "reward", "goods"})
         raw = action["goods"]
         if not isinstance(raw, list) or not all(isinstance(g, str) and g in data.GOODS for g in raw):
-            raise bad(f"take-reward: 'goods' must be a list of goods from {', '.join(data.GOODS)}")
+            raise bad(phrase("{type}: 'goods' must be a list of goods from {known}", type="take-reward",
+                             known=", ".join(data.GOODS)))
         goods = tuple(raw)
     else:
         need_fields(action, {"type", "reward"})
     t = state.turn
     if state.step != "turn" or t is None or t.rewards is None:
-        raise IllegalAction("no-reward", "you have no completed ship whose rewards are due (rule §6)")
+        raise IllegalAction("no-reward", phrase("you have no completed ship whose rewards are due (rule §6)"))
     i = data.REWARDS.index(r)
     if t.rewards.taken[i] >= data.REWARD_MAX_SAME:
         raise IllegalAction(
-            "reward-limit", f"each reward may be taken at most {count(data.REWARD_MAX_SAME, 'time')} per ship (rule §6)"
+            "reward-limit", phrase_n("each reward may be taken at most {n} time per ship (rule §6)",
+                                     "each reward may be taken at most {n} times per ship (rule §6)", data.REWARD_MAX_SAME)
         )
     amount = data.REWARD_AMOUNT[r]
     if r == "goods" and (len(goods) != amount or len(set(goods)) != amount):
-        raise IllegalAction("reward-goods", f"the goods reward is {amount} different goods of your choice (rule §6)")
+        raise IllegalAction("reward-goods",
+                            phrase("the goods reward is {n} different goods of your choice (rule §6)", n=amount))
     p = state.players[seat]
     if not reward_available(state, p, r, goods):
         raise IllegalAction(
-            "reward-unavailable", "that reward is out of stock or does not fit your warehouse (rules §10.5-10.6)"
+            "reward-unavailable", phrase("that reward is out of stock or does not fit your warehouse (rules §10.5-10.6)")
         )
     supply = state.supply
     if r in ("crown-mast", "crown-sail"):
         tile = data.CROWN_MAST if r == "crown-mast" else data.CROWN_SAIL
         p = p._replace(warehouse=store(p.warehouse, tile))
         supply = take_from_supply(state, tile)
-        what = f"a {data.item_name(tile)} to the warehouse"
     elif r == "goods":
         wh = p.warehouse
         for g in goods:
             wh = store(wh, g)
             supply = take_from_supply(state._replace(supply=supply), g)
         p = p._replace(warehouse=wh)
-        what = f"{' and '.join(goods)} to the warehouse"
     elif r == "thaler":
         p = p._replace(thaler=p.thaler + amount)
-        what = f"{amount} thaler"
     elif r == "workers":
         p = p._replace(workers=p.workers + amount)
-        what = count(amount, "worker")
     else:
         p = p._replace(vp=p.vp + amount)
-        what = f"{amount} VP"
     taken = (*t.rewards.taken[:i], t.rewards.taken[i] + 1, *t.rewards.taken[i + 1 :])
     left = t.rewards.left - 1
     rewards = None if left == 0 else t.rewards._replace(left=left, taken=taken)
     state = set_player(state, seat, p)._replace(supply=supply, turn=t._replace(rewards=rewards))
-    return state, [
-        {"type": "reward-taken", "seat": seat, "reward": r, "text": f"{name(seat)} takes a ship reward: {what}."}
-    ]
+    fields = {"goods": list(goods)} if r == "goods" else {}
+    return state, [event("reward-taken", seat=seat, reward=r, **fields)]

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import data
-from .flow import SEAT_NAMES, blue_workers
+from . import data, words
+from .flow import blue_workers
 from .rules import active_seat, current, price
 from .scoring import final_score
 from .ships import crowns, is_complete, warehouse_used
@@ -53,7 +53,7 @@ def view(state: State, seat: int | None) -> dict[str, Any]:
     for i, p in enumerate(state.players):
         pj = player_json(p)
         pj["seat"] = i
-        pj["name"] = SEAT_NAMES[i]
+        pj["name"] = words.seat_name(i)  # a phrase: said in the reader's language (service.i18n.localise)
         pj["crowns"] = crowns(p.ships, p.warehouse, p.flipped)
         pj["warehouse_used"] = warehouse_used(p.warehouse)
         pj["complete_ships"] = [k for k, ship in enumerate(p.ships) if is_complete(ship)]
