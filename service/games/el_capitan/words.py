@@ -57,8 +57,8 @@ def card(cid: str) -> Phrase:
     """A sailing card in words: "card D04 (Napoli, 2 seals)", "card C12 (Tunis-Napoli)"."""
     c = CARDS[cid]
     if c.kind == "destination":
-        return phrase("card {id} ({city}, {seals})", id=cid, city=ALL_CITIES[c.city].name,
-                      seals=phrase_n("{n} seal", "{n} seals", c.seals))
+        return phrase("card {id} ({city}, {reach})", id=cid, city=ALL_CITIES[c.city].name,
+                      reach=phrase_n("{n} seal", "{n} seals", c.seals))
     return phrase("card {id} ({a}-{b})", id=cid, a=ALL_CITIES[c.a].name, b=ALL_CITIES[c.b].name)
 
 
