@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -170,3 +171,13 @@ def test_the_board_in_hungarian() -> None:
 def test_seat_names_are_colours_in_the_readers_language() -> None:
     assert GAME.seat_names(5) == ["red", "yellow", "green", "blue", "white"]
     assert [render(n, "hu") for n in GAME.seat_names(5)] == ["piros", "sárga", "zöld", "kék", "fehér"]
+
+
+def test_the_hungarian_rules_page_has_the_english_pages_ids() -> None:
+    # refusals cite "§5.4" and "R-7" in every language: the Hungarian page must define exactly the same ids
+    heading = re.compile(r"^#{1,6}\s+(§\d+(?:\.\d+)*|R-\d+)\b", re.MULTILINE)
+    rules = Path(__file__).resolve().parents[3] / "docs" / "rules"
+    english = heading.findall((rules / "el-capitan.md").read_text(encoding="utf-8"))
+    hungarian_text = (rules / "el-capitan.hu.md").read_text(encoding="utf-8")
+    assert heading.findall(hungarian_text) == english
+    assert english_words(hungarian_text, allow=PROPER | {"JSON"}) == []
