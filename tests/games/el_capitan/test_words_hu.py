@@ -162,7 +162,7 @@ def test_the_board_in_hungarian() -> None:
     english, hungarian = GAME.render(board), GAME.render(board, "hu")
     assert english == GAME.render(board, "en")
     assert english.splitlines()[0] == "El Capitán - phase 1, round 2 - turns"
-    assert hungarian.splitlines()[0] == "El Capitán - 1. fázis, 2. kör - körök"
+    assert hungarian.splitlines()[0] == "El Capitán - 1. fázis, 2. kör - a játékosok körei"
     assert "Játékosok:" in hungarian.splitlines()
     assert "6 raktárház, 1 erőd +2 zöld" in hungarian  # the 2-player neutral supply, by its colour
     assert len(english.splitlines()) == len(hungarian.splitlines())
