@@ -6,7 +6,11 @@ and canonical JSON), ``track`` (building track: sites, run limit, shut-down, pay
 actions), ``moves`` (applying turn steps), ``payday`` (income, loans, next start player, game end),
 ``progress`` (the rulings that make every game end), ``legal`` (the legal actions: the generators with the
 progress rulings applied; imports flow rules -> moves -> progress -> legal, never back),
-``view`` (views and the text rendering), ``game`` (the ``Game`` class).
+``view`` (views and the text rendering in the reader's language), ``words`` (colours, seat names, cards and
+the actions in words), ``labels`` (menu labels with prices), ``events`` (each event's sentence from its
+fields: the stored English text and ``describe_event``), ``game`` (the ``Game`` class). Every word a player
+reads is a ``service.i18n`` Phrase of the ``el_capitan`` catalog (issue 29; Hungarian: the rulebook's words,
+``service/i18n/glossary/el_capitan.toml``; rules page ``docs/rules/el-capitan.hu.md``).
 
 Spec rulings (shared/rules/el-capitan.md §10) and where they live:
 

@@ -19,11 +19,13 @@ from service.games.base import (
     UniqueList,
 )
 from service.games.undo import TurnUndo, Undo
+from service.i18n import phrase
 
 from . import data as D
+from .events import sentence, told
 from .labels import label
 from .legal import legal_actions
-from .moves import apply_checked, describe_card
+from .moves import apply_checked
 from .state import (
     FREE,
     OFF,
@@ -42,6 +44,7 @@ from .state import (
 )
 from .validate import check, normalise
 from .view import render, view
+from .words import colour, describe_action, player
 
 
 class ElCapitanOptions(Schema):
@@ -152,8 +155,7 @@ def initial_state(players: int, expansions: list[str], start: int, rng: Rng) -> 
         ps.append(Player(D.START_MONEY, OFF, -1, (), (), D.SUPPLY_WAREHOUSES, neutral, D.SUPPLY_FORTRESSES, 0))
     dest = rng.shuffled(D.DESTINATION_IDS)
     conn = rng.shuffled(D.CONNECTION_IDS)
-    events.append({"type": "decks-shuffled", "destination": dest, "connection": conn, "visible_to": [],
-                   "text": "The destination and connection decks were shuffled."})
+    events.append(told({"type": "decks-shuffled", "destination": dest, "connection": conn, "visible_to": []}))
     state = State(
         players=tuple(ps), city_ids=tuple(ids), cities=tuple(cities),
         dest_deck=tuple(dest[D.DISPLAY_DESTINATION:]), dest_display=tuple(dest[: D.DISPLAY_DESTINATION]), dest_discard=(),
@@ -163,8 +165,7 @@ def initial_state(players: int, expansions: list[str], start: int, rng: Rng) -> 
         phase=1, round=1, seat=start, start=start, ending=False, stage="turn",
         turn=Turn(OFF, False, False, False, False, None), settle_pos=0, settle_loan=0, settle_count=0, pirate=pirate,
     )
-    events.append({"type": "start-player", "seat": start,
-                   "text": f"{D.COLOURS[main_colour(players, start)].capitalize()} is the start player of phase 1."})
+    events.append(told({"type": "start-player", "seat": start, "players": players}))
     return Applied(state, events)
 
 
@@ -183,17 +184,18 @@ class ElCapitan(TurnUndo[State]):
         table, five seats)."""
         start = options.get("start_player")
         if start is not None and not 0 <= start < players:
-            raise InvalidAction("bad-options", f"start_player must be a seat of this match, 0 to {players - 1}, not "
-                                               f"{start} (rule §2: the start player is one of the players)")
+            raise InvalidAction("bad-options", phrase("start_player must be a seat of this match, 0 to {last}, not "
+                                                      "{start} (rule §2: the start player is one of the players)",
+                                                      last=players - 1, start=start))
 
     def setup(self, players: int, options: Mapping[str, Any], rng: Rng) -> Applied[State]:
         if players not in self.players:
-            raise InvalidAction("bad-players", f"El Capitán is for 2 to 5 players, not {players}")
+            raise InvalidAction("bad-players", phrase("El Capitán is for 2 to 5 players, not {players}", players=players))
         start = options.get("start_player")
         if start is None:
             start = rng.randbelow(players)
         elif not 0 <= start < players:
-            raise InvalidAction("bad-options", f"start_player must be a seat below {players}")
+            raise InvalidAction("bad-options", phrase("start_player must be a seat below {players}", players=players))
         return initial_state(players, list(options.get("expansions") or []), start, rng)
 
     def active_seats(self, state: State) -> list[int]:
@@ -219,19 +221,21 @@ class ElCapitan(TurnUndo[State]):
         (the whole turn at the bank, R-2) or a pass (which also rewinds a dead end, R-4); loan
         settlement and the start-player choice follow a payday, whose displays were refilled."""
         if before.stage != TURN:
-            return "loan settlement and the choice of the start player are final"
+            return phrase("loan settlement and the choice of the start player are final")
         if action.get("type") in ("end-turn", "take-loan", "pass"):
-            return "your turn was ended or rewound from a dead end"
+            return phrase("your turn was ended or rewound from a dead end")
         return None
 
     def seat_label(self, state: State, seat: int) -> str:
-        return D.COLOURS[main_colour(state.n, seat)].capitalize()
+        """A seat by its colour ("Red"), as a Phrase."""
+        return player(state.n, seat)
 
     def view(self, state: State, seat: int | None) -> dict[str, Any]:
         return view(state, seat)
 
     def render(self, view: Mapping[str, Any], language: str = "en") -> str:
-        return render(view)
+        """The text board of ``view`` in ``language`` (:func:`.view.render`)."""
+        return render(view, language)
 
     def outcome(self, state: State) -> Outcome | None:
         """Most money wins; ties share the victory (R-16). ``detail`` also gives R-16's house order
@@ -264,46 +268,20 @@ class ElCapitan(TurnUndo[State]):
         return D.provisional()
 
     def seat_names(self, players: int) -> list[str]:
-        return [D.COLOURS[main_colour(players, s)] for s in range(players)]
+        """The seats' colours ("red"), as Phrases."""
+        return [colour(D.COLOURS[main_colour(players, s)]) for s in range(players)]
 
     def describe_action(self, action: Mapping[str, Any]) -> str:
+        """Plain words for an action seen without its position, as a Phrase (:func:`.words.describe_action`)."""
         return describe_action(action)
+
+    def describe_event(self, event: Mapping[str, Any]) -> str:
+        """An event's words from its fields, as a Phrase (:func:`.events.sentence`); an event of an older
+        record that lacks a field they need is told by its stored English ``"text"``."""
+        said = sentence(event)
+        return said if said is not None else super().describe_event(event)
 
     def label_action(self, state: State, seat: int, action: Mapping[str, Any]) -> str:
         # self.describe_action, not the module's: undo's words are added to the method (TurnUndo)
         return label(state, seat, action, self.describe_action(action))
 
-
-def describe_action(a: Mapping[str, Any]) -> str:
-    """Plain words for an action ("build a warehouse in your city on site 2")."""
-    kind = a.get("type")
-    city = D.ALL_CITIES[a["to"]].name if a.get("to") in D.ALL_CITIES else str(a.get("to", ""))
-    if kind == "buy-card" and a.get("card") in D.CARDS:
-        return f"buy {describe_card(a['card'])}"
-    if kind == "sail" and a.get("card") in D.CARDS:
-        return f"sail to {city} with {describe_card(a['card'])}"
-    if kind in ("build-warehouse", "reopen"):
-        verb = "build a" if kind == "build-warehouse" else "re-open a"
-        col = f" {a['colour']}" if "colour" in a else ""
-        site = f" on site {a['site']}" if "site" in a else ""
-        return f"{verb}{col} warehouse where your ship lies{site}"
-    if kind == "build-fortress":
-        return f"build a fortress on fortress space {a.get('space')}"
-    if kind == "move-pirate":
-        how = {"free": "free of charge (collecting protection money)", "money": "paying 2 per step"}.get(str(a.get("means")), "")
-        if a.get("means") == "card" and a.get("card") in D.CARDS:
-            how = f"with {describe_card(a['card'])}"
-            if "harbour" not in a:
-                return f"sail the pirate ship on to {city} {how}, a stop on its voyage (it must sail on with another card)"
-        return f"move the pirate ship to {city}, harbour space {a.get('harbour')}, {how}"
-    if kind == "take-loan":
-        return f"take a {a.get('amount')}-Florin loan"
-    if kind == "pass":
-        return "pass"
-    if kind == "end-turn":
-        return "end the turn"
-    if kind == "settle-loan":
-        return f"{a.get('choice')} the loan now being settled"
-    if kind == "choose-start-player":
-        return f"make the player in seat {a.get('seat')} the start player of the next phase"
-    return str(dict(a))

@@ -10,10 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 from service.games.base import Event, Rng
-from service.games.words import count
 
 from .data import (
-    ALL_CITIES,
     BONUS_CITIES,
     CARDS,
     COLOURS,
@@ -23,7 +21,8 @@ from .data import (
     PIRATE_FEE,
     PIRATE_STEP_COST,
 )
-from .payday import begin_payday, choose_start, name, new_turn, set_player, settle_choice, settle_forced_loan
+from .events import told
+from .payday import begin_payday, choose_start, new_turn, set_player, settle_choice, settle_forced_loan
 from .rules import city_index, distance, gen_build_fortress, gen_build_warehouse, gen_reopen
 from .state import BANK, FREE, PIRATE, City, State, Turn, city_data, colour_owner, is_main, main_colour, replace
 from .track import payout_value, place, ranking
@@ -56,15 +55,7 @@ def do_buy(state: State, seat: int, a: dict[str, Any]) -> tuple[State, list[Even
     else:
         state = replace(state, conn_display=tuple(c for c in state.conn_display if c != cid))
     state = replace(set_player(state, seat, p), turn=turn)
-    return state, [{"type": "card-bought", "seat": seat, "card": cid, "cost": card.cost,
-                    "text": f"{name(state, seat)} bought {describe_card(cid)} for {card.cost}."}]
-
-
-def describe_card(cid: str) -> str:
-    c = CARDS[cid]
-    if c.kind == "destination":
-        return f"card {cid} ({ALL_CITIES[c.city].name}, {count(c.seals, 'seal')})"
-    return f"card {cid} ({ALL_CITIES[c.a].name}-{ALL_CITIES[c.b].name})"
+    return state, [told({"type": "card-bought", "seat": seat, "card": cid, "cost": card.cost, "players": state.n})]
 
 
 def discard(state: State, cid: str) -> State:
@@ -98,10 +89,8 @@ def do_sail(state: State, seat: int, a: dict[str, Any]) -> tuple[State, list[Eve
         state = set_city(state, to, replace(dest, harbours=tuple(hs)))
     p = replace(p, hand=remove_one(p.hand, cid), ship=to, berth=berth)
     state = discard(replace(set_player(state, seat, p), turn=turn), cid)
-    cname = city_data(state, to).name
-    where = f"anchored on harbour space {berth + 1}" if berth >= 0 else "found no free harbour space and must sail on"
-    return state, [{"type": "sailed", "seat": seat, "card": cid, "to": a["to"], "harbour": berth + 1 if berth >= 0 else None,
-                    "text": f"{name(state, seat)} sailed to {cname} with {describe_card(cid)} and {where}."}]
+    return state, [told({"type": "sailed", "seat": seat, "card": cid, "to": a["to"], "harbour": berth + 1 if berth >= 0 else None,
+                         "players": state.n})]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -123,11 +112,7 @@ def _placed(state: State, seat: int, ci: int, site: int, colour: int, events: li
             rem = list(state.removed)
             rem[shut] += 1
             state = replace(state, removed=tuple(rem))
-            fate = "removed from the game (Porto)"
-        else:
-            fate = "shut down"
-        events.append({"type": "warehouse-shut", "city": cd.id, "site": vacated, "colour": COLOURS[shut], "seat": owner,
-                       "text": f"The {COLOURS[shut]} warehouse on site {vacated} in {cd.name} was {fate}."})
+        events.append(told({"type": "warehouse-shut", "city": cd.id, "site": vacated, "colour": COLOURS[shut], "seat": owner}))
     return check_bonus(state, seat, events)
 
 
@@ -145,8 +130,7 @@ def check_bonus(state: State, seat: int, events: list[Event]) -> State:
         return state
     value = state.bonus_left[0]
     state = replace(set_player(state, seat, replace(p, bonus=value)), bonus_left=state.bonus_left[1:])
-    events.append({"type": "bonus-card", "seat": seat, "value": value,
-                   "text": f"{name(state, seat)} has warehouses in {BONUS_CITIES} cities and takes the {value}-Florin bonus card."})
+    events.append(told({"type": "bonus-card", "seat": seat, "value": value, "players": state.n}))
     return state
 
 
@@ -164,8 +148,8 @@ def do_build_warehouse(state: State, seat: int, a: dict[str, Any]) -> tuple[Stat
     else:
         p = replace(p, neutral=p.neutral - 1, money=p.money - price)
     state = replace(set_player(state, seat, p), turn=replace(state.turn, acted=True, snapshot=None))
-    events: list[Event] = [{"type": "warehouse-built", "seat": seat, "city": cd.id, "site": site, "colour": COLOURS[colour],
-                            "cost": price, "text": f"{name(state, seat)} built a {COLOURS[colour]} warehouse in {cd.name} on site {site} for {price}."}]
+    events: list[Event] = [told({"type": "warehouse-built", "seat": seat, "city": cd.id, "site": site, "colour": COLOURS[colour],
+                                 "cost": price, "players": state.n})]
     state = _placed(state, seat, ci, site, colour, events)
     if "immediate_payment" in cd.special:
         state = lisboa_payment(state, seat, ci, colour, events)
@@ -183,8 +167,8 @@ def lisboa_payment(state: State, seat: int, ci: int, colour: int, events: list[E
     amount = v if first == colour else v // 2
     p = state.players[seat]
     state = set_player(state, seat, replace(p, money=p.money + amount))
-    events.append({"type": "immediate-payment", "seat": seat, "city": cd.id, "amount": amount,
-                   "text": f"{name(state, seat)} receives {amount} at once in {cd.name} ({'first' if first == colour else 'not first'}, value {v})."})
+    events.append(told({"type": "immediate-payment", "seat": seat, "city": cd.id, "amount": amount, "first": first == colour,
+                        "value": v, "players": state.n}))
     return state
 
 
@@ -201,8 +185,8 @@ def do_reopen(state: State, seat: int, a: dict[str, Any]) -> tuple[State, list[E
     closed[colour] -= 1
     state = set_city(state, ci, replace(city, closed=tuple(closed)))
     state = replace(state, turn=replace(state.turn, acted=True, snapshot=None))
-    events: list[Event] = [{"type": "warehouse-reopened", "seat": seat, "city": cd.id, "site": site, "colour": COLOURS[colour],
-                            "text": f"{name(state, seat)} re-opened a {COLOURS[colour]} warehouse in {cd.name} on site {site}."}]
+    events: list[Event] = [told({"type": "warehouse-reopened", "seat": seat, "city": cd.id, "site": site, "colour": COLOURS[colour],
+                                 "players": state.n})]
     return _placed(state, seat, ci, site, colour, events), events
 
 
@@ -218,8 +202,7 @@ def do_build_fortress(state: State, seat: int, a: dict[str, Any]) -> tuple[State
     state = set_city(state, ci, replace(city, forts=tuple(forts)))
     state = set_player(state, seat, replace(p, fortresses=p.fortresses - 1, money=p.money - price))
     state = replace(state, turn=replace(state.turn, acted=True, snapshot=None))
-    return state, [{"type": "fortress-built", "seat": seat, "city": cd.id, "space": i + 1, "cost": price,
-                    "text": f"{name(state, seat)} built a fortress in {cd.name} on space {i + 1} for {price}."}]
+    return state, [told({"type": "fortress-built", "seat": seat, "city": cd.id, "space": i + 1, "cost": price, "players": state.n})]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -241,23 +224,20 @@ def do_move_pirate(state: State, seat: int, a: dict[str, Any]) -> tuple[State, l
         turn = replace(turn, pirate_moved=True, pirate_transit=to)
         p = state.players[seat]
         state = discard(replace(set_player(state, seat, replace(p, hand=remove_one(p.hand, a["card"]))), turn=turn), a["card"])
-        return state, [{"type": "pirate-stopover", "seat": seat, "to": a["to"], "card": a["card"],
-                        "text": f"{name(state, seat)} sailed the pirate ship on to {city_data(state, to).name} with "
-                                f"{describe_card(a['card'])}, a stop on its voyage."}]
+        return state, [told({"type": "pirate-stopover", "seat": seat, "to": a["to"], "card": a["card"], "players": state.n})]
     h = a["harbour"] - 1
     turn = replace(turn, pirate_moved=True, free_pirate=means == "free", pirate_transit=-1)
     p = state.players[seat]
     events: list[Event] = []
+    paid: dict[str, Any] = {}  # what the move cost, for its sentence: Florin or the card played
     if means == "money":
         cost = PIRATE_STEP_COST * distance(city_data(state, frm), city_data(state, to))
         p = replace(p, money=p.money - cost)
-        how = f"for {cost} Florin"
+        paid = {"cost": cost}
     elif means == "card":
         p = replace(p, hand=remove_one(p.hand, a["card"]))
         state = discard(state, a["card"])
-        how = f"with {describe_card(a['card'])}"
-    else:
-        how = "free of charge"
+        paid = {"card": a["card"]}
     state = replace(set_player(state, seat, p), turn=turn)
     old = state.cities[frm]
     state = set_city(state, frm, replace(old, harbours=tuple(FREE if x == PIRATE else x for x in old.harbours)))
@@ -268,12 +248,11 @@ def do_move_pirate(state: State, seat: int, a: dict[str, Any]) -> tuple[State, l
         k = next(i for i, x in enumerate(hs) if x == FREE)
         hs[k] = bumped
         state = set_player(state, bumped, replace(state.players[bumped], berth=k))
-        events.append({"type": "ship-bumped", "seat": bumped, "city": a["to"], "harbour": k + 1,
-                       "text": f"{name(state, bumped)}'s ship moves to harbour space {k + 1} in {city_data(state, to).name}."})
+        events.append(told({"type": "ship-bumped", "seat": bumped, "city": a["to"], "harbour": k + 1, "players": state.n}))
     hs[h] = PIRATE
     state = replace(set_city(state, to, replace(dest, harbours=tuple(hs))), pirate=to)
-    events.insert(0, {"type": "pirate-moved", "seat": seat, "to": a["to"], "harbour": h + 1, "means": means,
-                      "text": f"{name(state, seat)} moved the pirate ship to {city_data(state, to).name} {how}."})
+    events.insert(0, told({"type": "pirate-moved", "seat": seat, "to": a["to"], "harbour": h + 1, "means": means, **paid,
+                           "players": state.n}))
     if means == "free":
         state = collect_protection(state, seat, to, events)
     return state, events
@@ -297,8 +276,7 @@ def collect_protection(state: State, seat: int, ci: int, events: list[Event]) ->
             paid = min(due, max(payer.money, 0))
             total += paid
             state = set_player(state, o, replace(payer, money=payer.money - paid))
-            events.append({"type": "protection-paid", "seat": o, "to": seat, "amount": paid,
-                           "text": f"{name(state, o)} pays {paid} protection money to {name(state, seat)}."})
+            events.append(told({"type": "protection-paid", "seat": o, "to": seat, "amount": paid, "players": state.n}))
     me = state.players[seat]
     return set_player(state, seat, replace(me, money=me.money + total))
 
@@ -323,8 +301,7 @@ def do_take_loan(state: State, seat: int, a: dict[str, Any], rng: Rng) -> tuple[
         state = set_city(state, p.ship, replace(c, harbours=tuple(hs)))
     p = replace(p, ship=BANK, berth=-1, money=p.money + amount, loans=(*p.loans, (amount, False)))
     state = set_player(state, seat, p)
-    events: list[Event] = [{"type": "loan-taken", "seat": seat, "amount": amount,
-                            "text": f"{name(state, seat)} sailed to the bank and took a {amount}-Florin loan."}]
+    events: list[Event] = [told({"type": "loan-taken", "seat": seat, "amount": amount, "players": state.n})]
     if rewound is not None:  # the purchases and voyage it gave back are no news (service.games.undo)
         events[0]["takes_back"] = "trail"
     state, more = end_turn(state, rng)
@@ -372,17 +349,13 @@ def do_pass(state: State, seat: int, rng: Rng) -> tuple[State, list[Event]]:
             # A dead end reached by tentative steps is not "no legal action" (§5.9, R-4): the steps are undone
             # (R-1) and the turn goes on from its start, marked so that it cannot be undone again.
             state = replace(state, turn=replace(state.turn, undone=True))
-            return state, [{"type": "turn-undone", "seat": seat, "takes_back": "trail",
-                            "text": f"{name(state, seat)} is stuck: this turn's purchases and voyage are undone (R-1); "
-                                    "a turn is still possible, so there is no pass (rule §5.9, R-4). A turn is undone "
-                                    "only once: another dead end this turn is a pass."}]
+            return state, [told({"type": "turn-undone", "seat": seat, "takes_back": "trail", "passes": False,
+                                 "players": state.n})]
         if undone_before:
-            events.append({"type": "turn-undone", "seat": seat, "takes_back": "trail",
-                           "text": f"{name(state, seat)} is stuck again: this turn's purchases and voyage are undone "
-                                   "(R-1) and, as the turn was already undone once, the player passes (R-4)."})
+            events.append(told({"type": "turn-undone", "seat": seat, "takes_back": "trail", "passes": True,
+                                "players": state.n}))
     state, more = end_turn(state, rng)
-    return state, [*events, {"type": "passed", "seat": seat,
-                             "text": f"{name(state, seat)} cannot act in the first round and passes (R-4)."}, *more]
+    return state, [*events, told({"type": "passed", "seat": seat, "players": state.n}), *more]
 
 
 def refill(deck: tuple[str, ...], display: tuple[str, ...], disc: tuple[str, ...], size: int, kind: str,
@@ -395,8 +368,7 @@ def refill(deck: tuple[str, ...], display: tuple[str, ...], disc: tuple[str, ...
                 break
             deck = tuple(rng.shuffled(disc))
             disc = ()
-            events.append({"type": "deck-shuffled", "deck": kind, "order": list(deck), "visible_to": [],
-                           "text": f"The {kind} discard pile was shuffled into a new deck."})
+            events.append(told({"type": "deck-shuffled", "deck": kind, "order": list(deck), "visible_to": []}))
         disp.append(deck[0])
         deck = deck[1:]
     return deck, tuple(disp), disc
@@ -412,8 +384,7 @@ def end_turn(state: State, rng: Rng) -> tuple[State, list[Event]]:
         for s, p in enumerate(state.players):
             if p.warehouses + p.neutral + p.fortresses == 0:
                 state = replace(state, ending=True)
-                events.append({"type": "phase-ending", "seat": s,
-                               "text": f"{name(state, s)} has placed every piece of their supply: phase {state.phase} ends with this round."})
+                events.append(told({"type": "phase-ending", "seat": s, "phase": state.phase, "players": state.n}))
                 break
     nxt = (state.seat + 1) % state.n
     if nxt == state.start:

@@ -11,17 +11,16 @@ from __future__ import annotations
 from typing import Any
 
 from service.games.base import Event
-from service.games.words import count
 
 from .data import (
     CHART,
-    COLOURS,
     LOANS,
     PHASES,
     SUPPLY_FORTRESSES,
     SUPPLY_NEUTRAL,
     SUPPLY_WAREHOUSES,
 )
+from .events import told
 from .state import (
     CHOOSE_START,
     FREE,
@@ -38,11 +37,12 @@ from .state import (
     replace,
 )
 from .track import operating, payout_value, ranking
+from .words import player
 
 
 def name(state: State, seat: int) -> str:
-    """A seat's name in events: its (main) colour."""
-    return COLOURS[main_colour(state.n, seat)].capitalize()
+    """A seat's name in words: its (main) colour ("Red"), as a Phrase."""
+    return player(state.n, seat)
 
 
 def set_player(state: State, seat: int, player: Player) -> State:
@@ -122,10 +122,8 @@ def begin_payday(state: State) -> tuple[State, list[Event]]:
     ps = list(state.players)
     for s, o in enumerate(inc):
         ps[s] = replace(ps[s], money=ps[s].money + o["total"])
-        events.append({"type": "payday-income", "seat": s, "phase": state.phase, "amount": o["total"], "detail": o,
-                       "text": f"Payday {state.phase}: {name(state, s)} receives {o['total']} "
-                               f"(proliferation {o['proliferation']} for {count(o['cities'], 'city')}, "
-                               f"majorities {sum(o['majority'].values())}, fortresses {sum(o['fortresses'].values())})."})
+        events.append(told({"type": "payday-income", "seat": s, "phase": state.phase, "amount": o["total"], "detail": o,
+                            "players": state.n}))
     state = replace(state, players=tuple(ps))
     if state.phase >= PHASES:
         return game_end(state, events)
@@ -141,16 +139,13 @@ def game_end(state: State, events: list[Event]) -> tuple[State, list[Event]]:
     for s, p in enumerate(ps):
         money = p.money + p.bonus
         if p.bonus:
-            events.append({"type": "bonus-paid", "seat": s, "amount": p.bonus,
-                           "text": f"{name(state, s)} cashes the {p.bonus}-Florin bonus card."})
+            events.append(told({"type": "bonus-paid", "seat": s, "amount": p.bonus, "players": state.n}))
         due = sum(LOANS[a][1 if e else 0] for a, e in p.loans)
         if due:
-            events.append({"type": "loans-repaid", "seat": s, "amount": due,
-                           "text": f"{name(state, s)} repays {count(len(p.loans), 'loan')}: {due}."})
+            events.append(told({"type": "loans-repaid", "seat": s, "amount": due, "loans": len(p.loans), "players": state.n}))
         ps[s] = replace(p, money=money - due, loans=())
     state = replace(state, players=tuple(ps), stage=OVER)
-    ranking_text = ", ".join(f"{name(state, s)} {p.money}" for s, p in sorted(enumerate(ps), key=lambda t: -t[1].money))
-    events.append({"type": "game-over", "text": f"The game is over. Final money: {ranking_text}."})
+    events.append(told({"type": "game-over", "money": [p.money for p in ps], "players": state.n}))
     return state, events
 
 
@@ -174,8 +169,8 @@ def advance_settlement(state: State) -> tuple[State, list[Event]]:
             loans = p.loans[: state.settle_loan] + p.loans[state.settle_loan + 1 :]
             p = replace(p, money=p.money - due, loans=loans)
             state = replace(set_player(state, seat, p), settle_count=state.settle_count - 1)
-            events.append({"type": "loan-repaid", "seat": seat, "amount": amount, "paid": due,
-                           "text": f"{name(state, seat)} repays an extended {amount}-Florin loan: {due}."})
+            events.append(told({"type": "loan-repaid", "seat": seat, "amount": amount, "paid": due, "extended": True,
+                                "players": state.n}))
         pos = state.settle_pos + 1
         if pos >= state.n:
             return money_check(replace(state, settle_pos=pos), events)
@@ -192,13 +187,12 @@ def settle_choice(state: State, seat: int, choice: str) -> tuple[State, list[Eve
         due = LOANS[amount][0]
         p = replace(p, money=p.money - due, loans=p.loans[:i] + p.loans[i + 1 :])
         state = replace(set_player(state, seat, p), settle_count=state.settle_count - 1)
-        ev: Event = {"type": "loan-repaid", "seat": seat, "amount": amount, "paid": due,
-                     "text": f"{name(state, seat)} repays a {amount}-Florin loan: {due}."}
+        ev: Event = told({"type": "loan-repaid", "seat": seat, "amount": amount, "paid": due, "extended": False,
+                          "players": state.n})
     else:
         p = replace(p, loans=(*p.loans[:i], (amount, True), *p.loans[i + 1 :]))
         state = replace(set_player(state, seat, p), settle_loan=i + 1)
-        ev = {"type": "loan-extended", "seat": seat, "amount": amount,
-              "text": f"{name(state, seat)} extends a {amount}-Florin loan; {LOANS[amount][1]} is due after the next payday."}
+        ev = told({"type": "loan-extended", "seat": seat, "amount": amount, "players": state.n})
     state, more = advance_settlement(state)
     return state, [ev, *more]
 
@@ -207,8 +201,7 @@ def settle_forced_loan(state: State, seat: int, amount: int) -> tuple[State, lis
     """R-15: a player who cannot repay an extended loan takes new loans on the spot (no bank trip)."""
     p = state.players[seat]
     state = set_player(state, seat, replace(p, money=p.money + amount, loans=(*p.loans, (amount, False))))
-    ev: Event = {"type": "loan-taken", "seat": seat, "amount": amount, "forced": True,
-                 "text": f"{name(state, seat)} must take a {amount}-Florin loan to repay an extended loan (R-15)."}
+    ev: Event = told({"type": "loan-taken", "seat": seat, "amount": amount, "forced": True, "players": state.n})
     state, more = advance_settlement(state)
     return state, [ev, *more]
 
@@ -222,11 +215,10 @@ def money_check(state: State, events: list[Event]) -> tuple[State, list[Event]]:
     """Declare net worths; the poorest (R-14: first clockwise from the start player on a tie) chooses."""
     worth = [net_worth(p) for p in state.players]
     for s, w in enumerate(worth):
-        events.append({"type": "money-check", "seat": s, "net_worth": w, "text": f"{name(state, s)} is worth {w}."})
+        events.append(told({"type": "money-check", "seat": s, "net_worth": w, "players": state.n}))
     low = min(worth)
     chooser = next(s for k in range(state.n) if worth[s := (state.start + k) % state.n] == low)
-    events.append({"type": "start-choice", "seat": chooser,
-                   "text": f"{name(state, chooser)} is the poorest and chooses the start player of phase {state.phase + 1}."})
+    events.append(told({"type": "start-choice", "seat": chooser, "phase": state.phase + 1, "players": state.n}))
     return replace(state, stage=CHOOSE_START, seat=chooser), events
 
 
@@ -251,6 +243,5 @@ def choose_start(state: State, seat: int, chosen: int) -> tuple[State, list[Even
     state = replace(state, players=tuple(ps), pool_warehouses=tuple(pw), pool_fortresses=tuple(pf),
                     start=chosen, phase=state.phase + 1, round=1, ending=False, stage="turn",
                     settle_pos=0, settle_loan=0, settle_count=0)
-    ev: Event = {"type": "start-player", "seat": chosen, "by": seat,
-                 "text": f"{name(state, seat)} makes {name(state, chosen)} start player of phase {state.phase}; new supplies are handed out."}
+    ev: Event = told({"type": "start-player", "seat": chosen, "by": seat, "phase": state.phase, "players": n})
     return new_turn(state, chosen), [ev]

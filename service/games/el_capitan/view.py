@@ -1,15 +1,20 @@
-"""What a seat sees (everything but the order of the two draw decks, R-25) and its text rendering."""
+"""What a seat sees (everything but the order of the two draw decks, R-25) and its text rendering in the
+reader's language."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
 
+from service.i18n import render as render_text
+from service.i18n import tr
+
 from .data import CARDS, COLOURS, GRID_ROWS, LOANS
 from .payday import net_worth
 from .rules import free_pirate_due
 from .state import BANK, FREE, OFF, PIRATE, State, city_data, main_colour, neutral_colour
 from .track import next_sites, operating, payout_value
+from .words import colour
 
 
 def _where(state: State, ship: int) -> str:
@@ -120,61 +125,89 @@ def _name(names: Mapping[str, str], city: str | None) -> str:
     return names.get(city, city.capitalize()) if city else ""
 
 
-_STAGES = {"turn": "turns", "settle": "loans are settled after the payday",
-           "choose-start": "the poorest player chooses the next start player", "over": "game over"}
-"""The view's stage in words, for the heading of the rendering."""
+def _stage(stage: str, language: str) -> str:
+    """The view's stage in words, for the heading of the rendering."""
+    if stage == "turn":
+        return tr(language, "turns")
+    if stage == "settle":
+        return tr(language, "loans are settled after the payday")
+    if stage == "choose-start":
+        return tr(language, "the poorest player chooses the next start player")
+    if stage == "over":
+        return tr(language, "game over")
+    return stage
 
 
-def render(v: Mapping[str, Any]) -> str:
-    """A plain-text board for the CLI and mail: a 3-row grid of city blocks, then players and displays."""
+def render(v: Mapping[str, Any], language: str = "en") -> str:
+    """A plain-text board for the CLI and mail in ``language``: a 3-row grid of city blocks, then players and
+    displays. City names and card ids are names and stay; every word comes from the catalog (issue 29)."""
     initials = {col: col[0].upper() for col in COLOURS}
     names = {c["id"]: c["name"] for c in v["cities"]}
-    lines = [f"El Capitán - phase {v['phase']}, round {v['round']} - {_STAGES.get(v['stage'], v['stage'])}"
-             + (" (phase ends with this round)" if v.get("phase_ending") else "")]
+    lang = language
+    lines = [tr(lang, "El Capitán - phase {phase}, round {round} - {stage}", phase=v["phase"], round=v["round"],
+                stage=_stage(v["stage"], lang))
+             + (" " + tr(lang, "(phase ends with this round)") if v.get("phase_ending") else "")]
     by_pos = {tuple(c["pos"]): c for c in v["cities"]}
     cols = sorted({c["pos"][1] for c in v["cities"]})
     for row in range(GRID_ROWS):
-        blocks = [_city_block(by_pos[(row, col)], v, initials) if (row, col) in by_pos else [] for col in cols]
+        blocks = [_city_block(by_pos[(row, col)], v, initials, lang) if (row, col) in by_pos else [] for col in cols]
         height = max((len(b) for b in blocks), default=0)
         for k in range(height):
             lines.append("  ".join((b[k] if k < len(b) else "").ljust(34) for b in blocks).rstrip())
         lines.append("")
-    lines.append("Players:")
+    lines.append(tr(lang, "Players:"))
     for p in v["players"]:
-        mark = ">" if p["seat"] == v.get("active_seat") else " "
-        cap = " [El Capitan]" if p["seat"] == v["start_player"] else ""
-        sup = p["supply"]
-        sup_txt = f"{sup['warehouses']}W {sup['fortresses']}F" + (
-            f" +{sup['neutral_warehouses']} {p['neutral_colour']}" if "neutral_warehouses" in sup else "")
-        loans = ", ".join(f"{ln['amount']}{'x' if ln['extended'] else ''}" for ln in p["loans"]) or "none"
-        hand = ", ".join(_card_text(v["cards"], c, names) for c in p["hand"]) or "-"
-        lines.append(f"{mark} {p['seat']} {p['colour']:<7}{cap} money {p['money']} (net {p['net_worth']}), ship: "
-                     f"{_ship_text(p['ship'], names)}{' #' + str(p['harbour']) if p['harbour'] else ''}; supply {sup_txt}; loans {loans}"
-                     f"{'; bonus ' + str(p['bonus_card']) if p['bonus_card'] else ''}")
-        lines.append(f"      hand: {hand}")
-    lines.append("Destination display: " + (", ".join(_card_text(v["cards"], c, names) for c in v["displays"]["destination"]) or "-")
-                 + f"   (deck {v['decks']['destination']})")
-    lines.append("Connection display:  " + (", ".join(_card_text(v["cards"], c, names) for c in v["displays"]["connection"]) or "-")
-                 + f"   (deck {v['decks']['connection']})")
+        lines.extend(_player_lines(p, v, names, lang))
+    none = tr(lang, "none")
+    lines.append(tr(lang, "Destination display: {cards}   (deck {deck})",
+                    cards=", ".join(_card_text(v["cards"], c, names) for c in v["displays"]["destination"]) or "-",
+                    deck=v["decks"]["destination"]))
+    lines.append(tr(lang, "Connection display:  {cards}   (deck {deck})",
+                    cards=", ".join(_card_text(v["cards"], c, names) for c in v["displays"]["connection"]) or "-",
+                    deck=v["decks"]["connection"]))
     pirate = ""
     if v.get("pirate"):
         transit = v.get("turn", {}).get("pirate_in_transit")
-        pirate = f"   Pirate: {_name(names, v['pirate'])}" + (
-            f" (under way by cards, now stopping at {_name(names, transit)})" if transit else "")
-    bonus = ", ".join(f"{b} Florin" for b in v["bonus_cards_left"]) or "none"
-    lines.append(f"Bonus cards left: {bonus}" + pirate)
-    lines.append("Legend: track sites R/Y/G/B/W = warehouse colour, . empty, # empty shut-down space; value = current payout.")
+        pirate = "   " + tr(lang, "Pirate: {city}", city=_name(names, v["pirate"])) + (
+            " " + tr(lang, "(under way by cards, now stopping at {city})", city=_name(names, transit)) if transit else "")
+    bonus = ", ".join(tr(lang, "{amount} Florin", amount=b) for b in v["bonus_cards_left"]) or none
+    lines.append(tr(lang, "Bonus cards left: {bonus}", bonus=bonus) + pirate)
+    lines.append(tr(lang, "Legend: track sites R/Y/G/B/W = warehouse colour, . empty, # empty shut-down space; "
+                          "value = current payout."))
     return "\n".join(lines)
 
 
-def _ship_text(ship: str | None, names: Mapping[str, str]) -> str:
+def _player_lines(p: Mapping[str, Any], v: Mapping[str, Any], names: Mapping[str, str], lang: str) -> list[str]:
+    """A player's two lines of the board: money, ship, supply, loans and bonus card, then the hand."""
+    mark = ">" if p["seat"] == v.get("active_seat") else " "
+    cap = " [El Capitan]" if p["seat"] == v["start_player"] else ""
+    sup = p["supply"]
+    sup_txt = tr(lang, "{warehouses}W {fortresses}F", warehouses=sup["warehouses"], fortresses=sup["fortresses"])
+    if "neutral_warehouses" in sup:
+        sup_txt += " " + tr(lang, "+{n} {colour}", n=sup["neutral_warehouses"], colour=colour(p["neutral_colour"]))
+    loans = ", ".join(f"{ln['amount']}{'x' if ln['extended'] else ''}" for ln in p["loans"]) or tr(lang, "none")
+    hand = ", ".join(_card_text(v["cards"], c, names) for c in p["hand"]) or "-"
+    harbour = f" #{p['harbour']}" if p["harbour"] else ""
+    bonus = "; " + tr(lang, "bonus {amount}", amount=p["bonus_card"]) if p["bonus_card"] else ""
+    ship = _ship_text(p["ship"], names, lang)
+    line = tr(lang, "money {money} (net {net}), ship: {ship}; supply {supply}; loans {loans}", money=p["money"],
+              net=p["net_worth"], ship=ship + harbour, supply=sup_txt, loans=loans)
+    return [f"{mark} {p['seat']} {render_text(colour(p['colour']), lang):<7}{cap} {line}{bonus}",
+            "      " + tr(lang, "hand: {cards}", cards=hand)]
+
+
+def _ship_text(ship: str | None, names: Mapping[str, str], lang: str) -> str:
     """Where a ship lies in words: a city's name, or "bank" / "off the board" as the view says."""
     if ship is not None and ship in names:
         return names[ship]
-    return {"bank": "bank", "off-board": "off the board"}.get(str(ship), str(ship))
+    if ship == "bank":
+        return tr(lang, "bank")
+    if ship == "off-board":
+        return tr(lang, "off the board")
+    return str(ship)
 
 
-def _city_block(c: Mapping[str, Any], v: Mapping[str, Any], initials: Mapping[str, str]) -> list[str]:
+def _city_block(c: Mapping[str, Any], v: Mapping[str, Any], initials: Mapping[str, str], lang: str) -> list[str]:
     def ship(h: Mapping[str, Any]) -> str:
         s = h["ship"]
         if s is None:
@@ -187,8 +220,8 @@ def _city_block(c: Mapping[str, Any], v: Mapping[str, Any], initials: Mapping[st
     forts = " ".join(f"{initials[f['colour']] if f['colour'] else '-'}({f['price']})" for f in c["fortresses"])
     closed = " ".join(f"{initials[k]}{n}" for k, n in c["closed"].items())
     return [
-        f"{c['name']}{' (off-board)' if c['off_board'] else ''}",
-        f" [{track}] value {c['value']}",
-        f" harbour {' '.join(ship(h) for h in c['harbours'])}",
-        f" forts {forts}" + (f"  closed {closed}" if closed else ""),
+        c["name"] + (" " + tr(lang, "(off-board)") if c["off_board"] else ""),
+        " " + tr(lang, "[{track}] value {value}", track=track, value=c["value"]),
+        " " + tr(lang, "harbour {spaces}", spaces=" ".join(ship(h) for h in c["harbours"])),
+        " " + tr(lang, "forts {forts}", forts=forts) + ("  " + tr(lang, "closed {closed}", closed=closed) if closed else ""),
     ]
