@@ -27,6 +27,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from service.i18n import phrase
 from service.play.errors import TooManyRequests
 from service.proof.match_record import ENDED
 
@@ -104,8 +105,7 @@ class InviteLimits:
         if refused is None:
             return
         index, retry_after = refused
-        raise TooManyRequests("invite-throttled", f"the match was not created and no invitation was sent: "
-                              f"{whys[index]}; try again in {retry_after} s", retry_after)
+        raise TooManyRequests("invite-throttled", phrase("the match was not created and no invitation was sent: {whys}; try again in {retry_after} s", whys=whys[index], retry_after=retry_after), retry_after)
 
 
 @dataclass(frozen=True)
@@ -138,9 +138,7 @@ class BotLimits:
         if not places.take(match_id, self.matches_per_address, now_s):
             raise TooManyRequests(
                 "bot-matches-throttled",
-                f"the match was not created: one client address may have at most {self.matches_per_address} matches "
-                "of bots only running at once (the operator's PORTOLAN_BOT_MATCHES_PER_ADDRESS); a place frees when "
-                "one of them ends", HOUR_S // 60)
+                phrase("the match was not created: one client address may have at most {matches_per_address} matches of bots only running at once (the operator's PORTOLAN_BOT_MATCHES_PER_ADDRESS); a place frees when one of them ends", matches_per_address=self.matches_per_address), HOUR_S // 60)
 
     def search_allowed(self, store: Store, match_id: str, cost: int) -> bool:
         """May a search bot of the all-bot match ``match_id`` spend ``cost`` more iterations? Counts
