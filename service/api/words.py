@@ -16,6 +16,7 @@ from flask import Flask, Response, g, has_request_context
 from service import i18n
 from service.api.languages import language
 from service.games.base import Game
+from service.play.views.match import describe_event
 
 __all__ = ["event_words", "install", "said", "speaking"]
 
@@ -35,9 +36,10 @@ def said(value: Any, code: str | None = None) -> Any:
 
 
 def event_words(game: Game[Any], events: Iterable[Mapping[str, Any]], code: str) -> list[str]:
-    """Each event in words for its reader, in ``code``: the game's :meth:`~Game.describe_event`,
-    computed from the event's fields (older events fall back to their stored English ``text``)."""
-    return [i18n.render(game.describe_event(e), code) for e in events]
+    """Each event in words for its reader, in ``code``: the match's own events as the standing says
+    them, the rest by the game's :meth:`~Game.describe_event`, computed from the event's fields
+    (older events fall back to their stored English ``text``)."""
+    return [i18n.render(describe_event(game, e), code) for e in events]
 
 
 def _content_language(response: Response) -> Response:

@@ -36,7 +36,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from service.games.base import Action, Game, GameError, Rng
-from service.i18n import phrase
+from service.i18n import phrase, phrase_n
 
 POLICIES = ("stand-in", "skip", "forfeit", "abort")
 AFTER_FORFEIT = ("bot", "end")
@@ -170,6 +170,62 @@ def _event(kind: str, **fields: Any) -> dict[str, Any]:
             "skip": ": its turn is passed.",
         }.get(str(fields.get("policy")), ".")
     return {"type": kind, **fields, "text": text}
+
+
+_REASONS = {
+    "a player left under the abort policy": phrase("a player left under the abort policy"),
+    "fewer than 2 players remain": phrase("fewer than 2 players remain"),
+    "every remaining player voted to abort": phrase("every remaining player voted to abort"),
+}
+
+
+def _reason(reason: str) -> str:
+    """A stored reason (English, as :func:`_event` wrote it) as a phrase."""
+    known = _REASONS.get(reason)
+    if known is not None:
+        return known
+    head, _, tail = reason.partition(" ran out of time under the abort policy")
+    if head.startswith("seat ") and head[5:].isdigit() and not tail and reason != head:
+        return phrase("seat {seat} ran out of time under the abort policy", seat=int(head[5:]))
+    return reason
+
+
+def describe_match_event(event: Mapping[str, Any]) -> str | None:
+    """A match event (:data:`MATCH_EVENT_TYPES`) in words for its reader, from its fields (a
+    :class:`service.i18n.Phrase`, English: the ``text`` it was stored with); ``None`` for any other
+    event (a game's, which its game describes)."""
+    kind = event.get("type")
+    seat = event.get("seat")
+    reason = _reason(str(event.get("reason") or ""))
+    if kind == "match-aborted":
+        return phrase("The match is aborted with no result: {reason}.", reason=reason)
+    if kind == "match-ended":
+        return phrase("The match ends: {reason}.", reason=reason)
+    if kind == "forfeited":
+        return phrase("Seat {seat} forfeits the match and is ranked last.", seat=seat)
+    if kind == "resigned":
+        return phrase("Seat {seat} resigned and is ranked last.", seat=seat)
+    if kind == "returned":
+        return phrase("Seat {seat} is back: its player moves for it again.", seat=seat)
+    if kind == "abort-voted":
+        waiting = list(event.get("waiting_for") or [])
+        if not waiting:
+            return phrase("Seat {seat} voted to abort the match; that was the last vote needed.", seat=seat)
+        return phrase_n("Seat {seat} voted to abort the match; still to vote: seat {seats}.",
+                        "Seat {seat} voted to abort the match; still to vote: seats {seats}.", len(waiting),
+                        seat=seat, seats=", ".join(map(str, waiting)))
+    if kind == "timed-out":
+        policy = str(event.get("policy"))
+        if policy == "stand-in":
+            return phrase("Seat {seat} ran out of time: a stand-in plays for it until its player is back.", seat=seat)
+        if policy == "skip":
+            return phrase("Seat {seat} ran out of time: its turn is passed.", seat=seat)
+        return phrase("Seat {seat} ran out of time.", seat=seat)
+    return None
+
+
+MATCH_EVENT_TYPES = ("timed-out", "resigned", "returned", "forfeited", "abort-voted", "match-aborted", "match-ended")
+"""The events of the match itself (not of its game), which :func:`describe_match_event` says."""
 
 
 def _forfeit(standing: Standing, seat: int, policy: Mapping[str, Any]) -> tuple[Standing, list[dict[str, Any]]]:

@@ -112,7 +112,7 @@ class HarbourRace(Game[RaceState]):
     def describe_action(self, action: Mapping[str, Any]) -> str:
         return {"roll": "roll the die", "bank": "bank your haul and pass"}.get(str(action.get("type")), str(action))
 
-    def render(self, view: Mapping[str, Any]) -> str:
+    def render(self, view: Mapping[str, Any], language: str = "en") -> str:
         banks = ", ".join(f"seat {i}: {b}" for i, b in enumerate(view["banks"]))
         return f"Race to {view['target']}. Banks: {banks}. Haul this turn: {view['haul']}."
 

@@ -8,6 +8,7 @@ withheld the same way (:func:`service.proof.chain.visible_events`).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from service.games.base import Game
@@ -18,6 +19,7 @@ from service.play.clock import clocks
 from service.play.errors import Conflict
 from service.proof.chain import visible_events
 from service.proof.match_record import MatchMeta
+from service.proof.standing import describe_match_event
 
 if TYPE_CHECKING:
     from service.play.context import MatchContext
@@ -88,7 +90,21 @@ def board_text(game: Game[Any], edition: dict[str, Any], board: dict[str, Any], 
     """A view's ``text``: the game's rendering of ``board`` in ``language``, with the edition's lines
     under it. Also for a caller that holds a view made in another language (a move's answer)."""
     note = editions.footnote(edition, game)
-    return game.render(board, language) + ("\n\n" + "\n".join(render(n, language) for n in note) if note else "")
+    text = render_board(game, board, language)
+    return text + ("\n\n" + "\n".join(render(n, language) for n in note) if note else "")
+
+
+def render_board(game: Game[Any], board: dict[str, Any], language: str = DEFAULT) -> str:
+    """The game's text rendering of a view in ``language``. English asks as before issue 29 (one
+    argument), so that a game written then (a plugin) still renders."""
+    return game.render(board) if language == DEFAULT else game.render(board, language)
+
+
+def describe_event(game: Game[Any], event: Mapping[str, Any]) -> str:
+    """An event of a match in words for its reader (a phrase): the match's own events (resigned,
+    timed out, abort votes) as the standing says them, the rest as its game does."""
+    said = describe_match_event(event)
+    return said if said is not None else game.describe_event(event)
 
 
 def match_actions(meta: MatchMeta, seat: int) -> list[dict[str, Any]]:
