@@ -191,7 +191,7 @@ class TurnUndo(Game[S]):
         """An ``undone`` event in words for its reader ("Red took back: build a warehouse in Napoli.")."""
         action = event.get("action")
         what = self.describe_action(action) if isinstance(action, Mapping) else ""
-        return phrase("{seat} took back: {action}.", seat=self.event_seat_label(event), action=what)
+        return phrase("{who} took back: {action}.", who=self.event_seat_label(event), action=what)
 
     # -- the contract ------------------------------------------------------------------------
 

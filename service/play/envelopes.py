@@ -38,7 +38,7 @@ def check_envelope(envelope: Any) -> tuple[dict[str, Any], bytes]:
         raise BadRequest("bad-envelope", phrase('every action is an object with a string "type"'))
     # the API has bounded the whole body already; workers and other direct callers have not, and
     # the canonicaliser and the rules core recurse, so nothing deeper than the bound gets past here
-    check_json_value(env, "the envelope")
+    check_json_value(env, phrase("the envelope"))
     try:
         raw = signing.canonical(env)
     except ValueError as exc:  # integers beyond ±2**53, NaN, Infinity: no RFC 8785 form, nothing to verify

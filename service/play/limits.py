@@ -39,7 +39,7 @@ def parse_json(raw: bytes | str) -> Any:
     return data
 
 
-def check_json_value(value: Any, what: str = "the request body") -> None:
+def check_json_value(value: Any, what: str = phrase("the request body")) -> None:
     """Refuse a decoded JSON value nested deeper than :data:`MAX_JSON_DEPTH` levels or holding a
     string (key or value) with NUL or a lone surrogate. Iterative, so it cannot itself overflow."""
     stack: list[tuple[Any, int]] = [(value, 1)]

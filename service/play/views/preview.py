@@ -110,7 +110,7 @@ def _actions(actions: Any) -> list[dict[str, Any]]:
         raise BadRequest("bad-preview", phrase("actions must be a list of 1 to {most} action objects (a preview shows at most {most} steps; send the move to go on)", most=MAX_STEPS))
     if not all(isinstance(a, dict) and isinstance(a.get("type"), str) for a in actions):
         raise BadRequest("bad-preview", phrase('every action is an object with a string "type"'))
-    check_json_value(actions, "the actions")
+    check_json_value(actions, phrase("the actions"))
     return actions
 
 
