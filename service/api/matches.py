@@ -106,7 +106,7 @@ def create() -> Any:
     ``timeout_policy`` (docs/clock.md). The request is signed: its key is the creator's
     identity (the only key that may abort the match while it waits, and the one the invitation
     quotas count against)."""
-    key = _signer("creating a match")
+    key = _signer(phrase("creating a match"))
     data = schemas.body(schemas.CreateMatch)
     result = service().create(data["game"], data["options"], data["seats"], creator_key=key,
                               creator_name=data["creator_name"], time_control=data["time_control"],
@@ -180,7 +180,7 @@ def claim(match_id: str, seat: int) -> Any:
 def abort(match_id: str) -> Any:
     """The creator cancels a match that is still waiting for players (a request signed with
     the key that created it)."""
-    return service().abort(match_id, _signer("aborting a match"))
+    return service().abort(match_id, _signer(phrase("aborting a match")))
 
 
 @bp.get("/<match_id>/seats/<int:seat>/view")
