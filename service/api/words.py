@@ -11,10 +11,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from flask import Flask, Response, g, has_request_context
+from flask import Flask, Response, g, has_request_context, request
 
 from service import i18n
-from service.api.languages import language
+from service.api.languages import COOKIE, language
 from service.games.base import Game
 from service.play.views.match import describe_event
 
@@ -31,8 +31,12 @@ def speaking(code: str | None = None) -> str:
 
 
 def said(value: Any, code: str | None = None) -> Any:
-    """``value`` (a view, a list, a phrase) with every phrase in it in the request's language."""
-    return i18n.localise(value, speaking(code))
+    """``value`` (a view, a list, a phrase) with every phrase in it in the request's language.
+
+    In English it is ``value`` itself, not walked: a phrase *is* its English text as a ``str``, and
+    JSON writes it so, which keeps the answers of most readers (and of every move) as cheap as before."""
+    chosen = speaking(code)
+    return value if chosen == i18n.DEFAULT else i18n.localise(value, chosen)
 
 
 def event_words(game: Game[Any], events: Iterable[Mapping[str, Any]], code: str) -> list[str]:
@@ -46,6 +50,9 @@ def _content_language(response: Response) -> Response:
     chosen = g.get("portolan_words")
     if chosen and "Content-Language" not in response.headers:
         response.headers["Content-Language"] = chosen
+    if chosen and request.cookies.get(COOKIE):
+        # the web client's cookie chose (or could have chosen) the words: a cache keys on it too
+        response.vary.add("Cookie")
     return response
 
 

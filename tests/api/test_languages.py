@@ -50,6 +50,10 @@ def test_werkzeugs_own_refusals_and_query_refusals_follow_the_language(client: A
     assert body["detail"] == "status is one of waiting, active, finished, aborted"
     body = assert_problem(client.get("/v1/matches?status=lost&lang=hu"), 400, "bad-query")
     assert body["title"] == "Hibás formátumú kérés"  # ?lang= as the web client's switch sets it
+    # the switch's cookie keeps the choice, and an answer it chose says it varies by it
+    r = client.get("/v1/matches?status=lost")
+    assert r.get_json()["title"] == "Hibás formátumú kérés"
+    assert "Cookie" in r.headers["Vary"]
 
 
 def _refusals(client: Any, players: list[Player], headers: dict[str, str]) -> list[dict[str, Any]]:
