@@ -25,6 +25,7 @@ from service.api import (
     streams,
     unsubscribe,
     webhooks,
+    words,
 )
 from service.api import vacations as vacation_routes
 from service.api.clients import ClientStreams
@@ -65,6 +66,7 @@ def create_app(settings: Settings | None = None, service: Matches | None = None,
     app.extensions["portolan.wakeups"] = Wakeups(service.store.r, service.store.events_channel())
     app.json.sort_keys = False  # type: ignore[attr-defined]
     languages.install(app)  # issue 29: the request's language (pages, detail sentences)
+    words.install(app)  # and Content-Language on the answers whose words it chose
     errors.register(app)
     logs.configure()
     app.register_blueprint(metrics.bp)  # first: its hooks time every request

@@ -20,6 +20,7 @@ from redis.exceptions import RedisError
 from werkzeug.exceptions import HTTPException
 
 from service.api.schemas import raw_body
+from service.i18n import phrase
 from service.play.errors import Unauthorized
 from service.play.matches import Matches
 from service.proof import signing
@@ -47,12 +48,11 @@ def _params(header: str) -> dict[str, str]:
             break
         name, value = m.group(1), m.group(2)
         if name in params or name not in ("key", "ts", "nonce", "sig"):
-            raise Unauthorized("bad-authorization", f"the Authorization header has a repeated or unknown parameter {name!r}; "
-                               f"the form is {_FORM}")
+            raise Unauthorized("bad-authorization", phrase("the Authorization header has a repeated or unknown parameter {name!r}; the form is {form}", name=name, form=_FORM))
         params[name] = value
         pos = m.end()
     if pos != len(text) or set(params) != {"key", "ts", "nonce", "sig"}:
-        raise Unauthorized("bad-authorization", f"the Authorization header needs exactly key, ts, nonce and sig: {_FORM}")
+        raise Unauthorized("bad-authorization", phrase("the Authorization header needs exactly key, ts, nonce and sig: {form}", form=_FORM))
     return params
 
 
@@ -100,8 +100,7 @@ def _signer() -> tuple[str, str]:
 def _spent(key: str, nonce: str, fresh: bool) -> None:
     """401 for a nonce already used; else remember that this request spent it (see :func:`give_back_nonce`)."""
     if not fresh:
-        raise Unauthorized("replayed-request", "this signed request (key and nonce) was already used; sign each "
-                           "request with a fresh nonce")
+        raise Unauthorized("replayed-request", phrase("this signed request (key and nonce) was already used; sign each request with a fresh nonce"))
     g.portolan_spent_nonce = (key, nonce)
 
 
@@ -130,22 +129,20 @@ def _checked_signature() -> tuple[str, str]:
     """(key, nonce) of a well-formed, fresh, verifying Portolan signature on this request, or 401."""
     header = request.headers.get("Authorization", "")
     if not header.startswith("Portolan "):
-        raise Unauthorized("missing-signature", f"this request must be signed with the seat's key: {_FORM}")
+        raise Unauthorized("missing-signature", phrase("this request must be signed with the seat's key: {form}", form=_FORM))
     params = _params(header)
     key, sig, nonce = params["key"], params["sig"], params["nonce"]
     if not _WHOLE_SECONDS.fullmatch(params["ts"]):
-        raise Unauthorized("bad-authorization", f"ts must be whole unix seconds (digits only), not {params['ts'][:20]!r}")
+        raise Unauthorized("bad-authorization", phrase("ts must be whole unix seconds (digits only), not {params!r}", params=params['ts'][:20]))
     ts = int(params["ts"])
     if not NONCE_PATTERN.fullmatch(nonce):
-        raise Unauthorized("bad-authorization", "nonce must be 16 to 64 characters of A-Z, a-z, 0-9, '_' and '-'")
+        raise Unauthorized("bad-authorization", phrase("nonce must be 16 to 64 characters of A-Z, a-z, 0-9, '_' and '-'"))
     if abs(int(time.time()) - ts) > WINDOW_S:  # int arithmetic: a huge ts must not overflow a float
-        raise Unauthorized("stale-signature", f"the signed timestamp is more than {WINDOW_S} s away from the server's clock")
+        raise Unauthorized("stale-signature", phrase("the signed timestamp is more than {seconds} s away from the server's clock", seconds=WINDOW_S))
     if not signing.valid_public_key(key):
-        raise Unauthorized("bad-signature", "key is not a valid Ed25519 public key (32 bytes, a canonical point "
-                           "not of small order)")
+        raise Unauthorized("bad-signature", phrase("key is not a valid Ed25519 public key (32 bytes, a canonical point not of small order)"))
     signed = signed_request_body(request.method, request.path, ts, nonce,
                                  request.query_string.decode("latin-1"), raw_body())
     if not signing.verify(key, signed, sig):
-        raise Unauthorized("bad-signature", "the request signature does not verify under the given key for this "
-                           "method, path, query and body")
+        raise Unauthorized("bad-signature", phrase("the request signature does not verify under the given key for this method, path, query and body"))
     return key, nonce

@@ -10,6 +10,7 @@ from marshmallow import Schema, fields
 from service.api import schemas
 from service.api.auth import signed_key
 from service.api.matches import _arg, _int_arg, service
+from service.api.words import said, speaking
 from service.delivery.rasterise import to_png
 from service.play.views import boards, preview
 from service.proof.match_record import MatchMeta
@@ -76,4 +77,5 @@ def preview_move(match_id: str, seat: int) -> Any:
     key = signed_key()
     data = schemas.body(Preview)
     m = service()
-    return preview.preview(m, m.authenticate(match_id, seat, key), seat, data["ply"], data["actions"])
+    language = speaking()
+    return said(preview.preview(m, m.authenticate(match_id, seat, key), seat, data["ply"], data["actions"], language))

@@ -8,10 +8,13 @@ from typing import Any
 
 from flask import Blueprint, Response
 
-from service import bots, games
+from service import bots, games, i18n
+from service.api.languages import language
+from service.api.words import said, speaking
 from service.games.base import Game
 from service.games.editions import package_of
 from service.games.words import rules_page
+from service.i18n import phrase
 from service.play import editions
 from service.play.errors import NotFound
 
@@ -38,8 +41,9 @@ def get_game(game_id: str) -> Any:
     bot kinds a match of it may seat."""
     g = games.get(game_id)
     if g is None:
-        raise NotFound("unknown-game", f"there is no game {game_id!r}; see GET /v1/games")
-    return {**g.describe(), "bots": bots.describe(g.id), "editions": _editions(g, full=True)}
+        raise NotFound("unknown-game", phrase("there is no game {game_id!r}; see GET /v1/games", game_id=game_id))
+    # the action descriptions are phrases where the game says them so (undo's, at least)
+    return said({**g.describe(), "bots": bots.describe(g.id), "editions": _editions(g, full=True)})
 
 
 def _editions(game: Game[Any], full: bool) -> list[dict[str, Any]]:
@@ -60,27 +64,36 @@ def _editions(game: Game[Any], full: bool) -> list[dict[str, Any]]:
 @bp.get("/<game_id>/rules")
 def get_rules(game_id: str) -> Any:
     """The game's rules reference page (docs/rules/<game>.md) as Markdown: the sections whose ids
-    ("§5.4", "R-7") the server's refusals, events and labels cite."""
+    ("§5.4", "R-7") the server's refusals, events and labels cite. In the request's language when
+    the page is written in it (docs/rules/<game>.<language>.md), else in English;
+    ``Content-Language`` says which."""
     g = games.get(game_id)
     if g is None:
-        raise NotFound("unknown-game", f"there is no game {game_id!r}; see GET /v1/games")
-    text = _rules_text(g)
+        raise NotFound("unknown-game", phrase("there is no game {game_id!r}; see GET /v1/games", game_id=game_id))
+    wanted = language()
+    found = _rules_text(g, wanted) if wanted != i18n.DEFAULT else None
+    said_in = wanted if found is not None else i18n.DEFAULT
+    text = found if found is not None else _rules_text(g)
     if text is None:
-        raise NotFound("no-rules-page", f"{g.title} has no rules reference page on this server")
+        raise NotFound("no-rules-page", phrase("{title} has no rules reference page on this server", title=g.title))
+    speaking(said_in)
     return Response(text, mimetype="text/markdown")
 
 
-def _rules_text(g: Game[Any]) -> str | None:
-    """The page's Markdown: from the game's package (``rules.md``, a link to docs/rules that an
-    installed wheel carries as a file), else from the checkout's docs/rules."""
-    if rules_page(g.id) is None:
+def _rules_text(g: Game[Any], code: str = i18n.DEFAULT) -> str | None:
+    """The page's Markdown in language ``code``: from the game's package (``rules.md``, a link to
+    docs/rules that an installed wheel carries as a file; ``rules.<code>.md`` in another language),
+    else from the checkout's docs/rules (``<game>.md``, ``<game>.<code>.md``)."""
+    page = rules_page(g.id)
+    if page is None:
         return None
+    suffix = ".md" if code == i18n.DEFAULT else f".{code}.md"
     package = package_of(g)
     try:
-        packaged = resources.files(package).joinpath("rules.md")
+        packaged = resources.files(package).joinpath("rules" + suffix)
         if packaged.is_file():
             return packaged.read_text(encoding="utf-8")
     except (ModuleNotFoundError, OSError):
         pass
-    path = _REPOSITORY / str(rules_page(g.id))
+    path = _REPOSITORY / (page.removesuffix(".md") + suffix)
     return path.read_text(encoding="utf-8") if path.is_file() else None

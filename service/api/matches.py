@@ -12,13 +12,17 @@ from typing import Any
 
 from flask import Blueprint, Response, current_app, request
 
+from service import i18n
 from service.api import schemas
 from service.api.auth import signed_key, signed_key_reading_meta
+from service.api.words import event_words, said, speaking
+from service.i18n import phrase
 from service.observe import logs
 from service.play import listings
 from service.play.errors import BadRequest, Unauthorized
 from service.play.matches import Matches
 from service.play.throttle import client_network
+from service.play.views.match import board_text
 from service.proof.match_record import MatchMeta
 from service.storage.streams import Wakeups
 
@@ -41,6 +45,9 @@ def _etag(meta: MatchMeta) -> str:
     if (meta.time_control or {}).get("kind", "none") != "none" and meta.status == "active":
         clock = json.dumps(service().clock_view(meta)["seats"], sort_keys=True)
         tag += "-" + hashlib.sha256(clock.encode()).hexdigest()[:8]
+    words = speaking()
+    if words != i18n.DEFAULT:  # the same ply in another language is another representation (RFC 9110 §8.8.3)
+        tag += f"-{words}"
     return f'"{tag}"'
 
 
@@ -55,7 +62,7 @@ def _arg(name: str) -> str | None:
     guess between this server and anything in front of it, so neither is taken."""
     values = request.args.getlist(name)
     if len(values) > 1:
-        raise BadRequest("bad-query", f"{name} is given {len(values)} times; give each query parameter at most once")
+        raise BadRequest("bad-query", phrase("{name} is given {n} times; give each query parameter at most once", name=name, n=len(values)))
     return values[0] if values else None
 
 
@@ -64,11 +71,10 @@ def _int_arg(name: str, default: int, low: int, high: int) -> int:
     if raw is None:
         return default
     if not _QUERY_INT.fullmatch(raw):
-        raise BadRequest("bad-query", f"{name} must be an integer written in ASCII digits (no sign other than '-', "
-                                      f"no spaces, underscores or exponent), between {low} and {high}")
+        raise BadRequest("bad-query", phrase("{name} must be an integer written in ASCII digits (no sign other than '-', no spaces, underscores or exponent), between {low} and {high}", name=name, low=low, high=high))
     value = int(raw)
     if not low <= value <= high:
-        raise BadRequest("bad-query", f"{name} must be between {low} and {high}")
+        raise BadRequest("bad-query", phrase("{name} must be between {low} and {high}", name=name, low=low, high=high))
     return value
 
 
@@ -77,11 +83,11 @@ def lobby() -> Any:
     """Recent matches, newest first; filter by ``status`` and ``game``."""
     status = _arg("status")
     if status is not None and status not in ("waiting", "active", "finished", "aborted"):
-        raise BadRequest("bad-query", "status is one of waiting, active, finished, aborted")
+        raise BadRequest("bad-query", phrase("status is one of waiting, active, finished, aborted"))
     game = _arg("game")
     if game is not None and len(game) > 40:
-        raise BadRequest("bad-query", "game is at most 40 characters")
-    return {"matches": listings.lobby(service(), status, game, _int_arg("limit", 50, 1, 200))}
+        raise BadRequest("bad-query", phrase("game is at most 40 characters"))
+    return said({"matches": listings.lobby(service(), status, game, _int_arg("limit", 50, 1, 200))})
 
 
 def _signer(what: str) -> str:
@@ -90,8 +96,7 @@ def _signer(what: str) -> str:
         return signed_key()
     except Unauthorized as exc:
         if exc.code == "missing-signature":
-            raise Unauthorized("missing-signature", f"{what} needs a signed request: an Authorization: Portolan "
-                               'key="...", ts="...", sig="..." header signed with your key') from exc
+            raise Unauthorized("missing-signature", phrase('{what} needs a signed request: an Authorization: Portolan key="...", ts="...", sig="..." header signed with your key', what=what)) from exc
         raise
 
 
@@ -101,7 +106,7 @@ def create() -> Any:
     ``timeout_policy`` (docs/clock.md). The request is signed: its key is the creator's
     identity (the only key that may abort the match while it waits, and the one the invitation
     quotas count against)."""
-    key = _signer("creating a match")
+    key = _signer(phrase("creating a match"))
     data = schemas.body(schemas.CreateMatch)
     result = service().create(data["game"], data["options"], data["seats"], creator_key=key,
                               creator_name=data["creator_name"], time_control=data["time_control"],
@@ -157,7 +162,8 @@ def show(match_id: str) -> Any:
     meta, not_modified = _poll(match_id, m.meta(match_id), wait)
     if not_modified is not None:
         return not_modified
-    view = m.view(match_id, meta=meta)
+    language = speaking()
+    view = said(m.view(match_id, meta=meta, language=language))
     return view, 200, {"ETag": _etag(meta)}
 
 
@@ -174,7 +180,7 @@ def claim(match_id: str, seat: int) -> Any:
 def abort(match_id: str) -> Any:
     """The creator cancels a match that is still waiting for players (a request signed with
     the key that created it)."""
-    return service().abort(match_id, _signer("aborting a match"))
+    return service().abort(match_id, _signer(phrase("aborting a match")))
 
 
 @bp.get("/<match_id>/seats/<int:seat>/view")
@@ -190,7 +196,8 @@ def seat_view(match_id: str, seat: int) -> Any:
     meta, not_modified = _poll(match_id, m.authenticate(match_id, seat, key, meta), wait)
     if not_modified is not None:
         return not_modified
-    return m.view(match_id, seat, meta), 200, {"ETag": _etag(meta)}
+    language = speaking()
+    return said(m.view(match_id, seat, meta, language=language)), 200, {"ETag": _etag(meta)}
 
 
 @bp.post("/<match_id>/moves")
@@ -209,6 +216,7 @@ def move(match_id: str) -> Any:
     # its match, seat and ply (bound above) at every level
     moves_log.debug("move %s", "replayed" if result["replayed"] else "accepted", extra={"new_ply": result["ply"]})
     minimal = not with_view and request.args.get("view") is None  # it was the Prefer header
+    result = _in_language(match_id, result)
     return result, (200 if result["replayed"] else 201), ({"Preference-Applied": "return=minimal"} if minimal else {})
 
 
@@ -218,7 +226,7 @@ def _wants_view() -> bool:
     server computing it (and the bytes). Anything else for ``view`` is a 400."""
     chosen = request.args.get("view")
     if chosen is not None and chosen not in ("none", "full"):
-        raise BadRequest("bad-query", f"view must be 'none' or 'full', not {chosen[:40]!r}")
+        raise BadRequest("bad-query", phrase("view must be 'none' or 'full', not {chosen!r}", chosen=chosen[:40]))
     if chosen is not None:
         return chosen == "full"
     prefer = [p.strip().lower() for p in request.headers.get("Prefer", "").replace(";", ",").split(",")]
@@ -232,10 +240,41 @@ def log(match_id: str) -> Any:
     m = service()
     meta = m.meta(match_id)
     return {"match": match_id, "from": start, "ply": meta.ply, "head": meta.head or None,
-            "entries": m.log(match_id, start)}
+            "entries": _entries_words(meta, m.log(match_id, start))}
 
 
 @bp.get("/<match_id>/record")
 def record(match_id: str) -> Any:
-    """The verifiable record; the seed is revealed once the match is over."""
-    return service().record(match_id)
+    """The verifiable record; the seed is revealed once the match is over. Each entry's ``words``
+    (and ``setup_words``) say its events in the request's language, outside everything the chain and
+    the digests cover."""
+    m = service()
+    found = m.record(match_id)
+    game = m.game_of(m.meta(match_id))
+    language = speaking()
+    found["setup_words"] = event_words(game, found.get("setup_events") or [], language)
+    found["entries"] = _entries_words(None, found["entries"], game)
+    return found
+
+
+def _entries_words(meta: MatchMeta | None, entries: list[dict[str, Any]], game: Any = None) -> list[dict[str, Any]]:
+    """Log entries with ``words``: their events described in the request's language (the events
+    themselves, which the digests cover, stay exactly as logged)."""
+    if game is None:
+        assert meta is not None
+        game = service().game_of(meta)
+    language = speaking()
+    return [{**e, "words": event_words(game, e.get("events") or [], language)} for e in entries]
+
+
+def _in_language(match_id: str, result: dict[str, Any]) -> dict[str, Any]:
+    """A move's answer in the request's language: its view's words, and its board text made again
+    in that language (the use case made it in English; only then is the match read once more, so
+    an English answer costs nothing extra). Its events' words are in the log and the streams."""
+    language = speaking()
+    view = result.get("view")
+    if language != i18n.DEFAULT and view and view.get("board") is not None:
+        game = service().game_of(service().meta(match_id))
+        result = {**result, "view": {**view, "text": board_text(game, view["edition"], view["board"], language)}}
+    localised: dict[str, Any] = said(result)
+    return localised

@@ -9,6 +9,7 @@ from flask import Blueprint, current_app, request
 from service.api import schemas
 from service.api.auth import signed_key
 from service.config import Settings
+from service.i18n import phrase
 from service.play.errors import BadRequest
 from service.play.matches import Matches
 from service.play.outward.notice_owner import held_address
@@ -33,7 +34,7 @@ def get_notices() -> Any:
     key = signed_key()
     emails = request.args.getlist("email")
     if len(emails) != 1:
-        raise BadRequest("bad-query", "give the address as ?email=ADDRESS, once")
+        raise BadRequest("bad-query", phrase("give the address as ?email=ADDRESS, once"))
     m: Matches = current_app.extensions["portolan"]
     return _answer(held_address(m, key, emails[0]), _preferences())
 

@@ -9,6 +9,7 @@ from flask import request
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 from werkzeug.exceptions import RequestEntityTooLarge
 
+from service.i18n import phrase
 from service.play.errors import BadRequest
 from service.play.limits import parse_json
 from service.play.seats.people import MAX_EMAIL, email_problem
@@ -138,7 +139,7 @@ def body(schema: type[Schema]) -> dict[str, Any]:
     raw = raw_body()
     data = parse_json(raw) if raw.strip() else None
     if not isinstance(data, dict):
-        raise BadRequest("malformed-json", "the request body must be a JSON object")
+        raise BadRequest("malformed-json", phrase("the request body must be a JSON object"))
     loaded: dict[str, Any] = _instance(schema).load(data)
     return loaded
 

@@ -9,6 +9,7 @@ from flask import Blueprint
 
 from service.api import schemas
 from service.api.matches import _signer, service
+from service.i18n import phrase
 from service.play.seats import key_attach
 from service.play.seats import keys as seat_keys
 
@@ -26,7 +27,7 @@ def mail_key(match_id: str, seat: int) -> Any:
 def grant(match_id: str, seat: int) -> Any:
     """Grant the mail delegation: a request signed by the seat's key, whose body carries the
     key's signature over the delegation body."""
-    key = _signer("granting a mail delegation")
+    key = _signer(phrase("granting a mail delegation"))
     data = schemas.body(schemas.MailDelegation)
     return seat_keys.grant_mail_delegation(service(), match_id, seat, key, data["signature"])
 
@@ -35,7 +36,7 @@ def grant(match_id: str, seat: int) -> Any:
 def withdraw(match_id: str, seat: int) -> Any:
     """Withdraw the mail delegation: a request signed by the seat's key, whose body carries the
     key's signature over the withdrawal body; replies by mail are refused from then on."""
-    key = _signer("withdrawing a mail delegation")
+    key = _signer(phrase("withdrawing a mail delegation"))
     data = schemas.body(schemas.MailWithdrawal)
     return seat_keys.withdraw_mail_delegation(service(), match_id, seat, key, data["withdrawal"])
 

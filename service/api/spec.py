@@ -27,7 +27,7 @@ from typing import Any
 
 import yaml
 
-from service import games
+from service import games, i18n
 from service.games.base import Game, options_json_schema
 
 BEGIN = "    # BEGIN generated game schemas (python -m service.api.spec --write)\n"
@@ -42,6 +42,10 @@ class _Dumper(yaml.SafeDumper):
 
     def ignore_aliases(self, data: Any) -> bool:
         return True
+
+
+# the contract is English: a phrase (an action's description) is written as the English it is
+_Dumper.add_representer(i18n.Phrase, lambda dumper, data: dumper.represent_str(str.__str__(data)))
 
 
 def camel(text: str) -> str:

@@ -28,10 +28,13 @@ from typing import Any
 
 from flask import Blueprint, Response, current_app, request
 
+from service import games, i18n
 from service.api.auth import signed_key
 from service.api.clients import ClientStreams, request_client
 from service.api.matches import _arg, _int_arg
+from service.api.words import event_words, speaking
 from service.delivery.dispatch import job_id
+from service.i18n import phrase
 from service.observe.metrics import STREAMS
 from service.play.errors import TooManyRequests, Unavailable
 from service.play.matches import Matches
@@ -93,12 +96,27 @@ def _hangup_probe() -> streams.Gone | None:
     return gone
 
 
-def _stream(items: Iterator[streams.Item], slot: Slot) -> Response:
+def in_words(event: dict[str, Any], language: str) -> dict[str, Any]:
+    """An event object with ``words``: its rules events described in ``language`` (one string per
+    event, in order), for the events of a match's ``started`` and ``move``. A new object: the
+    event itself is shared by every stream of its match in this process (a feed), whatever their
+    languages, and never changed."""
+    if not isinstance(event.get("events"), list):
+        return event
+    game = games.get(str(event.get("game")))
+    if game is None:
+        return event
+    return {**event, "words": event_words(game, event["events"], language)}
+
+
+def _stream(items: Iterator[streams.Item], slot: Slot, language: str = i18n.DEFAULT) -> Response:
+    """The SSE response over ``items``; the words in ``language``, the language of the request that
+    opened it (the body runs after the request, so it is chosen here, once)."""
     def body() -> Iterator[str]:
         try:
             yield f"retry: {RETRY_MS}\n: connected\n\n"
             for item in items:
-                yield ": keepalive\n\n" if item is None else frame(*item)
+                yield ": keepalive\n\n" if item is None else frame(item[0], in_words(item[1], language))
         except Exception:  # the headers are gone: end the stream; the client resumes from its last id
             log.warning("event stream ended by an error", exc_info=True)
 
@@ -116,7 +134,7 @@ def _stream(items: Iterator[streams.Item], slot: Slot) -> Response:
         finally:
             slot.release()
 
-    response = Response(body(), mimetype="text/event-stream", headers=HEADERS)
+    response = Response(body(), mimetype="text/event-stream", headers={**HEADERS, "Content-Language": language})
     STREAMS.inc()
     response.call_on_close(done)
     return response
@@ -151,14 +169,11 @@ def _slot() -> Slot:
     client = request_client()
     per_client = _client_streams()
     if not per_client.take(client):
-        raise TooManyRequests("too-many-streams-from-client", f"this client ({client}) holds {per_client.cap} open "
-                              "event streams on this server process, as many as one client may; close one (or "
-                              "share one stream between tabs) and try again", retry_after=10)
+        raise TooManyRequests("too-many-streams-from-client", phrase("this client ({client}) holds {cap} open event streams on this server process, as many as one client may; close one (or share one stream between tabs) and try again", client=client, cap=per_client.cap), retry_after=10)
     slots: threading.BoundedSemaphore | None = current_app.extensions["portolan.streams"]
     if slots is not None and not slots.acquire(blocking=False):
         per_client.give_back(client)
-        raise Unavailable("too-many-streams", "this server process holds as many open event streams as it may; "
-                          "try again shortly (or poll GET /v1/matches/{id}?wait=30)", retry_after=5)
+        raise Unavailable("too-many-streams", phrase("this server process holds as many open event streams as it may; try again shortly (or poll GET /v1/matches/{{id}}?wait=30)"), retry_after=5)
     return Slot(client, per_client, slots)
 
 
@@ -189,7 +204,7 @@ def match_events(match_id: str) -> Any:
         # presence lapses by its TTL, as a killed process's does
         watch.beat(time.monotonic())
     return _stream(streams.follow_match(m, wakeups, current_app.extensions["portolan.feeds"], match_id, seat, after,
-                                         timing, watch=watch, gone=_hangup_probe()), slot)
+                                         timing, watch=watch, gone=_hangup_probe()), slot, speaking())
 
 
 def _seat_watch(m: Matches, match_id: str, seat: int, timing: streams.Timing) -> SeatWatch:
@@ -213,4 +228,4 @@ def my_events() -> Any:
     inbox = Inboxes(m.store.r, m.store.ns)
     after = streams.parse_inbox_event_id(_last_event_id(), inbox, key)
     slot = _slot()
-    return _stream(streams.follow_inbox(inbox, wakeups, key, after, _timing(), gone=_hangup_probe()), slot)
+    return _stream(streams.follow_inbox(inbox, wakeups, key, after, _timing(), gone=_hangup_probe()), slot, speaking())

@@ -25,6 +25,7 @@ from flask import Blueprint, Response, current_app, request
 
 from service.config import Settings
 from service.delivery import unsubscribe as one_click
+from service.i18n import phrase
 from service.play.errors import BadRequest, NotFound
 from service.play.matches import Matches
 from service.storage.preferences import NoticePreferences
@@ -74,7 +75,7 @@ def _digest(token: str) -> str:
     m: Matches = current_app.extensions["portolan"]
     digest = one_click.address_of(m.server_key, token)
     if digest is None:
-        raise NotFound("bad-unsubscribe-token", "this unsubscribe link is not one this server made; nothing was changed")
+        raise NotFound("bad-unsubscribe-token", phrase("this unsubscribe link is not one this server made; nothing was changed"))
     return digest
 
 
@@ -94,8 +95,7 @@ def one_click_post(token: str) -> Any:
     digest = _digest(token)
     field, value = one_click.ONE_CLICK
     if request.form.getlist(field) != [value]:
-        raise BadRequest("not-one-click", f"the body must be the form field {field}={value} (RFC 8058), once; "
-                                          "nothing was changed")
+        raise BadRequest("not-one-click", phrase("the body must be the form field {field}={value} (RFC 8058), once; nothing was changed", field=field, value=value))
     m: Matches = current_app.extensions["portolan"]
     settings: Settings = current_app.extensions["portolan.settings"]
     NoticePreferences(m.store.r, settings.namespace).set_digest(digest, "off")

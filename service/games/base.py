@@ -31,6 +31,8 @@ from typing import Any, Generic, NamedTuple, TypeVar
 
 from marshmallow import Schema, ValidationError, fields, missing, validate
 
+from service.i18n import phrase
+
 __all__ = [
     "Action",
     "Applied",
@@ -317,11 +319,12 @@ class Game(ABC, Generic[S]):
         that only want the defaults) skips the checks that need the count; the service always
         passes it."""
         if options is not None and not isinstance(options, Mapping):
-            raise InvalidAction("bad-options", "options must be a JSON object")
+            raise InvalidAction("bad-options", phrase("options must be a JSON object"))
         try:
             loaded: dict[str, Any] = self.options_schema().load(dict(options or {}))
         except ValidationError as exc:
-            raise InvalidAction("bad-options", "invalid options: " + describe_field_errors(field_errors(exc.messages))) from exc
+            raise InvalidAction("bad-options", phrase("invalid options: {errors}",
+                                                     errors=describe_field_errors(field_errors(exc.messages)))) from exc
         if players is not None:
             self.check_options(loaded, players)
         return loaded
@@ -395,7 +398,7 @@ class Game(ABC, Generic[S]):
 
     def seat_names(self, players: int) -> list[str]:
         """Names of the seats as the game calls them (colours)."""
-        return [f"Seat {i}" for i in range(players)]
+        return [phrase("Seat {seat}", seat=i) for i in range(players)]
 
     # -- catalog ---------------------------------------------------------------------------
 

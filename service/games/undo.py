@@ -27,6 +27,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from service.i18n import phrase
+
 from .base import Action, Applied, Event, Game, IllegalAction, InvalidAction, Rng
 
 __all__ = [
@@ -48,9 +50,9 @@ E = TypeVar("E", bound=Mapping[str, Any])
 UNDO = "undo"
 """The action type of an undo: ``{"type": "undo"}``, no other field."""
 
-UNDO_DESCRIPTION = ("take back your own last step of this turn; repeat to go further back, to the turn's start "
-                    "at most, never past a die roll, a revealed card or the end of your turn")
-UNDO_LABEL = "undo your last step"
+UNDO_DESCRIPTION = phrase("take back your own last step of this turn; repeat to go further back, to the turn's "
+                          "start at most, never past a die roll, a revealed card or the end of your turn")
+UNDO_LABEL = phrase("undo your last step")
 UNDO_SCHEMA: dict[str, Any] = {"type": "object", "properties": {"type": {"const": UNDO}}, "required": ["type"],
                                "additionalProperties": False}
 
@@ -132,6 +134,15 @@ class TurnUndo(Game[S]):
 
         describe_action.__doc__ = own.__doc__
         cls.describe_action = describe_action  # type: ignore[method-assign]
+        own_event = cls.describe_event
+
+        def describe_event(self: Game[Any], event: Mapping[str, Any]) -> str:
+            if event.get("type") == "undone" and isinstance(self, TurnUndo):
+                return self.describe_undone(event)
+            return own_event(self, event)
+
+        describe_event.__doc__ = own_event.__doc__
+        cls.describe_event = describe_event  # type: ignore[method-assign]
 
     # -- hooks -----------------------------------------------------------------------------
 
@@ -160,11 +171,27 @@ class TurnUndo(Game[S]):
 
     def drew_why(self, action: Mapping[str, Any]) -> str:
         """The words for a step that drew on the Rng, completing "nothing to undo: ..."."""
-        return "your last step drew on chance (a die roll or a shuffle)"
+        return phrase("your last step drew on chance (a die roll or a shuffle)")
 
     def seat_label(self, state: S, seat: int) -> str:
         """How the undo event names a seat."""
-        return f"Seat {seat}"
+        return phrase("Seat {seat}", seat=seat)
+
+    def event_seat_label(self, event: Mapping[str, Any]) -> str:
+        """How :meth:`describe_undone` names the seat of an ``undone`` event, from the event alone:
+        by default the name its stored English ``text`` gave (what :meth:`seat_label` said then), or
+        "Seat n". A game whose seat names are words (colours) overrides this to say them in the
+        reader's language (a :class:`service.i18n.Phrase`)."""
+        text = str(event.get("text") or "")
+        if " took back: " in text:
+            return text.split(" took back: ", 1)[0]
+        return phrase("Seat {seat}", seat=event.get("seat"))
+
+    def describe_undone(self, event: Mapping[str, Any]) -> str:
+        """An ``undone`` event in words for its reader ("Red took back: build a warehouse in Napoli.")."""
+        action = event.get("action")
+        what = self.describe_action(action) if isinstance(action, Mapping) else ""
+        return phrase("{who} took back: {action}.", who=self.event_seat_label(event), action=what)
 
     # -- the contract ------------------------------------------------------------------------
 
@@ -206,15 +233,14 @@ class TurnUndo(Game[S]):
     def _undo(self, state: S, seat: int, action: Mapping[str, Any]) -> Applied[S]:
         extra = sorted(set(action) - {"type"})
         if extra:
-            raise InvalidAction("bad-action", f"undo takes no fields, not {', '.join(extra)}")
+            raise InvalidAction("bad-action", phrase("undo takes no fields, not {extra}", extra=', '.join(extra)))
         if seat not in self.active_seats(state):
-            raise IllegalAction("nothing-to-undo", "nothing to undo: it is not your turn")
+            raise IllegalAction("nothing-to-undo", phrase("nothing to undo: it is not your turn"))
         undo = self.undo_of(state)
         if isinstance(undo, UndoBlocked) and undo.seat == seat:
-            raise IllegalAction("nothing-to-undo", f"nothing to undo: {undo.why}")
+            raise IllegalAction("nothing-to-undo", phrase("nothing to undo: {why}", why=undo.why))
         if not isinstance(undo, UndoTrail) or undo.seat != seat:
-            raise IllegalAction("nothing-to-undo", "nothing to undo: you have taken no step this turn that can be "
-                                                   "taken back")
+            raise IllegalAction("nothing-to-undo", phrase("nothing to undo: you have taken no step this turn that can be taken back"))
         rng = Rng(_NO_RANDOMNESS)
         before = undo.start
         for step in undo.steps[:-1]:

@@ -24,6 +24,7 @@ from service import bots, games
 from service.clock import parse_iso
 from service.games.base import Game
 from service.games.editions import Edition
+from service.i18n import phrase
 from service.play import editions, records
 from service.play.errors import Conflict, NotFound
 from service.play.ports import Pauses
@@ -122,21 +123,21 @@ class MatchContext:
         """The game of a match, playing with the numbers of the edition the match pinned."""
         game = games.get(meta.game)
         if game is None:  # a match of a game this build no longer has
-            raise NotFound("unknown-game", f"this server does not host the game {meta.game!r}")
+            raise NotFound("unknown-game", phrase("this server does not host the game {game!r}", game=meta.game))
         return editions.installed().game(game, meta.edition)
 
     def edition_of(self, meta: MatchMeta) -> Edition:
         """The edition a match pinned (:func:`service.play.editions.Shelf.pinned`)."""
         game = games.get(meta.game)
         if game is None:
-            raise NotFound("unknown-game", f"this server does not host the game {meta.game!r}")
+            raise NotFound("unknown-game", phrase("this server does not host the game {game!r}", game=meta.game))
         return editions.installed().pinned(game, meta.edition)
 
     def meta(self, match_id: str) -> MatchMeta:
         """The match's stored meta (its record's header and state of play); 404 ``unknown-match``."""
         meta = self.store.meta(match_id) if _readable(match_id) else None
         if meta is None:
-            raise NotFound("unknown-match", f"there is no match {match_id!r}")
+            raise NotFound("unknown-match", phrase("there is no match {match_id!r}", match_id=match_id))
         return meta
 
     def meta_for_move(self, match_id: str) -> MatchMeta:
@@ -148,7 +149,7 @@ class MatchContext:
             return self.meta(match_id)
         meta, blob = self.store.meta_and_state(match_id)
         if meta is None:
-            raise NotFound("unknown-match", f"there is no match {match_id!r}")
+            raise NotFound("unknown-match", phrase("there is no match {match_id!r}", match_id=match_id))
         ply = meta.ply
         if blob is not None and blob["ply"] == ply and self.states.state_at(match_id, ply) is MISSING:
             self.states.remember(match_id, ply, self.game_of(meta).load(blob["state"]))
@@ -168,7 +169,7 @@ class MatchContext:
             return cached
         blob = self.store.state(match_id)
         if blob is None:
-            raise Conflict("match-not-started", f"match {match_id} has not started: seats are still open")
+            raise Conflict("match-not-started", phrase("match {match_id} has not started: seats are still open", match_id=match_id))
         state = self.game_of(meta).load(blob["state"])
         # keep the meta only when both describe the same ply
         self.states.remember(match_id, blob["ply"], state, meta if blob["ply"] == ply else None)

@@ -21,6 +21,7 @@ from service.games import edition_check
 from service.games.base import Game
 from service.games.edition_check import EditionError, check
 from service.games.editions import SHIPPED, Edition, bind, shipped
+from service.i18n import phrase, phrase_n
 from service.play.errors import Conflict, Unprocessable
 
 ENV = "PORTOLAN_EDITIONS"
@@ -48,8 +49,7 @@ class Shelf:
         found = self.editions.get((game.id, edition_id)) if isinstance(edition_id, str) else None
         if found is None:
             ids = ", ".join(e.id for e in self.of(game))
-            raise Unprocessable("unknown-edition", f"{game.title} has no edition {edition_id!r} on this server "
-                                f"(installed: {ids}; see GET /v1/games/{game.id})", editions=[e.id for e in self.of(game)])
+            raise Unprocessable("unknown-edition", phrase("{title} has no edition {edition_id!r} on this server (installed: {installed}; see GET /v1/games/{game})", title=game.title, edition_id=edition_id, installed=ids, game=game.id), editions=[e.id for e in self.of(game)])
         return found
 
     def pinned(self, game: Game[Any], pin: Mapping[str, Any] | None) -> Edition:
@@ -65,9 +65,7 @@ class Shelf:
         current = shipped(game)
         if pin.get("id") == SHIPPED and pin.get("numbers") == current.numbers:
             return current  # a new build reworded the shipped data's labels; its numbers are the match's
-        raise Conflict("edition-missing", f"this match plays the edition {pin.get('id')!r} of {game.title} "
-                       f"(digest {digest[:12]}...), which this server no longer has: the operator must "
-                       f"install that very file again (docs/editions.md)")
+        raise Conflict("edition-missing", phrase("this match plays the edition {edition!r} of {title} (digest {digest}...), which this server no longer has: the operator must install that very file again (docs/editions.md)", edition=pin.get('id'), title=game.title, digest=digest[:12]))
 
     def game(self, game: Game[Any], pin: Mapping[str, Any] | None) -> Game[Any]:
         """``game`` bound to the edition a match pinned."""
@@ -124,10 +122,11 @@ def footnote(pin: Mapping[str, Any], game: Game[Any]) -> list[str]:
     when some of its numbers are provisional, that the ``*`` values are not yet checked."""
     if not shipped(game).data:  # a game with no data (a plugin, the tests' fixture game) has no edition to name
         return []
-    lines = [f"Edition: {pin.get('title') or pin.get('id')} ({pin.get('id')})."]
+    lines: list[str] = [phrase("Edition: {title} ({edition}).", title=pin.get("title") or pin.get("id"), edition=pin.get("id"))]
     count = int(pin.get("provisional_values", len(game.provisional())))
     if count:
-        values = "value is" if count == 1 else "values are"
-        lines.append(f"* Provisional: {count} {values} not yet checked against the printed game "
-                     f"(the game's catalog lists them: GET /v1/games/{game.id}).")
+        lines.append(phrase_n("* Provisional: {n} value is not yet checked against the printed game (the game's "
+                              "catalog lists them: GET /v1/games/{game}).",
+                              "* Provisional: {n} values are not yet checked against the printed game (the game's "
+                              "catalog lists them: GET /v1/games/{game}).", count, game=game.id))
     return lines

@@ -14,6 +14,7 @@ import json
 import re
 from typing import Any
 
+from service.i18n import phrase
 from service.play.errors import BadRequest
 
 MAX_JSON_DEPTH = 32
@@ -33,12 +34,12 @@ def parse_json(raw: bytes | str) -> Any:
     except RecursionError as exc:  # the C decoder gives up long before our bound matters
         raise _too_deep() from exc
     except ValueError as exc:  # JSONDecodeError, and UnicodeDecodeError for bytes that are not UTF-8/16/32
-        raise BadRequest("malformed-json", f"the request body is not JSON: {exc}") from exc
+        raise BadRequest("malformed-json", phrase("the request body is not JSON: {exc}", exc=exc)) from exc
     check_json_value(data)
     return data
 
 
-def check_json_value(value: Any, what: str = "the request body") -> None:
+def check_json_value(value: Any, what: str = phrase("the request body")) -> None:
     """Refuse a decoded JSON value nested deeper than :data:`MAX_JSON_DEPTH` levels or holding a
     string (key or value) with NUL or a lone surrogate. Iterative, so it cannot itself overflow."""
     stack: list[tuple[Any, int]] = [(value, 1)]
@@ -62,10 +63,8 @@ def _check_string(text: str, what: str) -> None:
     bad = _BAD_CHARS.search(text)
     if bad is not None:
         char = "NUL (U+0000)" if bad.group() == "\x00" else f"a lone surrogate (U+{ord(bad.group()):04X})"
-        raise BadRequest("bad-string", f"{what} has a string containing {char}; strings must be valid Unicode text "
-                                       "without NUL (rule: JSON text is exchanged as UTF-8, RFC 8259 §8.1)")
+        raise BadRequest("bad-string", phrase("{what} has a string containing {char}; strings must be valid Unicode text without NUL (rule: JSON text is exchanged as UTF-8, RFC 8259 §8.1)", what=what, char=char))
 
 
 def _too_deep(what: str = "the request body") -> BadRequest:
-    return BadRequest("too-deep", f"{what} nests arrays and objects deeper than {MAX_JSON_DEPTH} levels, "
-                                  f"the most this server accepts")
+    return BadRequest("too-deep", phrase("{what} nests arrays and objects deeper than {most} levels, the most this server accepts", what=what, most=MAX_JSON_DEPTH))

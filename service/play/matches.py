@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
+from service.i18n import DEFAULT
 from service.play.clock import clocks
 from service.play.context import MatchContext, utcnow
 from service.play.moves import commit, timeouts
@@ -141,9 +142,10 @@ class Matches(MatchContext):
         """What anyone may know about a match (no emails, no token hashes)."""
         return views.public_meta(self, meta)
 
-    def view(self, match_id: str, seat: int | None = None, meta: MatchMeta | None = None) -> dict[str, Any]:
+    def view(self, match_id: str, seat: int | None = None, meta: MatchMeta | None = None,
+             language: str = DEFAULT) -> dict[str, Any]:
         """The spectator view or a seat's private view (see :func:`service.play.views.match.view`)."""
-        return views.view(self, match_id, seat, meta)
+        return views.view(self, match_id, seat, meta, language)
 
     def log(self, match_id: str, start: int = 0, viewer: int | None = None) -> list[dict[str, Any]]:
         """Accepted moves from ply ``start`` on, with signatures, receipts and visible events."""

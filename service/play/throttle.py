@@ -27,6 +27,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from service.i18n import phrase
 from service.play.errors import TooManyRequests
 from service.proof.match_record import ENDED
 
@@ -82,30 +83,29 @@ class InviteLimits:
         whys: list[str] = []
         if self.install_hour:
             counters.append(("install", len(addresses), self.install_hour, HOUR_S))
-            whys.append(f"this server sends at most {self.install_hour} invitations per hour, from everyone together "
-                        "(PORTOLAN_INVITES_INSTALL_HOUR)")
+            whys.append(phrase("this server sends at most {most} invitations per hour, from everyone together "
+                               "(PORTOLAN_INVITES_INSTALL_HOUR)", most=self.install_hour))
         if self.per_address_hour and client:
             counters.append((f"client:{_digest(client)}", len(addresses), self.per_address_hour, HOUR_S))
-            whys.append(f"one client address may cause at most {self.per_address_hour} invitations per hour, whatever "
-                        "keys it signs with (PORTOLAN_INVITES_PER_ADDRESS_HOUR)")
+            whys.append(phrase("one client address may cause at most {most} invitations per hour, whatever keys it "
+                               "signs with (PORTOLAN_INVITES_PER_ADDRESS_HOUR)", most=self.per_address_hour))
         if self.per_creator_hour:
             counters.append((f"creator:{creator_key}", len(addresses), self.per_creator_hour, HOUR_S))
-            whys.append(f"this key may send at most {self.per_creator_hour} invitations per hour "
-                        "(PORTOLAN_INVITES_PER_CREATOR_HOUR)")
+            whys.append(phrase("this key may send at most {most} invitations per hour "
+                               "(PORTOLAN_INVITES_PER_CREATOR_HOUR)", most=self.per_creator_hour))
         if self.per_recipient_day:
             per_address: dict[str, int] = {}
             for a in addresses:
                 per_address[a] = per_address.get(a, 0) + 1
             for a, n in per_address.items():
                 counters.append((f"recipient:{_digest(a)}", n, self.per_recipient_day, DAY_S))
-                whys.append(f"one address may receive at most {self.per_recipient_day} invitations per day "
-                            "(PORTOLAN_INVITES_PER_RECIPIENT_DAY)")
+                whys.append(phrase("one address may receive at most {most} invitations per day "
+                                   "(PORTOLAN_INVITES_PER_RECIPIENT_DAY)", most=self.per_recipient_day))
         refused = store.take_quota("invites", counters)
         if refused is None:
             return
         index, retry_after = refused
-        raise TooManyRequests("invite-throttled", f"the match was not created and no invitation was sent: "
-                              f"{whys[index]}; try again in {retry_after} s", retry_after)
+        raise TooManyRequests("invite-throttled", phrase("the match was not created and no invitation was sent: {why}; try again in {retry_after} s", why=whys[index], retry_after=retry_after), retry_after)
 
 
 @dataclass(frozen=True)
@@ -138,9 +138,7 @@ class BotLimits:
         if not places.take(match_id, self.matches_per_address, now_s):
             raise TooManyRequests(
                 "bot-matches-throttled",
-                f"the match was not created: one client address may have at most {self.matches_per_address} matches "
-                "of bots only running at once (the operator's PORTOLAN_BOT_MATCHES_PER_ADDRESS); a place frees when "
-                "one of them ends", HOUR_S // 60)
+                phrase("the match was not created: one client address may have at most {most} matches of bots only running at once (the operator's PORTOLAN_BOT_MATCHES_PER_ADDRESS); a place frees when one of them ends", most=self.matches_per_address), HOUR_S // 60)
 
     def search_allowed(self, store: Store, match_id: str, cost: int) -> bool:
         """May a search bot of the all-bot match ``match_id`` spend ``cost`` more iterations? Counts

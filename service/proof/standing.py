@@ -36,6 +36,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from service.games.base import Action, Game, GameError, Rng
+from service.i18n import phrase, phrase_n
 
 POLICIES = ("stand-in", "skip", "forfeit", "abort")
 AFTER_FORFEIT = ("bot", "end")
@@ -171,6 +172,62 @@ def _event(kind: str, **fields: Any) -> dict[str, Any]:
     return {"type": kind, **fields, "text": text}
 
 
+_REASONS = {
+    "a player left under the abort policy": phrase("a player left under the abort policy"),
+    "fewer than 2 players remain": phrase("fewer than 2 players remain"),
+    "every remaining player voted to abort": phrase("every remaining player voted to abort"),
+}
+
+
+def _reason(reason: str) -> str:
+    """A stored reason (English, as :func:`_event` wrote it) as a phrase."""
+    known = _REASONS.get(reason)
+    if known is not None:
+        return known
+    head, _, tail = reason.partition(" ran out of time under the abort policy")
+    if head.startswith("seat ") and head[5:].isdigit() and not tail and reason != head:
+        return phrase("seat {seat} ran out of time under the abort policy", seat=int(head[5:]))
+    return reason
+
+
+def describe_match_event(event: Mapping[str, Any]) -> str | None:
+    """A match event (:data:`MATCH_EVENT_TYPES`) in words for its reader, from its fields (a
+    :class:`service.i18n.Phrase`, English: the ``text`` it was stored with); ``None`` for any other
+    event (a game's, which its game describes)."""
+    kind = event.get("type")
+    seat = event.get("seat")
+    reason = _reason(str(event.get("reason") or ""))
+    if kind == "match-aborted":
+        return phrase("The match is aborted with no result: {reason}.", reason=reason)
+    if kind == "match-ended":
+        return phrase("The match ends: {reason}.", reason=reason)
+    if kind == "forfeited":
+        return phrase("Seat {seat} forfeits the match and is ranked last.", seat=seat)
+    if kind == "resigned":
+        return phrase("Seat {seat} resigned and is ranked last.", seat=seat)
+    if kind == "returned":
+        return phrase("Seat {seat} is back: its player moves for it again.", seat=seat)
+    if kind == "abort-voted":
+        waiting = list(event.get("waiting_for") or [])
+        if not waiting:
+            return phrase("Seat {seat} voted to abort the match; that was the last vote needed.", seat=seat)
+        return phrase_n("Seat {seat} voted to abort the match; still to vote: seat {seats}.",
+                        "Seat {seat} voted to abort the match; still to vote: seats {seats}.", len(waiting),
+                        seat=seat, seats=", ".join(map(str, waiting)))
+    if kind == "timed-out":
+        policy = str(event.get("policy"))
+        if policy == "stand-in":
+            return phrase("Seat {seat} ran out of time: a stand-in plays for it until its player is back.", seat=seat)
+        if policy == "skip":
+            return phrase("Seat {seat} ran out of time: its turn is passed.", seat=seat)
+        return phrase("Seat {seat} ran out of time.", seat=seat)
+    return None
+
+
+MATCH_EVENT_TYPES = ("timed-out", "resigned", "returned", "forfeited", "abort-voted", "match-aborted", "match-ended")
+"""The events of the match itself (not of its game), which :func:`describe_match_event` says."""
+
+
 def _forfeit(standing: Standing, seat: int, policy: Mapping[str, Any]) -> tuple[Standing, list[dict[str, Any]]]:
     """The seat leaves the match (resigned or forfeited): what the policy makes of that."""
     s = replace(standing._with(seat, "forfeited"), forfeited=(*standing.forfeited, seat),
@@ -192,17 +249,16 @@ def match_action(standing: Standing, policy: Mapping[str, Any], seat: int, actio
     """Take one match action for ``seat`` (StandingError when it may not be taken)."""
     kind = action.get("type")
     if set(action) != {"type"}:
-        raise StandingError(400, "bad-match-action", f"{kind} takes no fields besides type")
+        raise StandingError(400, "bad-match-action", phrase("{kind} takes no fields besides type", kind=kind))
     controller = standing.controllers[seat]
     if kind in CLOCK_ACTIONS:
         if by != CLOCK:
-            raise StandingError(403, "clock-only", f"{kind} is taken by the match clock at a timeout, never by a seat")
+            raise StandingError(403, "clock-only", phrase("{kind} is taken by the match clock at a timeout, never by a seat", kind=kind))
         if controller != "player":
-            raise StandingError(409, "not-late", f"seat {seat} is not played by its player, so it cannot time out")
+            raise StandingError(409, "not-late", phrase("seat {seat} is not played by its player, so it cannot time out", seat=seat))
         wanted = "forfeit" if kind == "match:forfeit" else "abort"
         if policy["policy"] != wanted:  # the clock acts as the match's policy says, and only so
-            raise StandingError(409, "wrong-policy", f"{kind} is the timeout of the {wanted} policy; this match's "
-                                                     f"policy is {policy['policy']}")
+            raise StandingError(409, "wrong-policy", phrase("{kind} is the timeout of the {wanted} policy; this match's policy is {policy}", kind=kind, wanted=wanted, policy=policy['policy']))
         if kind == "match:forfeit":
             s, ev = _forfeit(standing, seat, policy)
             return s, [_event("timed-out", seat=seat, policy="forfeit"), _event("forfeited", seat=seat), *ev]
@@ -210,24 +266,23 @@ def match_action(standing: Standing, policy: Mapping[str, Any], seat: int, actio
             _event("timed-out", seat=seat, policy="abort"),
             _event("match-aborted", reason=f"seat {seat} ran out of time under the abort policy")]
     if kind not in SEAT_ACTIONS:
-        raise StandingError(400, "unknown-match-action", f"there is no match action {kind!r} (there are "
-                                                         f"{', '.join(SEAT_ACTIONS)})")
+        raise StandingError(400, "unknown-match-action", phrase("there is no match action {kind!r} (there are {actions})", kind=kind, actions=', '.join(SEAT_ACTIONS)))
     if server_signed(by):
-        raise StandingError(403, "seat-only", f"{kind} is the seat holder's to take, not the server's")
+        raise StandingError(403, "seat-only", phrase("{kind} is the seat holder's to take, not the server's", kind=kind))
     if controller == "bot":
-        raise StandingError(403, "bot-seat", f"seat {seat} is a bot seat: {kind} is for the players")
+        raise StandingError(403, "bot-seat", phrase("seat {seat} is a bot seat: {kind} is for the players", seat=seat, kind=kind))
     if controller == "forfeited":
-        raise StandingError(409, "seat-left", f"seat {seat} has already left the match")
+        raise StandingError(409, "seat-left", phrase("seat {seat} has already left the match", seat=seat))
     if kind == "match:resign":
         s, ev = _forfeit(standing, seat, policy)
         return s, [_event("resigned", seat=seat), *ev]
     if kind == "match:return":
         if controller not in ("stand-in", "skip"):
-            raise StandingError(409, "no-stand-in", f"nobody stands in for seat {seat}: it is already yours")
+            raise StandingError(409, "no-stand-in", phrase("nobody stands in for seat {seat}: it is already yours", seat=seat))
         return standing._with(seat, "player"), [_event("returned", seat=seat)]
     # match:abort
     if seat in standing.abort_votes:
-        raise StandingError(409, "already-voted", f"seat {seat} has already voted to abort")
+        raise StandingError(409, "already-voted", phrase("seat {seat} has already voted to abort", seat=seat))
     s = replace(standing, abort_votes=(*standing.abort_votes, seat))
     waiting = [h for h in s.humans_left() if h not in s.abort_votes]
     events: list[dict[str, Any]] = [_event("abort-voted", seat=seat, waiting_for=waiting)]
@@ -249,37 +304,36 @@ def judge(game: Game[Any], state: Any, standing: Standing, policy: Mapping[str, 
     controller = standing.controllers[seat]
     events: list[dict[str, Any]] = []
     if standing.ended is not None:
-        raise StandingError(409, "match-over", "the match has ended")
+        raise StandingError(409, "match-over", phrase("the match has ended"))
     if any(is_match_action(a) for a in actions):
         if len(actions) != 1:
-            raise StandingError(400, "match-action-alone", "a match action (match:…) stands alone in its move")
+            raise StandingError(400, "match-action-alone", phrase("a match action (match:…) stands alone in its move"))
         standing, events = match_action(standing, policy, seat, actions[0], by)
         return state, standing, events
     if not actions:  # the service refuses an empty move; a record must not hold one either
-        raise StandingError(400, "empty-move", "a move has at least one action")
+        raise StandingError(400, "empty-move", phrase("a move has at least one action"))
     if by == CLOCK:
         if controller != "player":
-            raise StandingError(409, "not-late", f"seat {seat} is not played by its player, so it cannot time out")
+            raise StandingError(409, "not-late", phrase("seat {seat} is not played by its player, so it cannot time out", seat=seat))
         mode = policy["policy"]
         if mode in ("forfeit", "abort"):
-            raise StandingError(400, "clock-action", f"a timeout under the {mode} policy is a match action")
+            raise StandingError(400, "clock-action", phrase("a timeout under the {mode} policy is a match action", mode=mode))
         standing = standing._with(seat, "stand-in" if mode == "stand-in" else "skip")
         events.append(_event("timed-out", seat=seat, policy=mode))
     elif by == SKIP:
         if controller != "skip":
-            raise StandingError(403, "not-skipping", f"the server passes for seat {seat} only after a skip timeout")
+            raise StandingError(403, "not-skipping", phrase("the server passes for seat {seat} only after a skip timeout", seat=seat))
     elif by.startswith(STAND_IN):
         if controller not in ("stand-in", "forfeited"):
-            raise StandingError(403, "no-stand-in", f"the server plays seat {seat} only for a late or departed player")
+            raise StandingError(403, "no-stand-in", phrase("the server plays seat {seat} only for a late or departed player", seat=seat))
     elif controller == "forfeited":
-        raise StandingError(403, "seat-left", f"seat {seat} has left the match: its player no longer moves for it")
+        raise StandingError(403, "seat-left", phrase("seat {seat} has left the match: its player no longer moves for it", seat=seat))
     elif controller in ("stand-in", "skip"):  # the player is back: any signed move returns the seat
         standing = standing._with(seat, "player")
         events.append(_event("returned", seat=seat))
     for i, action in enumerate(actions):
         if seat not in game.active_seats(state):
-            raise StandingError(409, "not-your-turn", f"action {i}: after the earlier actions of this move seat {seat} "
-                                "need not act", index=i)
+            raise StandingError(409, "not-your-turn", phrase("action {i}: after the earlier actions of this move seat {seat} need not act", i=i, seat=seat), index=i)
         try:
             state, caused = game.apply(state, seat, action, rng)
         except GameError as exc:

@@ -27,6 +27,7 @@ from datetime import UTC, date, datetime, time, timedelta
 from typing import TYPE_CHECKING, Any, Protocol
 
 from service.clock import iso, parse_iso
+from service.i18n import phrase
 from service.play.errors import BadRequest, Conflict, NotFound, ServiceError, Unavailable, Unprocessable
 
 if TYPE_CHECKING:
@@ -50,11 +51,11 @@ class VacationPort(Protocol):
 
 
 class VacationAllowance(Unprocessable):
-    title = "Beyond the vacation allowance"
+    title = phrase("Beyond the vacation allowance")
 
 
 class VacationInThePast(Unprocessable):
-    title = "Vacation in the past"
+    title = phrase("Vacation in the past")
 
 
 def days_by_year(start: datetime, end: datetime) -> Counter[int]:
@@ -73,12 +74,12 @@ def _midnight(day: date) -> datetime:
 
 def _parse_start(text: Any) -> date:
     if not isinstance(text, str) or not _DATE.fullmatch(text):
-        raise BadRequest("bad-vacation", f"start must be a date written YYYY-MM-DD, not {str(text)[:40]!r}",
+        raise BadRequest("bad-vacation", phrase("start must be a date written YYYY-MM-DD, not {text!r}", text=str(text)[:40]),
                          field="start")
     try:
         return date.fromisoformat(text)
     except ValueError:
-        raise BadRequest("bad-vacation", f"{text} is not a date of the calendar", field="start") from None
+        raise BadRequest("bad-vacation", phrase("{text} is not a date of the calendar", text=text), field="start") from None
 
 
 @dataclass
@@ -137,7 +138,7 @@ class VacationBook:
         one overlapping another (409 ``vacation-overlap``)."""
         first = _parse_start(start)
         if isinstance(days, bool) or not isinstance(days, int) or days < 1:
-            raise BadRequest("bad-vacation", f"days must be a whole number of days, 1 or more, not {str(days)[:20]!r}",
+            raise BadRequest("bad-vacation", phrase("days must be a whole number of days, 1 or more, not {days!r}", days=str(days)[:20]),
                              field="days")
         now = self.now()
         today = now.astimezone(UTC).date()
@@ -145,8 +146,7 @@ class VacationBook:
             raise VacationInThePast("vacation-in-the-past", f"a vacation is declared ahead: it may start today "
                                     f"({today.isoformat()}) or later, not on {first.isoformat()}", field="start")
         if first > today + timedelta(days=AHEAD_DAYS):
-            raise BadRequest("bad-vacation", f"a vacation may start at most {AHEAD_DAYS} days ahead (by "
-                             f"{(today + timedelta(days=AHEAD_DAYS)).isoformat()}), not on {first.isoformat()}",
+            raise BadRequest("bad-vacation", phrase("a vacation may start at most {ahead} days ahead (by {by_day}), not on {first}", ahead=AHEAD_DAYS, by_day=(today + timedelta(days=AHEAD_DAYS)).isoformat(), first=first.isoformat()),
                              field="start")
         if days > self.allowance:  # also bounds the day counting below
             taken = int(self.store.read(public_key)["taken"].get(str(first.year), 0))
@@ -158,9 +158,7 @@ class VacationBook:
             for other in doc["periods"]:
                 if parse_iso(other["start"]) < end and begin < parse_iso(other["end"]):
                     shown = self._shown(other, now)
-                    raise Conflict("vacation-overlap", f"this vacation ({first.isoformat()}, {days} days) overlaps "
-                                   f"vacation {other['id']} ({shown['start']} to {shown['last_day']}); vacations of "
-                                   "one key may not overlap: cancel that one first or choose other days",
+                    raise Conflict("vacation-overlap", phrase("this vacation ({first}, {days} days) overlaps vacation {other} ({other_start} to {other_end}); vacations of one key may not overlap: cancel that one first or choose other days", first=first.isoformat(), days=days, other=other['id'], other_start=shown['start'], other_end=shown['last_day']),
                                    overlaps=other["id"])
             taken = Counter({int(y): int(d) for y, d in doc["taken"].items()})
             for year, n in sorted(days_by_year(begin, end).items()):
@@ -192,12 +190,10 @@ class VacationBook:
         def change(doc: dict[str, Any]) -> dict[str, Any]:
             found = next((p for p in doc["periods"] if p["id"] == vacation_id), None)
             if found is None:
-                raise NotFound("unknown-vacation", f"this key has no vacation {str(vacation_id)[:40]!r}; "
-                               "see GET /v1/me/vacations (or `portolan vacation list`)")
+                raise NotFound("unknown-vacation", phrase("this key has no vacation {vacation_id!r}; see GET /v1/me/vacations (or `portolan vacation list`)", vacation_id=str(vacation_id)[:40]))
             start, end = parse_iso(found["start"]), parse_iso(found["end"])
             if end <= now:
-                raise Conflict("vacation-over", f"vacation {vacation_id} ended on {self._shown(found, now)['last_day']}; "
-                               "a vacation that is over cannot be cancelled")
+                raise Conflict("vacation-over", phrase("vacation {vacation_id} ended on {last_day}; a vacation that is over cannot be cancelled", vacation_id=vacation_id, last_day=self._shown(found, now)['last_day']))
             rest = [p for p in doc["periods"] if p["id"] != vacation_id]
             if start < now:  # under way: it ends now, and today stays taken
                 ended = {**found, "end": iso(now)}
@@ -218,7 +214,7 @@ class VacationBook:
         periods = sorted(self.store.read(public_key)["periods"], key=lambda p: str(p["start"]))
         ahead = [p for p in periods if parse_iso(p["end"]) > now]
         if not ahead:
-            raise Conflict("no-vacation", "this key has no current or upcoming vacation to end")
+            raise Conflict("no-vacation", phrase("this key has no current or upcoming vacation to end"))
         return self.cancel(public_key, ahead[0]["id"])
 
     def _document(self, periods: list[dict[str, Any]], now: datetime) -> dict[str, Any]:
@@ -249,7 +245,7 @@ def book_of(ctx: MatchContext) -> VacationBook:
     503 ``vacations-unavailable`` when this service was built without one."""
     book = ctx.pauses
     if not isinstance(book, VacationBook):
-        raise Unavailable("vacations-unavailable", "this server keeps no vacations", retry_after=3600)
+        raise Unavailable("vacations-unavailable", phrase("this server keeps no vacations"), retry_after=3600)
     return book
 
 

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from service.clock import parse_iso
 from service.games.base import IllegalAction, InvalidAction
 from service.games.words import cited_rules, rules_url
+from service.i18n import phrase
 from service.play import records
 from service.play.clock import clocks
 from service.play.envelopes import check_envelope
@@ -56,13 +57,11 @@ def submit(ctx: MatchContext, match_id: str, envelope: Mapping[str, Any], signat
     by the caller, e.g. the API's Authorization check) is the seat's own key."""
     env, raw = check_envelope(envelope)
     if env["match"] != match_id:
-        raise BadRequest("match-mismatch", f"the envelope is for match {env['match']!r}, not {match_id!r}")
+        raise BadRequest("match-mismatch", phrase("the envelope is for match {envelope_match!r}, not {match_id!r}", envelope_match=env['match'], match_id=match_id))
     if by == "email":
-        raise BadRequest("bad-origin", 'moves by mail come in through submit_by_mail, which signs them with the '
-                         'seat\'s mail key; submit takes envelopes signed by the seat\'s own key')
+        raise BadRequest("bad-origin", phrase("moves by mail come in through submit_by_mail, which signs them with the seat's mail key; submit takes envelopes signed by the seat's own key"))
     if standings.server_signed(by):
-        raise BadRequest("bad-origin", f"moves by {by!r} are the match clock's own (timeouts, stand-ins, passes); "
-                         "submit takes envelopes signed by a seat's key")
+        raise BadRequest("bad-origin", phrase("moves by {by!r} are the match clock's own (timeouts, stand-ins, passes); submit takes envelopes signed by a seat's key", by=by))
     return submit_checked(ctx, match_id, env, raw, signature, by, None, caller_key, with_view)
 
 
@@ -131,12 +130,12 @@ def commit(ctx: MatchContext, match_id: str, env: dict[str, Any], raw: bytes, si
     anything is written; a resubmitted envelope answers its original result."""
     seat = env["seat"]
     if not 0 <= seat < meta.players:
-        raise NotFound("unknown-seat", f"match {match_id} has no seat {seat}")
+        raise NotFound("unknown-seat", phrase("match {match_id} has no seat {seat}", match_id=match_id, seat=seat))
     row = meta.seats[seat]
     # a resubmission's original answer is private to the seat only for a caller that proved its key
     proven = mail is not None or caller_key == row.public_key
     if not row.claimed:
-        raise Forbidden("seat-unclaimed", f"seat {seat} of match {match_id} has not been claimed")
+        raise Forbidden("seat-unclaimed", phrase("seat {seat} of match {match_id} has not been claimed", seat=seat, match_id=match_id))
     server = standings.server_signed(by)
     if server:  # a timeout, a stand-in's move or a pass: the match clock's key signs it
         signer, proof = str(meta.clock_key or ""), ({"clock": clock} if clock else {})
@@ -144,12 +143,11 @@ def commit(ctx: MatchContext, match_id: str, env: dict[str, Any], raw: bytes, si
         signer, proof = (row.public_key, {}) if mail is None else mail.signer(meta, seat)
     if not signing.verify_bytes(signer, raw, signature):  # one verification, mail move or not
         if mail is not None:
-            raise Unauthorized("bad-signature", f"the mail move does not verify under seat {seat}'s current mail "
-                               "key (the delegation changed while it was being made); reply again")
+            raise Unauthorized("bad-signature", phrase("the mail move does not verify under seat {seat}'s current mail key (the delegation changed while it was being made); reply again", seat=seat))
         holders = [s.seat for s in meta.seats if s.public_key and signing.verify_bytes(s.public_key, raw, signature)]
         if holders:
-            raise Forbidden("not-your-seat", f"the move is signed by the key of seat {holders[0]}, not of seat {seat}")
-        raise Unauthorized("bad-signature", f"the signature does not verify under seat {seat}'s public key")
+            raise Forbidden("not-your-seat", phrase("the move is signed by the key of seat {holder}, not of seat {seat}", holder=holders[0], seat=seat))
+        raise Unauthorized("bad-signature", phrase("the signature does not verify under seat {seat}'s public key", seat=seat))
     env_digest = hashlib.sha256(raw).hexdigest()  # signing.digest(env), from the bytes already made
     # a match action (resign, abort vote, return) may come from a seat that need not act
     anytime = any(standings.is_match_action(a) for a in env["actions"])
@@ -161,17 +159,16 @@ def commit(ctx: MatchContext, match_id: str, env: dict[str, Any], raw: bytes, si
         if earlier is not None:
             return replayed(ctx, match_id, earlier, seat, proven, with_view)
     if meta.status != "active":
-        raise Conflict("match-not-active", f"match {match_id} is {meta.status}; no moves are accepted",
+        raise Conflict("match-not-active", phrase("match {match_id} is {status}; no moves are accepted", match_id=match_id, status=meta.status),
                        current_ply=meta.ply)
     if env["ply"] != meta.ply:
-        raise Conflict("stale-ply", f"the move is based on ply {env['ply']} but the match is at ply {meta.ply}",
+        raise Conflict("stale-ply", phrase("the move is based on ply {based_on} but the match is at ply {ply}", based_on=env['ply'], ply=meta.ply),
                        current_ply=meta.ply)
     if seat not in meta.active and not anytime:
-        raise Conflict("not-your-turn", f"seat {seat} need not act now (waiting for seats {list(meta.active)})",
+        raise Conflict("not-your-turn", phrase("seat {seat} need not act now (waiting for seats {active})", seat=seat, active=list(meta.active)),
                        current_ply=meta.ply)
     if anytime and records.record_format(meta) != RECORD_FORMAT:
-        raise Conflict("no-match-actions", f"match {match_id} was created before match clocks: it cannot be "
-                       "resigned or aborted by vote, only played to its end", current_ply=meta.ply)
+        raise Conflict("no-match-actions", phrase("match {match_id} was created before match clocks: it cannot be resigned or aborted by vote, only played to its end", match_id=match_id), current_ply=meta.ply)
     game = ctx.game_of(meta)
     state = ctx.state(match_id, meta)
     rng = fairness.ply_rng(ctx.secret(match_id, meta), meta.ply)
@@ -183,10 +180,10 @@ def commit(ctx: MatchContext, match_id: str, env: dict[str, Any], raw: bytes, si
         raise _standing_problem(exc, meta.ply) from exc
     except InvalidAction as exc:
         i = getattr(exc, "index", 0)
-        raise BadRequest("invalid-action", f"action {i}: {exc.message}", rule_code=exc.code, action_index=i) from exc
+        raise BadRequest("invalid-action", phrase("action {i}: {message}", i=i, message=exc.message), rule_code=exc.code, action_index=i) from exc
     except IllegalAction as exc:
         i = getattr(exc, "index", 0)
-        raise Unprocessable("illegal-action", f"action {i}: {exc.message}", rule_code=exc.code,
+        raise Unprocessable("illegal-action", phrase("action {i}: {message}", i=i, message=exc.message), rule_code=exc.code,
                             rule=exc.rule or next(iter(cited_rules(exc.message)), None),
                             rules_page=rules_url(game.id), action_index=i) from exc
     active = [] if after_standing.ended else game.active_seats(state)
@@ -235,7 +232,7 @@ def commit(ctx: MatchContext, match_id: str, env: dict[str, Any], raw: bytes, si
         if earlier is not None:
             return replayed(ctx, match_id, earlier, seat, proven, with_view)
     if result.status != "applied":
-        raise Conflict("stale-ply", f"another move was accepted first; the match is now at ply {result.ply}",
+        raise Conflict("stale-ply", phrase("another move was accepted first; the match is now at ply {ply}", ply=result.ply),
                        current_ply=result.ply)
     new_ply = result.ply
     # the meta as the apply script left it: the response's view needs no second read

@@ -33,6 +33,7 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
+from service.i18n import phrase
 from service.play.errors import BadRequest, Unprocessable
 
 MAX_URL = 1024
@@ -135,31 +136,28 @@ def _plain_refused_reason(addr: IPAddress, allow_private: bool) -> str | None:
 def parse(url: str, allow_private: bool) -> tuple[str, str, int, str]:
     """(scheme, host, port, path) of a webhook URL, or 400 ``bad-webhook-url`` saying why not."""
     if not isinstance(url, str) or not url:
-        raise BadRequest("bad-webhook-url", "url must be a non-empty string")
+        raise BadRequest("bad-webhook-url", phrase("url must be a non-empty string"))
     if len(url) > MAX_URL:
-        raise BadRequest("bad-webhook-url", f"the webhook URL is longer than {MAX_URL} characters")
+        raise BadRequest("bad-webhook-url", phrase("the webhook URL is longer than {most} characters", most=MAX_URL))
     if not url.isascii() or any(c.isspace() or ord(c) < 0x21 for c in url):
-        raise BadRequest("bad-webhook-url", "the webhook URL must be ASCII without spaces or control characters "
-                         "(write an international host name in its xn-- form)")
+        raise BadRequest("bad-webhook-url", phrase("the webhook URL must be ASCII without spaces or control characters (write an international host name in its xn-- form)"))
     try:
         parts = urlsplit(url)
         port = parts.port
     except ValueError as exc:
-        raise BadRequest("bad-webhook-url", f"the webhook URL does not parse: {exc}") from exc
+        raise BadRequest("bad-webhook-url", phrase("the webhook URL does not parse: {exc}", exc=exc)) from exc
     allowed = ("https", "http") if allow_private else ("https",)
     if parts.scheme not in allowed:
-        raise BadRequest("bad-webhook-url", "a webhook URL must be https:// (plain http is refused: the events "
-                         "and their signatures would travel in the clear)")
+        raise BadRequest("bad-webhook-url", phrase("a webhook URL must be https:// (plain http is refused: the events and their signatures would travel in the clear)"))
     if parts.username is not None or parts.password is not None:
-        raise BadRequest("bad-webhook-url", "a webhook URL must not carry credentials (user:password@); "
-                         "verify the webhook-signature header instead")
+        raise BadRequest("bad-webhook-url", phrase("a webhook URL must not carry credentials (user:password@); verify the webhook-signature header instead"))
     if parts.fragment:
-        raise BadRequest("bad-webhook-url", "a webhook URL must not have a #fragment")
+        raise BadRequest("bad-webhook-url", phrase("a webhook URL must not have a #fragment"))
     host = parts.hostname
     if host and host.endswith(".") and not host.endswith(".."):
         host = host[:-1]  # the root's dot: "localhost." is localhost, and is judged as such
     if not host:
-        raise BadRequest("bad-webhook-url", "the webhook URL has no host")
+        raise BadRequest("bad-webhook-url", phrase("the webhook URL has no host"))
     host = _numeric_ipv4(host) or host
     path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
     return parts.scheme, host, port or (443 if parts.scheme == "https" else 80), path
@@ -178,8 +176,7 @@ def _numeric_ipv4(host: str) -> str | None:
         pass
     last = host.rsplit(".", 1)[-1].lower()
     if last.isdigit() or (last.startswith("0x") and all(c in "0123456789abcdef" for c in last[2:])):
-        raise BadRequest("bad-webhook-url", f"the webhook host {host!r} is neither a name (its last label is a "
-                         "number) nor an IPv4 address")
+        raise BadRequest("bad-webhook-url", phrase("the webhook host {host!r} is neither a name (its last label is a number) nor an IPv4 address", host=host))
     return None
 
 
@@ -192,9 +189,9 @@ def _addresses(host: str, port: int, resolve: Resolver) -> list[IPAddress]:
     try:
         found = [ipaddress.ip_address(a.split("%", 1)[0]) for a in resolve(host, port)]
     except (OSError, UnicodeError, ValueError) as exc:
-        raise Unprocessable("webhook-host-unresolvable", f"the webhook host {host!r} does not resolve: {exc}") from exc
+        raise Unprocessable("webhook-host-unresolvable", phrase("the webhook host {host!r} does not resolve: {exc}", host=host, exc=exc)) from exc
     if not found:
-        raise Unprocessable("webhook-host-unresolvable", f"the webhook host {host!r} resolves to no address")
+        raise Unprocessable("webhook-host-unresolvable", phrase("the webhook host {host!r} resolves to no address", host=host))
     return found
 
 
@@ -207,6 +204,5 @@ def resolve_checked(url: str, allow_private: bool, resolve: Resolver = system_re
     for addr in addresses:
         reason = _refused_reason(addr, allow_private)
         if reason is not None:
-            raise Unprocessable("webhook-address-refused", f"the webhook host {host!r} is or resolves to {addr}, "
-                                f"{reason}: webhooks go only to public addresses")
+            raise Unprocessable("webhook-address-refused", phrase("the webhook host {host!r} is or resolves to {addr}, {reason}: webhooks go only to public addresses", host=host, addr=addr, reason=reason))
     return Target(scheme, host, port, path, str(addresses[0]))

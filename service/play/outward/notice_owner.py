@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from service.i18n import phrase
 from service.play.errors import Forbidden
 from service.play.seats.people import normal_email
 
@@ -26,5 +27,4 @@ def held_address(ctx: MatchContext, public_key: str, email: str) -> str:
         rows = () if meta is None else meta.seats
         if seat < len(rows) and rows[seat].email.lower() == address.lower():
             return address
-    raise Forbidden("not-your-address", f"the signing key holds no seat whose notices go to {address}; sign with the "
-                    "key of a seat you claimed with that address (or reply \"stop notices\" to one of its mails)")
+    raise Forbidden("not-your-address", phrase('the signing key holds no seat whose notices go to {address}; sign with the key of a seat you claimed with that address (or reply "stop notices" to one of its mails)', address=address))

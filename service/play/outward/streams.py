@@ -21,6 +21,7 @@ from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
+from service.i18n import phrase
 from service.play.errors import BadRequest
 from service.play.outward import events
 from service.play.outward.presence import SeatWatch
@@ -74,16 +75,13 @@ def parse_match_event_id(raw: str | None, meta: MatchMeta) -> int | None:
     if raw is None:
         return None
     if not (raw.isascii() and raw.isdigit() and len(raw) <= 12):
-        raise BadRequest("bad-last-event-id", f"Last-Event-ID must be a ply of this match (ASCII digits, the id of "
-                                              f"an event this stream sent), not {raw[:40]!r}")
+        raise BadRequest("bad-last-event-id", phrase("Last-Event-ID must be a ply of this match (ASCII digits, the id of an event this stream sent), not {raw!r}", raw=raw[:40]))
     n = int(raw)
     never_started = meta.status == "waiting" or (meta.status == "aborted" and not meta.head)
     if n > meta.ply or (never_started and n > 0):
-        raise BadRequest("bad-last-event-id", f"Last-Event-ID {n} is past this match (it is at ply {meta.ply}, "
-                                              f"status {meta.status}): it is not an id this stream sent")
+        raise BadRequest("bad-last-event-id", phrase("Last-Event-ID {n} is past this match (it is at ply {ply}, status {status}): it is not an id this stream sent", n=n, ply=meta.ply, status=meta.status))
     if meta.status == "waiting":  # nothing was ever sent: there is no event 0 to resume after
-        raise BadRequest("bad-last-event-id", "this match has not started, so its stream has sent no event yet; "
-                                              "connect without Last-Event-ID")
+        raise BadRequest("bad-last-event-id", phrase("this match has not started, so its stream has sent no event yet; connect without Last-Event-ID"))
     return n
 
 
@@ -252,13 +250,10 @@ def parse_inbox_event_id(raw: str | None, inbox: Inbox, public_key: str) -> str 
         return None
     ms, sep, seq = raw.partition("-")
     if not (sep and raw.isascii() and ms.isdigit() and seq.isdigit() and len(ms) <= 20 and len(seq) <= 20):
-        raise BadRequest("bad-last-event-id", f"Last-Event-ID must be the id of an event this stream sent "
-                                              f"(<digits>-<digits>), not {raw[:40]!r}")
+        raise BadRequest("bad-last-event-id", phrase("Last-Event-ID must be the id of an event this stream sent (<digits>-<digits>), not {raw!r}", raw=raw[:40]))
     newest = inbox.newest(public_key)
     if newest is None or inbox.later(raw, newest):
-        raise BadRequest("bad-last-event-id", f"Last-Event-ID {raw} is not an id this key's stream sent (its newest "
-                                              f"event is {newest or 'none yet'}); connect without it to read from the "
-                                              "oldest event kept")
+        raise BadRequest("bad-last-event-id", phrase("Last-Event-ID {raw} is not an id this key's stream sent (its newest event is {newest}); connect without it to read from the oldest event kept", raw=raw, newest=newest or phrase('none yet')))
     return raw
 
 

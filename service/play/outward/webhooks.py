@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
+from service.i18n import phrase
 from service.play.errors import Conflict, Forbidden, NotFound
 from service.play.outward import events
 from service.play.outward.hook_urls import Resolver, resolve_checked, system_resolver
@@ -76,7 +77,7 @@ class Webhooks:
         404 for no such match, 403 ``not-the-creator`` otherwise."""
         meta = self.ctx.meta(match_id)
         if meta.creator_key != signer:
-            raise Forbidden("not-the-creator", f"only the key that created match {match_id} may manage its webhooks")
+            raise Forbidden("not-the-creator", phrase("only the key that created match {match_id} may manage its webhooks", match_id=match_id))
         return match_owner(match_id)
 
     # -- register, list, remove --------------------------------------------------------------
@@ -88,8 +89,7 @@ class Webhooks:
         hook = {"id": "wh_" + secrets.token_urlsafe(12), "url": url, "description": description[:MAX_DESCRIPTION],
                 "created_at": self.ctx.now(), "disabled": False, "disabled_at": None, "disabled_reason": None}
         if not self.store.add(owner, hook, self.per_owner):
-            raise Conflict("too-many-webhooks", f"this owner already has {self.per_owner} webhooks, the most allowed; "
-                           "remove one first")
+            raise Conflict("too-many-webhooks", phrase("this owner already has {most} webhooks, the most allowed; remove one first", most=self.per_owner))
         return self.public(owner, {**hook, "failures": 0})
 
     def all(self, owner: str) -> list[dict[str, Any]]:
@@ -99,7 +99,7 @@ class Webhooks:
         """One hook of ``owner`` (stored form), or 404 ``unknown-webhook``."""
         hook = self.store.get(owner, hook_id) if HOOK_ID.fullmatch(hook_id) else None
         if hook is None:
-            raise NotFound("unknown-webhook", f"there is no webhook {hook_id!r} here")
+            raise NotFound("unknown-webhook", phrase("there is no webhook {hook_id!r} here", hook_id=hook_id))
         return hook
 
     def remove(self, owner: str, hook_id: str) -> None:

@@ -10,6 +10,7 @@ import secrets
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from service.i18n import phrase
 from service.play.errors import BadRequest, Conflict, NotFound, Unauthorized
 from service.play.seats.lifecycle import finish_start, token_hash
 from service.play.seats.people import check_name, normal_email
@@ -33,19 +34,16 @@ def claim(ctx: MatchContext, match_id: str, seat: int, token: str, public_key: s
     (:func:`service.proof.delegation.delegation_body`) of the seat's first mail key: it lets
     replies by mail move for the seat (401 ``bad-mail-delegation`` when it does not verify)."""
     if not signing.valid_public_key(public_key):
-        raise BadRequest("bad-public-key", "public_key must be a base64url Ed25519 public key: 32 bytes encoding a canonical "
-                         "curve point that is not of small order (such a key would accept forged signatures)")
+        raise BadRequest("bad-public-key", phrase("public_key must be a base64url Ed25519 public key: 32 bytes encoding a canonical curve point that is not of small order (such a key would accept forged signatures)"))
     mail: dict[str, str] = {}
     if mail_delegation:
         # the seat is checked first: the delegation body names it, and a seat number beyond the
         # match (say 2**54, which the stateful fuzz sent) cannot even be canonical JSON
         if not 0 <= seat < ctx.meta(match_id).players:
-            raise NotFound("unknown-seat", f"match {match_id} has no seat {seat}")
+            raise NotFound("unknown-seat", phrase("match {match_id} has no seat {seat}", match_id=match_id, seat=seat))
         mail_key = ctx.mail_public_key(match_id, seat, 0)
         if not signing.verify(public_key, delegation_body(match_id, seat, mail_key), mail_delegation):
-            raise Unauthorized("bad-mail-delegation", f"the mail delegation does not verify under the claiming key: it "
-                               f"must sign the delegation body of seat {seat}'s mail key {mail_key} (see GET "
-                               f"/v1/matches/{match_id}/seats/{seat}/mail-key)")
+            raise Unauthorized("bad-mail-delegation", phrase("the mail delegation does not verify under the claiming key: it must sign the delegation body of seat {seat}'s mail key {mail_key} (see GET /v1/matches/{match_id}/seats/{seat}/mail-key)", seat=seat, mail_key=mail_key, match_id=match_id))
         mail = {"mail_key": mail_key, "mail_delegation": mail_delegation}
     return claim_seat(ctx, match_id, seat, public_key, name, email, token=token, nonce=nonce, mail=mail)
 
@@ -62,7 +60,7 @@ def claim_seat(ctx: MatchContext, match_id: str, seat: int, public_key: str, nam
     def change(meta: MatchMeta) -> MatchMeta:
         rows = meta.seats
         if not 0 <= seat < len(rows):
-            raise NotFound("unknown-seat", f"match {match_id} has no seat {seat}")
+            raise NotFound("unknown-seat", phrase("match {match_id} has no seat {seat}", match_id=match_id, seat=seat))
         row = rows[seat]
         same_token = token is None or secrets.compare_digest(row.invite_hash or "", token_hash(token))
         if row.kind == "human" and row.claimed and row.public_key == public_key and same_token:
@@ -71,11 +69,11 @@ def claim_seat(ctx: MatchContext, match_id: str, seat: int, public_key: str, nam
             # the start below if that never happened, so no match stays waiting with no open seat.
             return meta  # nothing new
         if row.kind != "human" or row.claimed:
-            raise Conflict("seat-taken", f"seat {seat} of match {match_id} is already taken")
+            raise Conflict("seat-taken", phrase("seat {seat} of match {match_id} is already taken", seat=seat, match_id=match_id))
         if meta.status != "waiting":
-            raise Conflict("match-not-waiting", f"match {match_id} is {meta.status}")
+            raise Conflict("match-not-waiting", phrase("match {match_id} is {status}", match_id=match_id, status=meta.status))
         if not same_token:
-            raise Unauthorized("bad-invite-token", f"that is not the invite token of seat {seat}")
+            raise Unauthorized("bad-invite-token", phrase("that is not the invite token of seat {seat}", seat=seat))
         row = row.but(claimed=True, public_key=public_key, name=name, nonce=nonce,
                       **({"custody": "server"} if custody == "server" else {}), **(mail or {}),
                       **({"email": email} if email else {}))

@@ -16,6 +16,7 @@ import secrets
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
+from service.i18n import phrase
 from service.play.errors import BadRequest, Conflict, NotFound, Unauthorized
 from service.proof import signing
 from service.proof.delegation import seat_key_body
@@ -37,13 +38,12 @@ def _when(iso: str) -> datetime:
 
 def _custodial_row(meta: MatchMeta, seat: int) -> SeatRow:
     if not 0 <= seat < len(meta.seats):
-        raise NotFound("unknown-seat", f"match {meta.id} has no seat {seat}")
+        raise NotFound("unknown-seat", phrase("match {match_id} has no seat {seat}", match_id=meta.id, seat=seat))
     row = meta.seats[seat]
     if not row.is_custodial:
-        raise Conflict("not-custodial", f"seat {seat} of match {meta.id} is not custodial: it already signs with "
-                       "the player's own key, so there is no key to attach")
+        raise Conflict("not-custodial", phrase("seat {seat} of match {match_id} is not custodial: it already signs with the player's own key, so there is no key to attach", seat=seat, match_id=meta.id))
     if meta.status not in ("waiting", "active"):
-        raise Conflict("match-over", f"match {meta.id} is {meta.status}: its seats no longer change keys")
+        raise Conflict("match-over", phrase("match {match_id} is {status}: its seats no longer change keys", match_id=meta.id, status=meta.status))
     return row
 
 
@@ -67,8 +67,7 @@ def attach_key(ctx: MatchContext, match_id: str, seat: int, token: str, public_k
     """Hand a custodial seat to ``public_key`` from ``from_ply`` (the match's current ply) on.
     ``signature`` is the new key's over :func:`service.proof.delegation.seat_key_body`."""
     if not signing.valid_public_key(public_key):
-        raise BadRequest("bad-public-key", "public_key must be a base64url Ed25519 public key (32 bytes, a canonical "
-                         "point not of small order)")
+        raise BadRequest("bad-public-key", phrase("public_key must be a base64url Ed25519 public key (32 bytes, a canonical point not of small order)"))
     ctx.meta(match_id)
     body = seat_key_body(match_id, seat, public_key, from_ply)
 
@@ -77,14 +76,11 @@ def attach_key(ctx: MatchContext, match_id: str, seat: int, token: str, public_k
         expires = row.attach_expires or ""
         if (not row.attach_hash or not secrets.compare_digest(row.attach_hash, _hash(token))
                 or _when(expires) < _when(ctx.now())):
-            raise Unauthorized("bad-attach-token", f"that is not a live attach token of seat {seat}: a token works once, "
-                               "for a day; mail `key` to the match's address for a new one")
+            raise Unauthorized("bad-attach-token", phrase("that is not a live attach token of seat {seat}: a token works once, for a day; mail `key` to the match's address for a new one", seat=seat))
         if from_ply != meta.ply:
-            raise Conflict("stale-ply", f"the key change is signed for ply {from_ply} but the match is at ply "
-                           f"{meta.ply}; sign it again for the current ply", current_ply=meta.ply)
+            raise Conflict("stale-ply", phrase("the key change is signed for ply {signed_ply} but the match is at ply {ply}; sign it again for the current ply", signed_ply=from_ply, ply=meta.ply), current_ply=meta.ply)
         if not signing.verify(public_key, body, signature):
-            raise Unauthorized("bad-signature", "the signature does not verify under the new key over the seat key body "
-                               "(the proof that you hold the key you attach)")
+            raise Unauthorized("bad-signature", phrase("the signature does not verify under the new key over the seat key body (the proof that you hold the key you attach)"))
         key_change = {"seat": seat, "from_ply": from_ply, "public_key": public_key, "signature": signature,
                   "custodial_signature": signing.sign(ctx.custodial_private_key(match_id, seat), body)}
         row = row.but(key_changes=(*(row.key_changes or ()), key_change),

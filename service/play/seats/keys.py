@@ -19,6 +19,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from service.i18n import phrase
 from service.play.envelopes import check_envelope
 from service.play.errors import BadRequest, Conflict, Forbidden, NotFound, Unauthorized
 from service.play.moves.commit import replayed, submit_checked
@@ -50,27 +51,28 @@ def mail_ready(meta: MatchMeta, seat: int) -> str | None:
     match_id = meta.id
     rows = meta.seats
     if not 0 <= seat < len(rows):
-        return f"match {match_id} has no seat {seat}"
+        return phrase("match {match_id} has no seat {seat}", match_id=match_id, seat=seat)
     row = rows[seat]
     if row.kind != "human":
-        return f"seat {seat} of match {match_id} is played by a bot, not by mail"
+        return phrase("seat {seat} of match {match_id} is played by a bot, not by mail", seat=seat, match_id=match_id)
     if not row.claimed:
-        return (f"seat {seat} of match {match_id} has not been claimed yet: claim it, or reply "
-                "`join Your Name` to the invitation")
+        return phrase("seat {seat} of match {match_id} has not been claimed yet: claim it, or reply "
+                      "`join Your Name` to the invitation", seat=seat, match_id=match_id)
     if is_custodial(row):
         return None  # the server holds the seat's own key: nothing to delegate
     if row.mail_delegation and row.mail_key:
         return None
-    grant = f"`portolan mail-delegation {match_id} --seat {seat} grant`"
+    grant = f"`portolan mail-delegation {match_id} --seat {seat} grant`"  # a command: the same in every language
     if row.key_attached:
-        return (f"seat {seat} of match {match_id} now signs with the player's own key, which has not delegated "
-                f"moves by mail: without a mail delegation signed by that key no reply can move for the seat; "
-                f"grant one with {grant}")
+        return phrase("seat {seat} of match {match_id} now signs with the player's own key, which has not delegated "
+                      "moves by mail: without a mail delegation signed by that key no reply can move for the seat; "
+                      "grant one with {grant}", seat=seat, match_id=match_id, grant=grant)
     if row.generation > 0:
-        return (f"seat {seat} of match {match_id} withdrew its mail delegation, so a reply by mail cannot move for "
-                f"it; grant it again with {grant}")
-    return (f"seat {seat} of match {match_id} has not delegated moves by mail: only a mail delegation signed by the "
-            f"seat's key lets a reply move for it; grant one with {grant} (`portolan claim` does by default)")
+        return phrase("seat {seat} of match {match_id} withdrew its mail delegation, so a reply by mail cannot move "
+                      "for it; grant it again with {grant}", seat=seat, match_id=match_id, grant=grant)
+    return phrase("seat {seat} of match {match_id} has not delegated moves by mail: only a mail delegation signed by "
+                  "the seat's key lets a reply move for it; grant one with {grant} (`portolan claim` does by default)",
+                  seat=seat, match_id=match_id, grant=grant)
 
 
 @dataclass(frozen=True)
@@ -109,7 +111,7 @@ def submit_by_mail(ctx: MatchContext, match_id: str, seat: int, ply: int, action
     address checked). The envelope's nonce comes from ``message_digest``, so the same message
     delivered again is the same envelope and answers ``replayed: true`` without a second move."""
     if not isinstance(message_digest, str) or not DIGEST.fullmatch(message_digest):
-        raise BadRequest("bad-message-digest", "the message digest must be 32 to 128 lowercase hex digits")
+        raise BadRequest("bad-message-digest", phrase("the message digest must be 32 to 128 lowercase hex digits"))
     env, raw = check_envelope({"match": match_id, "seat": seat, "ply": ply, "actions": actions,
                                "nonce": mail_nonce(message_digest)})
     meta = ctx.meta(match_id)
@@ -135,7 +137,7 @@ def join_by_mail(ctx: MatchContext, match_id: str, seat: int, name: str, email: 
 def _row(meta: MatchMeta, seat: int) -> SeatRow:
     """The seat's row, or 404 ``unknown-seat``."""
     if not 0 <= seat < len(meta.seats):
-        raise NotFound("unknown-seat", f"match {meta.id} has no seat {seat}")
+        raise NotFound("unknown-seat", phrase("match {match_id} has no seat {seat}", match_id=meta.id, seat=seat))
     return meta.seats[seat]
 
 
@@ -144,7 +146,7 @@ def mail_key_info(ctx: MatchContext, match_id: str, seat: int) -> dict[str, Any]
     server's, and signing its delegation body is the player's own decision)."""
     meta = ctx.meta(match_id)
     if not _row(meta, seat).is_human:
-        raise Conflict("bot-seat", f"seat {seat} of match {match_id} is a bot's: it does not move by mail")
+        raise Conflict("bot-seat", phrase("seat {seat} of match {match_id} is a bot's: it does not move by mail", seat=seat, match_id=match_id))
     return mail_key_info_of(ctx, meta, seat)
 
 
@@ -152,10 +154,9 @@ def _may_change(meta: MatchMeta, seat: int, signer_key: str) -> SeatRow:
     """The seat row a signed request by ``signer_key`` may change the mail delegation of."""
     row = _row(meta, seat)
     if not row.claimed or row.public_key != signer_key:
-        raise Forbidden("not-your-seat", f"that key does not hold seat {seat} of match {meta.id}: only the seat's "
-                        "key may grant or withdraw its mail delegation")
+        raise Forbidden("not-your-seat", phrase("that key does not hold seat {seat} of match {match_id}: only the seat's key may grant or withdraw its mail delegation", seat=seat, match_id=meta.id))
     if meta.status not in ("waiting", "active"):
-        raise Conflict("match-over", f"match {meta.id} is {meta.status}: its mail delegations no longer change")
+        raise Conflict("match-over", phrase("match {match_id} is {status}: its mail delegations no longer change", match_id=meta.id, status=meta.status))
     return row
 
 
@@ -168,9 +169,7 @@ def grant_mail_delegation(ctx: MatchContext, match_id: str, seat: int, signer_ke
         row = _may_change(meta, seat, signer_key)
         mail_key = ctx.mail_public_key(match_id, seat, row.generation)
         if not signing.verify(signer_key, delegation_body(match_id, seat, mail_key), signature):
-            raise Unauthorized("bad-mail-delegation", f"the signature does not verify under seat {seat}'s key over the "
-                               f"delegation body of its mail key {mail_key} (see GET "
-                               f"/v1/matches/{match_id}/seats/{seat}/mail-key)")
+            raise Unauthorized("bad-mail-delegation", phrase("the signature does not verify under seat {seat}'s key over the delegation body of its mail key {mail_key} (see GET /v1/matches/{match_id}/seats/{seat}/mail-key)", seat=seat, mail_key=mail_key, match_id=match_id))
         if row.mail_key == mail_key and row.mail_delegation:
             return meta  # granted already (a retry): keep the first signature
         return meta.with_seat(row.but(mail_key=mail_key, mail_delegation=signature)).but(updated_at=ctx.now())
@@ -189,10 +188,9 @@ def withdraw_mail_delegation(ctx: MatchContext, match_id: str, seat: int, signer
         row = _may_change(meta, seat, signer_key)
         mail_key = row.mail_key or ""
         if not mail_key or not row.mail_delegation:
-            raise Conflict("no-mail-delegation", f"seat {seat} of match {match_id} has no mail delegation to withdraw")
+            raise Conflict("no-mail-delegation", phrase("seat {seat} of match {match_id} has no mail delegation to withdraw", seat=seat, match_id=match_id))
         if not signing.verify(signer_key, withdrawal_body(match_id, seat, mail_key), withdrawal):
-            raise Unauthorized("bad-withdrawal", f"the withdrawal does not verify under seat {seat}'s key over the "
-                               f"withdrawal body of its mail key {mail_key}")
+            raise Unauthorized("bad-withdrawal", phrase("the withdrawal does not verify under seat {seat}'s key over the withdrawal body of its mail key {mail_key}", seat=seat, mail_key=mail_key))
         withdrawn = {"seat": seat, "ply": meta.ply, "mail_key": mail_key, "signature": withdrawal}
         row = row.but(mail_withdrawals=(*(row.mail_withdrawals or ()), withdrawn), mail_key="", mail_delegation="",
                       mail_generation=row.generation + 1)

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from service import bots, games
 from service.clock import parse_iso
 from service.games.base import GameError
+from service.i18n import phrase
 from service.play import editions, records
 from service.play.clock import clocks
 from service.play.errors import BadRequest, Conflict, Forbidden, NotFound
@@ -65,25 +66,25 @@ def create(ctx: MatchContext, game_id: str, options: Mapping[str, Any] | None, s
     ``time_control`` and ``timeout_policy`` (docs/clock.md) default to no clock and the stand-in.
     ``edition`` (docs/editions.md) chooses the game's data; the match pins it for good."""
     if not signing.valid_public_key(creator_key):
-        raise BadRequest("bad-public-key", "the creator key must be a base64url Ed25519 public key (32 bytes)")
+        raise BadRequest("bad-public-key", phrase("the creator key must be a base64url Ed25519 public key (32 bytes)"))
     game = games.get(game_id)
     if game is None:
-        raise NotFound("unknown-game", f"there is no game {game_id!r}; see GET /v1/games")
+        raise NotFound("unknown-game", phrase("there is no game {game_id!r}; see GET /v1/games", game_id=game_id))
     if len(seats) not in game.players:
         raise BadRequest(
             "bad-player-count",
-            f"{game.title} is for {game.players.start} to {game.players.stop - 1} players, not {len(seats)}",
+            phrase("{title} is for {least} to {most} players, not {n}", title=game.title, least=game.players.start, most=game.players.stop - 1, n=len(seats)),
         )
     pinned = editions.installed().choose(game, edition)
     opts = checked_options(game, options, len(seats))
     try:
         control = tcs.check_time_control(time_control)
     except tcs.TimeControlError as exc:
-        raise BadRequest("bad-time-control", f"time_control: {exc.message}", field=exc.field) from exc
+        raise BadRequest("bad-time-control", phrase("time_control: {message}", message=exc.message), field=exc.field) from exc
     try:
         policy = standings.check_timeout_policy(timeout_policy)
     except tcs.TimeControlError as exc:
-        raise BadRequest("bad-timeout-policy", f"timeout_policy: {exc.message}", field=exc.field) from exc
+        raise BadRequest("bad-timeout-policy", phrase("timeout_policy: {message}", message=exc.message), field=exc.field) from exc
     creator_name = check_name(creator_name) if creator_name else ""
     seats = [{**s, "invite": normal_email(s["invite"], f"seat {i}: invite")} if "invite" in s else s
              for i, s in enumerate(seats)]
@@ -96,8 +97,7 @@ def create(ctx: MatchContext, game_id: str, options: Mapping[str, Any] | None, s
     for i, spec in enumerate(seats):
         if "bot" in spec:
             if spec["bot"] not in bots.kinds(game.id):
-                raise BadRequest("unknown-bot", f"seat {i}: {game.title} has no bot called {spec['bot']!r} "
-                                 f"(its bots: {', '.join(bots.kinds(game.id))}; see GET /v1/games/{game.id})")
+                raise BadRequest("unknown-bot", phrase("seat {seat}: {title} has no bot called {spec!r} (its bots: {bots}; see GET /v1/games/{game})", seat=i, title=game.title, spec=spec['bot'], bots=', '.join(bots.kinds(game.id)), game=game.id))
             pub = signing.public_key_of(ctx.bot_private_key(match_id, i))
             seat_rows.append(SeatRow(seat=i, kind="bot", bot=spec["bot"], name=f"{spec['bot']} bot", public_key=pub,
                                      nonce="", claimed=True, email=""))
@@ -178,7 +178,7 @@ def start(ctx: MatchContext, match_id: str) -> MatchMeta:
 
     def change(current: MatchMeta) -> MatchMeta:
         if current.status != "waiting":
-            raise Conflict("match-not-waiting", f"match {match_id} is {current.status}")
+            raise Conflict("match-not-waiting", phrase("match {match_id} is {status}", match_id=match_id, status=current.status))
         return current.but(**fields)
 
     meta = ctx.store.update_meta(match_id, change, state={"ply": 0, "state": game.dump(state)},
@@ -201,10 +201,9 @@ def abort(ctx: MatchContext, match_id: str, signer_key: str) -> dict[str, Any]:
     def change(meta: MatchMeta) -> MatchMeta:
         # matches made before creation was signed have no creator key: nobody can abort those
         if not meta.creator_key or meta.creator_key != signer_key:
-            raise Forbidden("not-the-creator", "only the match's creator may abort it: sign the request with "
-                            "the key that created the match")
+            raise Forbidden("not-the-creator", phrase("only the match's creator may abort it: sign the request with the key that created the match"))
         if meta.status != "waiting":
-            raise Conflict("match-not-waiting", f"only a waiting match can be aborted; this one is {meta.status}")
+            raise Conflict("match-not-waiting", phrase("only a waiting match can be aborted; this one is {status}", status=meta.status))
         return meta.but(status="aborted", updated_at=ctx.now())
 
     ctx.meta(match_id)

@@ -12,6 +12,7 @@ import unicodedata
 
 from email_validator import EmailNotValidError, validate_email
 
+from service.i18n import phrase
 from service.play.errors import BadRequest
 
 MAX_EMAIL = 254
@@ -34,17 +35,14 @@ def normal_email(address: str, what: str = "email") -> str:
     :func:`service.delivery.mail.shell_line`, the templates' ``shell`` filter).
     """
     if not isinstance(address, str) or len(address) > MAX_EMAIL:
-        raise BadRequest("bad-email", f"{what} must be an email address of at most {MAX_EMAIL} characters "
-                                      "(rule: RFC 5321 §4.5.3.1.3)")
+        raise BadRequest("bad-email", phrase("{what} must be an email address of at most {most} characters (rule: RFC 5321 §4.5.3.1.3)", what=what, most=MAX_EMAIL))
     bad = sorted(SHELL_SYNTAX.intersection(address))
     if bad:
-        raise BadRequest("bad-email", f"{what} {address!r} has {' and '.join(repr(c) for c in bad)}: addresses with "
-                                      "shell syntax (backtick, $, backslash) are refused, although RFC 5322 admits "
-                                      "them, because people paste lines that contain them into a terminal")
+        raise BadRequest("bad-email", phrase("{what} {address!r} has {characters}: addresses with shell syntax (backtick, $, backslash) are refused, although RFC 5322 admits them, because people paste lines that contain them into a terminal", what=what, address=address, characters=' and '.join(repr(c) for c in bad)))
     try:
         return validate_email(address, check_deliverability=False).normalized
     except EmailNotValidError as exc:
-        raise BadRequest("bad-email", f"{what} {address!r} is not an email address: {exc}") from exc
+        raise BadRequest("bad-email", phrase("{what} {address!r} is not an email address: {exc}", what=what, address=address, exc=exc)) from exc
 
 
 def email_problem(address: str) -> str | None:
@@ -67,10 +65,8 @@ def check_name(name: str) -> str:
     """
     text = name.strip() if isinstance(name, str) else ""
     if not 1 <= len(text) <= MAX_NAME:
-        raise BadRequest("bad-name", f"name must have 1 to {MAX_NAME} visible characters")
+        raise BadRequest("bad-name", phrase("name must have 1 to {most} visible characters", most=MAX_NAME))
     for i, ch in enumerate(text):
         if unicodedata.category(ch).startswith("C"):
-            raise BadRequest("bad-name", f"name has the control or format character U+{ord(ch):04X} at position {i}; "
-                                         "names are shown on other players' terminals and in mail, so they may not "
-                                         "contain control, format (e.g. bidi override) or unassigned characters")
+            raise BadRequest("bad-name", phrase("name has the control or format character U+{code:04X} at position {position}; names are shown on other players' terminals and in mail, so they may not contain control, format (e.g. bidi override) or unassigned characters", code=ord(ch), position=i))
     return text

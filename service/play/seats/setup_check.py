@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from service.games.base import Game, GameError, Rng
+from service.i18n import phrase
 from service.play.errors import BadRequest
 
 
@@ -29,6 +30,5 @@ def checked_options(game: Game[Any], options: Mapping[str, Any] | None, players:
         # valid options invalid, and the real seed must stay unused until the match starts.
         game.setup(players, opts, Rng.from_seed("portolan/setup-check"))
     except (GameError, ValueError, KeyError, TypeError) as exc:
-        raise BadRequest("bad-options", f"{game.title} cannot be set up for {players} players with these options: "
-                                        f"{exc}") from exc
+        raise BadRequest("bad-options", phrase("{title} cannot be set up for {players} players with these options: {exc}", title=game.title, players=players, exc=exc)) from exc
     return opts

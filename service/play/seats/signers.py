@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from service.i18n import phrase
 from service.play.errors import Forbidden, NotFound
 from service.proof.match_record import MatchMeta
 
@@ -43,7 +44,7 @@ def authenticate(ctx: MatchContext, match_id: str, seat: int, public_key: str,
     if meta is None:
         meta = ctx.meta(match_id)
     if not 0 <= seat < meta.players:
-        raise NotFound("unknown-seat", f"match {match_id} has no seat {seat}")
+        raise NotFound("unknown-seat", phrase("match {match_id} has no seat {seat}", match_id=match_id, seat=seat))
     if meta.seats[seat].public_key != public_key:
-        raise Forbidden("not-your-seat", f"that key does not hold seat {seat} of match {match_id}")
+        raise Forbidden("not-your-seat", phrase("that key does not hold seat {seat} of match {match_id}", seat=seat, match_id=match_id))
     return meta

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from service import games, pictures
 from service.games.editions import shipped
+from service.i18n import phrase
 from service.play import records
 from service.play.errors import Conflict, NotFound
 from service.play.views.match import view
@@ -51,10 +52,9 @@ class Position:
 def no_board(meta: MatchMeta) -> Conflict:
     """The refusal for a match that has no position yet (or never will)."""
     if meta.status == "waiting":
-        return Conflict("match-not-started", f"match {meta.id} is still waiting for players: no board yet "
-                        f"(open seats: {', '.join(str(s.seat) for s in meta.seats if not s.claimed)})",
+        return Conflict("match-not-started", phrase("match {match_id} is still waiting for players: no board yet (open seats: {open_seats})", match_id=meta.id, open_seats=', '.join(str(s.seat) for s in meta.seats if not s.claimed)),
                         current_ply=meta.ply)
-    return Conflict("match-not-started", f"match {meta.id} was aborted before it started: it has no board",
+    return Conflict("match-not-started", phrase("match {match_id} was aborted before it started: it has no board", match_id=meta.id),
                     current_ply=meta.ply)
 
 
@@ -72,7 +72,7 @@ def state_at(ctx: MatchContext, meta: MatchMeta, ply: int) -> Any:
     entries = [{"seat": e["seat"], "by": e["by"], "envelope": e["envelope"]}
                for e in ctx.store.log(meta.id, 0, ply - 1)] if ply > 0 else []
     if len(entries) != ply:  # the log is shorter than the meta says: a store fault, not the caller's
-        raise Conflict("log-incomplete", f"match {meta.id}: the log holds {len(entries)} moves, not {ply}",
+        raise Conflict("log-incomplete", phrase("match {match_id}: the log holds {n} moves, not {ply}", match_id=meta.id, n=len(entries), ply=ply),
                        current_ply=meta.ply)
     state = None
     for step in replay(header, ctx.store.seed(meta.id), entries, game=game):
@@ -90,10 +90,9 @@ def position(ctx: MatchContext, match_id: str, seat: int | None = None, ply: int
     if meta.status in ("waiting", "aborted"):
         raise no_board(meta)
     if ply is not None and ply < 0:
-        raise NotFound("unknown-ply", f"plies count from 0 (the position after setup); there is no ply {ply}")
+        raise NotFound("unknown-ply", phrase("plies count from 0 (the position after setup); there is no ply {ply}", ply=ply))
     if ply is not None and ply > meta.ply:
-        raise NotFound("unknown-ply", f"match {match_id} is at ply {meta.ply}: there is no ply {ply} yet "
-                       f"(ask for 0 to {meta.ply}, or leave ply out for the current position)")
+        raise NotFound("unknown-ply", phrase("match {match_id} is at ply {ply}: there is no ply {asked} yet (ask for 0 to {ply}, or leave ply out for the current position)", match_id=match_id, ply=meta.ply, asked=ply))
     if ply is None or ply == meta.ply:
         shown = view(ctx, match_id, seat, meta)  # a move may have landed meanwhile: its ply is view["ply"]
         return Position(match_id, meta.game, int(shown["ply"]), True, shown["board"],
@@ -139,8 +138,7 @@ def render(where: Position) -> str:
     """The SVG of a position; 404 ``no-picture`` for a game this server draws no pictures of."""
     svg = draw(where.game, where.board, where.legal, where.edition)
     if svg is None:
-        raise NotFound("no-picture", f"this server has no pictures of the game {where.game!r}; "
-                       "the match's JSON view has the same position")
+        raise NotFound("no-picture", phrase("this server has no pictures of the game {game!r}; the match's JSON view has the same position", game=where.game))
     return svg
 
 

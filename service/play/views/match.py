@@ -8,14 +8,18 @@ withheld the same way (:func:`service.proof.chain.visible_events`).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from service.games.base import Game
 from service.games.editions import SHIPPED
+from service.i18n import DEFAULT, phrase, render
 from service.play import editions, records
 from service.play.clock import clocks
 from service.play.errors import Conflict
 from service.proof.chain import visible_events
 from service.proof.match_record import MatchMeta
+from service.proof.standing import describe_match_event
 
 if TYPE_CHECKING:
     from service.play.context import MatchContext
@@ -42,20 +46,23 @@ def public_meta(ctx: MatchContext, meta: MatchMeta) -> dict[str, Any]:
         "outcome": meta.outcome,
         "clock": clocks.view_now(ctx, meta),
         "standing": clocks.standing_of(meta).to_json(),
-        "edition": dict(meta.edition or {"id": SHIPPED, "title": "shipped data"}),
+        "edition": dict(meta.edition or {"id": SHIPPED, "title": phrase("shipped data")}),
     }
 
 
 def view(ctx: MatchContext, match_id: str, seat: int | None = None,
-         meta: MatchMeta | None = None) -> dict[str, Any]:
+         meta: MatchMeta | None = None, language: str = DEFAULT) -> dict[str, Any]:
     """The spectator view (``seat=None``) or a seat's private view with its legal actions.
     Seat views must be authenticated by the caller. A caller that has just read the match's
     meta passes it, which saves reading it again (and keeps the view and, say, an ETag taken
-    from that meta at the same ply)."""
-    return view_of(ctx, ctx.meta(match_id) if meta is None else meta, seat)
+    from that meta at the same ply). The words are phrases (labels, match actions), for the
+    caller to render for its reader (:func:`service.i18n.localise`); ``text``, the game's own
+    rendering of the board, is made in ``language``."""
+    return view_of(ctx, ctx.meta(match_id) if meta is None else meta, seat, language=language)
 
 
-def view_of(ctx: MatchContext, meta: MatchMeta, seat: int | None, state: Any = None) -> dict[str, Any]:
+def view_of(ctx: MatchContext, meta: MatchMeta, seat: int | None, state: Any = None,
+            language: str = DEFAULT) -> dict[str, Any]:
     """:func:`view` over a meta the caller already holds (and the state at its ply, if known:
     a move's answer passes the state it just made)."""
     out = public_meta(ctx, meta)
@@ -70,14 +77,34 @@ def view_of(ctx: MatchContext, meta: MatchMeta, seat: int | None, state: Any = N
     out["board"] = game.view(state, seat)
     # the count only: the paths are the catalog's (GET /v1/games/{game}), not every view's bytes
     out["edition"]["provisional_values"] = len(game.provisional())
-    note = editions.footnote(out["edition"], game)
-    out["text"] = game.render(out["board"]) + ("\n\n" + "\n".join(note) if note else "")
+    out["text"] = board_text(game, out["edition"], out["board"], language)
     if seat is not None:
         out["seat"] = seat
         legal = game.legal_actions(state, seat) if seat in meta.active else []
         out["legal_actions"] = [{"action": a, "text": game.label_action(state, seat, a)} for a in legal]
         out["match_actions"] = match_actions(meta, seat)
     return out
+
+
+def board_text(game: Game[Any], edition: dict[str, Any], board: dict[str, Any], language: str = DEFAULT) -> str:
+    """A view's ``text``: the game's rendering of ``board`` in ``language``, with the edition's lines
+    under it. Also for a caller that holds a view made in another language (a move's answer)."""
+    note = editions.footnote(edition, game)
+    text = render_board(game, board, language)
+    return text + ("\n\n" + "\n".join(render(n, language) for n in note) if note else "")
+
+
+def render_board(game: Game[Any], board: dict[str, Any], language: str = DEFAULT) -> str:
+    """The game's text rendering of a view in ``language``. English asks as before issue 29 (one
+    argument), so that a game written then (a plugin) still renders."""
+    return game.render(board) if language == DEFAULT else game.render(board, language)
+
+
+def describe_event(game: Game[Any], event: Mapping[str, Any]) -> str:
+    """An event of a match in words for its reader (a phrase): the match's own events (resigned,
+    timed out, abort votes) as the standing says them, the rest as its game does."""
+    said = describe_match_event(event)
+    return said if said is not None else game.describe_event(event)
 
 
 def match_actions(meta: MatchMeta, seat: int) -> list[dict[str, Any]]:
@@ -88,14 +115,16 @@ def match_actions(meta: MatchMeta, seat: int) -> list[dict[str, Any]]:
     controller = standing.controllers[seat]
     if controller in ("bot", "forfeited"):
         return []
-    out = [{"action": {"type": "match:resign"}, "text": "Resign: give up this seat (you are ranked last)"}]
+    out = [{"action": {"type": "match:resign"}, "text": phrase("Resign: give up this seat (you are ranked last)")}]
     if seat not in standing.abort_votes:
         waiting = [h for h in standing.humans_left() if h not in standing.abort_votes and h != seat]
         out.append({"action": {"type": "match:abort"},
-                    "text": "Vote to abort the match with no result" + (
-                        f" (then waiting for seats {', '.join(map(str, waiting))})" if waiting else " (yours is the last vote)")})
+                    "text": phrase("Vote to abort the match with no result (then waiting for seats {seats})",
+                                   seats=", ".join(map(str, waiting))) if waiting else
+                    phrase("Vote to abort the match with no result (yours is the last vote)")})
     if controller in ("stand-in", "skip"):
-        out.append({"action": {"type": "match:return"}, "text": "I am back: take this seat back from the stand-in"})
+        out.append({"action": {"type": "match:return"},
+                    "text": phrase("I am back: take this seat back from the stand-in")})
     return out
 
 
@@ -119,7 +148,7 @@ def record(ctx: MatchContext, match_id: str) -> dict[str, Any]:
     once the match is over, the revealed seed. Hidden events are withheld until then."""
     meta = ctx.meta(match_id)
     if meta.status == "waiting" or not meta.head:  # waiting, or aborted before its start
-        raise Conflict("match-not-started", f"match {match_id} is {meta.status}: there is no record yet")
+        raise Conflict("match-not-started", phrase("match {match_id} is {status}: there is no record yet", match_id=match_id, status=meta.status))
     over = meta.status in ("finished", "aborted")  # an abort after the start reveals the seed too
     return records.record(meta, ctx.store.log(match_id), ctx.server_public_key, ctx.secret(match_id, meta),
                           ctx.store.seed(match_id) if over else None, ctx.edition_of(meta))

@@ -41,9 +41,11 @@ from typing import TYPE_CHECKING, Any
 
 from service.games.base import Game, IllegalAction, InvalidAction, Rng
 from service.games.words import cited_rules, rules_url
+from service.i18n import DEFAULT, phrase
 from service.play.errors import BadRequest, Conflict, Unprocessable
 from service.play.limits import check_json_value
 from service.play.views.boards import draw
+from service.play.views.match import render_board
 from service.proof.match_record import MatchMeta
 
 if TYPE_CHECKING:
@@ -93,44 +95,46 @@ def tentative_step(game: Game[Any], state: Any, seat: int, action: Any) -> tuple
     try:
         after, events = game.apply(state, seat, action, _NoDraws())
     except _Draws:
-        return None, "rolls the dice or draws at random"
+        return None, phrase("rolls the dice or draws at random")
     if any("visible_to" in e for e in events):
-        return None, "reveals something only some players may see"
+        return None, phrase("reveals something only some players may see")
     concealed = CONCEALED.get(game.id)
     if concealed is not None and concealed(game.view(after, None)) != concealed(game.view(state, None)):
-        return None, "turns up hidden cards or tiles"
+        return None, phrase("turns up hidden cards or tiles")
     return after, ""
 
 
 def _actions(actions: Any) -> list[dict[str, Any]]:
     """The queued steps, checked for shape (1 to :data:`MAX_STEPS` action objects)."""
     if not isinstance(actions, list) or not 1 <= len(actions) <= MAX_STEPS:
-        raise BadRequest("bad-preview", f"actions must be a list of 1 to {MAX_STEPS} action objects "
-                         f"(a preview shows at most {MAX_STEPS} steps; send the move to go on)")
+        raise BadRequest("bad-preview", phrase("actions must be a list of 1 to {most} action objects (a preview shows at most {most} steps; send the move to go on)", most=MAX_STEPS))
     if not all(isinstance(a, dict) and isinstance(a.get("type"), str) for a in actions):
-        raise BadRequest("bad-preview", 'every action is an object with a string "type"')
-    check_json_value(actions, "the actions")
+        raise BadRequest("bad-preview", phrase('every action is an object with a string "type"'))
+    check_json_value(actions, phrase("the actions"))
     return actions
 
 
 def _stopped(game: Game[Any], i: int, action: Mapping[str, Any], why: str) -> str:
-    return f"step {i + 1} ({game.describe_action(action)}) {why}: send the move to see the result"
+    return phrase("step {step} ({action}) {why}: send the move to see the result", step=i + 1,
+                  action=game.describe_action(action), why=why)
 
 
-def preview(ctx: MatchContext, meta: MatchMeta, seat: int, ply: int, actions: Any) -> dict[str, Any]:
+def preview(ctx: MatchContext, meta: MatchMeta, seat: int, ply: int, actions: Any,
+            language: str = DEFAULT) -> dict[str, Any]:
     """The view of ``seat`` after applying ``actions`` at ``ply`` tentatively (see the module).
 
-    ``meta`` is the match as read when the seat was authenticated (by the caller)."""
+    ``meta`` is the match as read when the seat was authenticated (by the caller). ``reason`` and
+    the labels are phrases for the caller to render; ``text`` is made in ``language``."""
     steps = _actions(actions)
     match_id = meta.id
     if meta.status != "active":
-        raise Conflict("match-not-active", f"match {match_id} is {meta.status}: there is no move to preview",
+        raise Conflict("match-not-active", phrase("match {match_id} is {status}: there is no move to preview", match_id=match_id, status=meta.status),
                        current_ply=meta.ply)
     if isinstance(ply, bool) or not isinstance(ply, int) or ply != meta.ply:
-        raise Conflict("stale-ply", f"the preview is based on ply {ply} but the match is at ply {meta.ply}",
+        raise Conflict("stale-ply", phrase("the preview is based on ply {ply} but the match is at ply {current}", ply=ply, current=meta.ply),
                        current_ply=meta.ply)
     if seat not in meta.active:
-        raise Conflict("not-your-turn", f"seat {seat} need not act now (waiting for seats {list(meta.active)})",
+        raise Conflict("not-your-turn", phrase("seat {seat} need not act now (waiting for seats {active})", seat=seat, active=list(meta.active)),
                        current_ply=meta.ply)
     game = ctx.game_of(meta)
     # the state at exactly this ply, as a move is judged (409 stale-ply if the store moved on)
@@ -138,14 +142,14 @@ def preview(ctx: MatchContext, meta: MatchMeta, seat: int, ply: int, actions: An
     applied, reason = 0, None
     for i, action in enumerate(steps):
         if seat not in game.active_seats(state):
-            raise Conflict("not-your-turn", f"action {i}: after the earlier actions of this move seat {seat} need not act",
+            raise Conflict("not-your-turn", phrase("action {i}: after the earlier actions of this move seat {seat} need not act", i=i, seat=seat),
                            current_ply=meta.ply, action_index=i)
         try:
             after, why = tentative_step(game, state, seat, action)
         except InvalidAction as exc:
-            raise BadRequest("invalid-action", f"action {i}: {exc.message}", rule_code=exc.code, action_index=i) from exc
+            raise BadRequest("invalid-action", phrase("action {i}: {message}", i=i, message=exc.message), rule_code=exc.code, action_index=i) from exc
         except IllegalAction as exc:
-            raise Unprocessable("illegal-action", f"action {i}: {exc.message}", rule_code=exc.code,
+            raise Unprocessable("illegal-action", phrase("action {i}: {message}", i=i, message=exc.message), rule_code=exc.code,
                                 rule=exc.rule or next(iter(cited_rules(exc.message)), None),
                                 rules_page=rules_url(game.id), action_index=i) from exc
         if after is None:
@@ -154,10 +158,10 @@ def preview(ctx: MatchContext, meta: MatchMeta, seat: int, ply: int, actions: An
         state, applied = after, i + 1
     acting = seat in game.active_seats(state) and game.outcome(state) is None
     if reason is None and not acting:
-        reason = "after these steps you have nothing more to do in this move: send it"
+        reason = phrase("after these steps you have nothing more to do in this move: send it")
     is_open = reason is None
     board = game.view(state, seat)
     legal = [{"action": a, "text": game.label_action(state, seat, a)} for a in game.legal_actions(state, seat)] if is_open else []
     return {"match": match_id, "seat": seat, "ply": ply, "applied": applied, "open": is_open, "reason": reason,
-            "board": board, "text": game.render(board), "legal_actions": legal, "svg": draw(game.id, board, legal)}
+            "board": board, "text": render_board(game, board, language), "legal_actions": legal, "svg": draw(game.id, board, legal)}
 
