@@ -27,7 +27,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from service.i18n import phrase
+from service.i18n import Phrase, phrase
 
 from .base import Action, Applied, Event, Game, IllegalAction, InvalidAction, Rng
 
@@ -137,9 +137,12 @@ class TurnUndo(Game[S]):
         own_event = cls.describe_event
 
         def describe_event(self: Game[Any], event: Mapping[str, Any]) -> str:
-            if event.get("type") == "undone" and isinstance(self, TurnUndo):
+            said = own_event(self, event)
+            # a game that words its own undo events (its colours, in the reader's language) is
+            # heard first; one whose words are only the stored English text gets undo's own
+            if event.get("type") == "undone" and isinstance(self, TurnUndo) and not isinstance(said, Phrase):
                 return self.describe_undone(event)
-            return own_event(self, event)
+            return said
 
         describe_event.__doc__ = own_event.__doc__
         cls.describe_event = describe_event  # type: ignore[method-assign]

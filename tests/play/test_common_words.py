@@ -93,7 +93,7 @@ def test_undos_words_over_real_positions(game: TurnUndo[Any]) -> None:
             if event.get("type") == "undone":
                 said = game.describe_event(event)
                 assert str(said) == event["text"]  # English: exactly the stored sentence
-                assert " visszavonta: " in render(said, "hu")
+                assert "visszavonta" in render(said, "hu")  # a game may word it its own way (El Capitán does)
     assert seen > 0
 
 

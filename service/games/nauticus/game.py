@@ -96,7 +96,7 @@ class Nauticus(TurnUndo[State]):
 
     def label_action(self, state: State, seat: int, action: Mapping[str, Any]) -> str:
         if is_undo(action):
-            return phrase("undo your last step")
+            return self.describe_action(action)  # undo's own label (service/games/undo.py)
         text = self.describe_action(action)  # the method: TurnUndo adds undo's words to it
         item = action.get("item")
         turn = state.turn
@@ -114,11 +114,14 @@ class Nauticus(TurnUndo[State]):
         return text
 
     def describe_event(self, event: Mapping[str, Any]) -> str:
-        """The event's words from its fields (:mod:`.events`); an older record's event without them is its text."""
-        if event.get("type") == "undone" and isinstance(event.get("action"), Mapping) and isinstance(event.get("seat"), int):
-            return phrase("{seat} took back: {the_action}.", seat=words.seat_name(event["seat"]),
-                          the_action=self.describe_action(event["action"]))
+        """The event's words from its fields (:mod:`.events`); an older record's event without them is its
+        text. Undo's own event is worded by :meth:`TurnUndo.describe_undone`, with :meth:`event_seat_label`."""
         return describe_event(event)
+
+    def event_seat_label(self, event: Mapping[str, Any]) -> str:
+        """The seat of an ``undone`` event by its colour, in the reader's language."""
+        seat = event.get("seat")
+        return words.seat_name(seat) if isinstance(seat, int) and 0 <= seat < len(words.SEATS) else super().event_seat_label(event)
 
 
 def describe(action: Mapping[str, Any]) -> str:
