@@ -10,7 +10,6 @@ a signature. See docs/web-client.md.
 from __future__ import annotations
 
 from typing import Any
-
 from urllib.parse import urlencode
 
 from flask import Blueprint, abort, jsonify, render_template, request
