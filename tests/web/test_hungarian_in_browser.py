@@ -139,3 +139,30 @@ def test_the_switch_turns_pages_hungarian_and_keeps_the_claim_token(person: Any)
     match_shown(bea)
     assert bea.locator("#seats-heading").inner_text() == "Players"
     assert bea.errors == [] and ana.errors == []
+
+
+def test_the_clock_speaks_hungarian(person: Any) -> None:
+    # the time limit's sentences, the time left (Intl's units) and the deadline (Intl.DateTimeFormat)
+    ana = person("hu-HU")
+    ana.goto("/new?game=el-capitan")
+    ready(ana)
+    ana.wait_for_function("() => document.querySelectorAll('#seats .seat-row').length > 0")
+    while ana.locator("#seats .seat-row").count() > 2:
+        ana.click("#remove-seat")
+    ana.locator("#seats .seat-row").nth(1).locator("select.seat-kind").select_option("bot:random")
+    ana.check("#tc-per-move")
+    assert ana.locator("label[for=tc-days]").inner_text() == "Napok lépésenként"
+    ana.fill("input#my-name", "Ana")
+    ana.fill("input#my-email", "ana@example.org")
+    ana.click("button#create")
+    ana.wait_for_url("**/match/*")
+    match = ana.url.rstrip("/").rsplit("/", 1)[-1]
+    match_shown(ana)
+    ana.wait_for_function("() => !document.querySelector('#clock-box').hidden")
+    rules = ana.locator("#clock-rules").inner_text()
+    assert rules.startswith("Lépésenként 3 nap. A határidő után 24 óra elteltével egy helyettes robot"), rules
+    clock = ana.locator("#clock-list").inner_text()
+    # "Ana (0. hely): még 2 nap 23 óra van hátra, határidő: 2026. dec. 8., K 17:00 (a te időd szerint)"
+    assert re.search(r"még \d+ nap( \d+ óra)? van hátra, határidő: \d{4}\. .*\(a te időd szerint\)", clock), clock
+    assert english_on(ana, match) == []
+    assert ana.errors == []
