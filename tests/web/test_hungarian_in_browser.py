@@ -150,6 +150,7 @@ def test_the_clock_speaks_hungarian(person: Any) -> None:
     while ana.locator("#seats .seat-row").count() > 2:
         ana.click("#remove-seat")
     ana.locator("#seats .seat-row").nth(1).locator("select.seat-kind").select_option("bot:random")
+    ana.select_option("#option-start_player", "0")  # Ana's clock runs: the time left is shown
     ana.check("#tc-per-move")
     assert ana.locator("label[for=tc-days]").inner_text() == "Napok lépésenként"
     ana.fill("input#my-name", "Ana")
