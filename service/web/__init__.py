@@ -10,10 +10,12 @@ a signature. See docs/web-client.md.
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import urlencode
 
 from flask import Blueprint, abort, jsonify, render_template, request
 from flask.typing import ResponseReturnValue
 from flask_babel import get_locale  # the request's language, chosen in service/api/languages.py
+from flask_babel import gettext as _
 
 from service import i18n
 
@@ -40,10 +42,21 @@ def _headers(response: Any) -> Any:
     return response
 
 
+def switch_links() -> list[tuple[i18n.Language, str]]:
+    """The language switch's links as the server writes them: this page's path with ``?lang=``.
+
+    ``static/js/header.js`` then makes each link the whole URL the browser shows, its query and
+    ``#fragment`` too (a claim link's token lives in the fragment, which never reaches a server).
+    Why the server writes no query: nothing a URL carries is echoed into a page (a token put in a
+    claim link's query by mistake must not end up in the HTML); the plain link is the fallback."""
+    return [(language, f"{request.path}?{urlencode({'lang': language.code})}") for language in i18n.LANGUAGES]
+
+
 def _page(template: str, title: str, **context: Any) -> str:
     locale = get_locale()
     language = str(locale.language) if locale is not None else i18n.DEFAULT
-    return render_template(template, title=title, language=language, languages=i18n.LANGUAGES, **context)
+    return render_template(template, title=title, language=language, languages=i18n.LANGUAGES,
+                           language_links=switch_links(), **context)
 
 
 @bp.get("/")
@@ -55,32 +68,32 @@ def lobby() -> str:
 @bp.get("/new")
 def new_match() -> str:
     """Create a match: game, options, seats (you, invitations, bots)."""
-    return _page("new.html", "New match")
+    return _page("new.html", _("New match"))
 
 
 @bp.get("/claim/<match_id>/<int:seat>")
 def claim(match_id: str, seat: int) -> str:
     """Take an invited seat. The invite token is in the URL's fragment (``#token=...``), which the
     browser never sends to a server, so it stays out of access logs and Referer headers."""
-    return _page("claim.html", "Join a match", match_id=match_id, seat=seat)
+    return _page("claim.html", _("Join a match"), match_id=match_id, seat=seat)
 
 
 @bp.get("/match/<match_id>")
 def match(match_id: str) -> str:
     """The match page: the board, whose turn, what happened, and your legal actions."""
-    return _page("match.html", "Match", match_id=match_id)
+    return _page("match.html", _("Match"), match_id=match_id)
 
 
 @bp.get("/match/<match_id>/log")
 def log(match_id: str) -> str:
     """The log with its hash chain, and "verify this record" in the browser."""
-    return _page("log.html", "Match log", match_id=match_id)
+    return _page("log.html", _("Match log"), match_id=match_id)
 
 
 @bp.get("/keys")
 def keys() -> str:
     """This browser's key: its public half, export to a backup file, import on a second device."""
-    return _page("keys.html", "Your key")
+    return _page("keys.html", _("Your key"))
 
 
 @bp.get("/web/words/<language>.json")

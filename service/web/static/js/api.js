@@ -5,6 +5,7 @@
 import canonicalize from "../vendor/canonicalize.mjs";
 import { b64url, hex, utf8 } from "./b64.js";
 import { ensureKey, sign, signWith } from "./keys.js";
+import { t } from "./words.js";
 
 /** A refusal from the server (status >= 400) or a failure to reach it (status 0). */
 export class ApiError extends Error {
@@ -118,13 +119,13 @@ async function sendOnce(method, path, { body, signed = false, query = "", header
       cache: "no-store",
     });
   } catch (err) {
-    throw new ApiError("Could not reach the server (the network failed or the server is down). Try again.",
+    throw new ApiError(t("Could not reach the server (the network failed or the server is down). Try again."),
       { status: 0, code: "network" });
   }
   if (!response.ok && response.status !== 304) {
     const problem = await problemOf(response);
     const detail = (problem && (problem.detail || problem.title)) ||
-      `The server answered ${response.status} ${response.statusText || ""}`.trim() + ".";
+      t("The server answered {status}.", { status: `${response.status} ${response.statusText || ""}`.trim() });
     const err = new ApiError(detail, { status: response.status, code: (problem && problem.code) || "", detail, problem });
     Object.defineProperty(err, "response", { value: response, enumerable: false });
     throw err;
@@ -146,7 +147,7 @@ export async function api(method, path, options = {}) {
   try {
     answer = JSON.parse(text);
   } catch {
-    throw new ApiError("The server's answer was not JSON.", { status: response.status, code: "not-json" });
+    throw new ApiError(t("The server's answer was not JSON."), { status: response.status, code: "not-json" });
   }
   // A view's clock holds no reading time (views are cached by their ETag): the server's time of
   // this answer comes in the Portolan-Now header, which the clock's countdown starts from.

@@ -6,16 +6,17 @@
 
 import { POLICIES, TIME_CONTROLS } from "./clockwords.js";
 import { el, replaceChildren } from "./ui.js";
+import { t } from "./words.js";
 
 const $ = (id) => document.getElementById(id);
 
 // A number field of the time control: [id, the body's field, label, default, min, max, step].
 const NUMBERS = {
-  "per-move": [["tc-days", "days", "Days per move", 3, 1, 14, 1]],
+  "per-move": [["tc-days", "days", t("Days per move"), 3, 1, 14, 1]],
   bank: [
-    ["tc-initial-days", "initial_days", "Days in the bank at the start", 7, 1, 60, "any"],
-    ["tc-increment-days", "increment_days", "Days added after each move", 1, 0, 14, "any"],
-    ["tc-cap-days", "cap_days", "At most this many days in the bank", 14, 1, 90, "any"],
+    ["tc-initial-days", "initial_days", t("Days in the bank at the start"), 7, 1, 60, "any"],
+    ["tc-increment-days", "increment_days", t("Days added after each move"), 1, 0, 14, "any"],
+    ["tc-cap-days", "cap_days", t("At most this many days in the bank"), 14, 1, 90, "any"],
   ],
 };
 const GRACE_DEFAULT = 24;
@@ -52,25 +53,25 @@ export function showClockForm() {
   const weekends = el("input", { type: "checkbox", id: "tc-weekends", name: "tc-weekends", "aria-describedby": "tc-weekends-about" });
   weekends.checked = true;
   replaceChildren($("time-control"),
-    el("legend", {}, "Time limit"),
-    el("div", { role: "radiogroup", "aria-label": "Time limit", id: "tc-kind" }, kinds),
+    el("legend", {}, t("Time limit")),
+    el("div", { role: "radiogroup", "aria-label": t("Time limit"), id: "tc-kind" }, kinds),
     errorSlot("tc-kind"),
     el("div", { id: "tc-per-move-fields", class: "tc-fields" }, NUMBERS["per-move"].map(numberField)),
     el("div", { id: "tc-bank-fields", class: "tc-fields" }, NUMBERS.bank.map(numberField)),
-    el("div", { id: "tc-weekends-field", class: "field check" }, weekends, el("label", { for: "tc-weekends" }, "Weekends count"),
-      el("p", { class: "hint", id: "tc-weekends-about" }, "Unticked, Saturdays and Sundays (UTC) stop every clock."),
+    el("div", { id: "tc-weekends-field", class: "field check" }, weekends, el("label", { for: "tc-weekends" }, t("Weekends count")),
+      el("p", { class: "hint", id: "tc-weekends-about" }, t("Unticked, Saturdays and Sundays (UTC) stop every clock.")),
       errorSlot("tc-weekends")));
   const grace = el("input", { type: "number", id: "grace-hours", name: "grace-hours", min: 0, max: 336, step: 1,
     inputmode: "numeric", "aria-describedby": "grace-hours-about grace-hours-error" });
   grace.value = String(GRACE_DEFAULT);
   replaceChildren($("timeout-policy"),
-    el("legend", {}, "When a player is late"),
-    el("p", { class: "hint" }, "A player past their deadline is late; everyone is told each day. After the grace period this happens:"),
-    el("div", { role: "radiogroup", "aria-label": "When a player is late", id: "policy" },
+    el("legend", {}, t("When a player is late")),
+    el("p", { class: "hint" }, t("A player past their deadline is late; everyone is told each day. After the grace period this happens:")),
+    el("div", { role: "radiogroup", "aria-label": t("When a player is late"), id: "policy" },
       POLICIES.map((p, i) => radio("timeout-policy", `policy-${p.id}`, p.id, p.label, p.about, i === 0))),
     errorSlot("policy"),
-    el("div", { class: "field" }, el("label", { for: "grace-hours" }, "Grace period after the deadline (hours)"), grace,
-      el("p", { class: "hint", id: "grace-hours-about" }, "From 0 to 336 (two weeks)."), errorSlot("grace-hours")));
+    el("div", { class: "field" }, el("label", { for: "grace-hours" }, t("Grace period after the deadline (hours)")), grace,
+      el("p", { class: "hint", id: "grace-hours-about" }, t("From 0 to 336 (two weeks).")), errorSlot("grace-hours")));
   for (const input of $("time-control").querySelectorAll("input[name=tc-kind]")) input.addEventListener("change", syncKind);
   syncKind();
 }

@@ -13,6 +13,7 @@
 // against script in the page; the CSP (scripts from this origin only) is what guards that.
 
 import { b64url, fromB64url, utf8 } from "./b64.js";
+import { t } from "./words.js";
 
 const DB_NAME = "portolan";
 const STORE = "keys";
@@ -32,8 +33,8 @@ function openDb() {
       if (!request.result.objectStoreNames.contains(STORE)) request.result.createObjectStore(STORE);
     };
     request.onsuccess = () => resolve(request.result);
-    request.onerror = () => reject(new Error("This browser's storage (IndexedDB) cannot be opened: " + request.error));
-    request.onblocked = () => reject(new Error("This browser's storage is in use by another tab; close it and try again."));
+    request.onerror = () => reject(new Error(t("This browser's storage (IndexedDB) cannot be opened: {why}", { why: request.error })));
+    request.onblocked = () => reject(new Error(t("This browser's storage is in use by another tab; close it and try again.")));
   });
 }
 
@@ -46,8 +47,8 @@ async function withStore(mode, work) {
       let result;
       if (request) request.onsuccess = () => { result = request.result; };
       tx.oncomplete = () => resolve(result);
-      tx.onerror = () => reject(new Error("Could not use this browser's key storage: " + tx.error));
-      tx.onabort = () => reject(new Error("Could not use this browser's key storage: " + tx.error));
+      tx.onerror = () => reject(new Error(t("Could not use this browser's key storage: {why}", { why: tx.error })));
+      tx.onabort = () => reject(new Error(t("Could not use this browser's key storage: {why}", { why: tx.error })));
     });
   } finally {
     db.close();
@@ -70,7 +71,7 @@ async function dbAddOnce(name, value) {
 
 function requireWebCrypto() {
   if (!globalThis.crypto || !crypto.subtle) {
-    throw new Error("This browser has no WebCrypto (it needs a secure context: https or localhost).");
+    throw new Error(t("This browser has no WebCrypto (it needs a secure context: https or localhost)."));
   }
 }
 
@@ -140,7 +141,7 @@ export async function ensureKey() {
       try {
         pair = await crypto.subtle.generateKey({ name: "Ed25519" }, true, ["sign", "verify"]);
       } catch (err) {
-        throw new Error("This browser cannot make Ed25519 keys (WebCrypto Ed25519 is missing): " + err.message);
+        throw new Error(t("This browser cannot make Ed25519 keys (WebCrypto Ed25519 is missing): {why}", { why: err.message }));
       }
       const made = b64url(await crypto.subtle.exportKey("raw", pair.publicKey));
       const { publicKey } = await keep(pair.privateKey, made, false);
@@ -154,13 +155,13 @@ export async function ensureKey() {
 /** The unpadded base64url Ed25519 signature of bytes with this browser's key. */
 export async function sign(bytes) {
   const rec = await record();
-  if (!rec) throw new Error("This browser has no key yet.");
+  if (!rec) throw new Error(t("This browser has no key yet."));
   return b64url(await crypto.subtle.sign({ name: "Ed25519" }, rec.privateKey, bytes));
 }
 
 async function passphraseKey(passphrase, salt, usages) {
   if (typeof passphrase !== "string" || passphrase.length < 8) {
-    throw new Error("The passphrase must have at least 8 characters.");
+    throw new Error(t("The passphrase must have at least 8 characters."));
   }
   const base = await crypto.subtle.importKey("raw", utf8(passphrase), "PBKDF2", false, ["deriveKey"]);
   return crypto.subtle.deriveKey(
@@ -175,7 +176,7 @@ async function passphraseKey(passphrase, salt, usages) {
  */
 export async function exportBackup(passphrase) {
   const rec = await record();
-  if (!rec) throw new Error("This browser has no key to export yet.");
+  if (!rec) throw new Error(t("This browser has no key to export yet."));
   const salt = crypto.getRandomValues(new Uint8Array(16));
   const iv = crypto.getRandomValues(new Uint8Array(12));
   const wrapping = await passphraseKey(passphrase, salt, ["wrapKey"]);
@@ -204,16 +205,16 @@ export async function importBackup(file, passphrase) {
   try {
     backup = JSON.parse(text);
   } catch {
-    throw new Error("That file is not a Portolan key backup (it is not JSON).");
+    throw new Error(t("That file is not a Portolan key backup (it is not JSON)."));
   }
   if (!backup || backup.format !== BACKUP_FORMAT || !backup.kdf || !backup.cipher || !backup.wrapped) {
-    throw new Error("That file is not a Portolan key backup (format " + BACKUP_FORMAT + ").");
+    throw new Error(t("That file is not a Portolan key backup (format {format}).", { format: BACKUP_FORMAT }));
   }
   if (backup.kdf.name !== "PBKDF2" || backup.kdf.hash !== "SHA-256" || backup.cipher.name !== "AES-GCM") {
-    throw new Error("That backup uses a method this page does not know.");
+    throw new Error(t("That backup uses a method this page does not know."));
   }
   if (backup.kdf.iterations !== PBKDF2_ITERATIONS) {
-    throw new Error("That backup was made with " + backup.kdf.iterations + " iterations; this page reads " + PBKDF2_ITERATIONS + ".");
+    throw new Error(t("That backup was made with {made} iterations; this page reads {reads}.", { made: backup.kdf.iterations, reads: PBKDF2_ITERATIONS }));
   }
   const salt = fromB64url(backup.kdf.salt);
   const unwrapping = await passphraseKey(passphrase, salt, ["unwrapKey"]);
@@ -223,11 +224,11 @@ export async function importBackup(file, passphrase) {
       "pkcs8", fromB64url(backup.wrapped), unwrapping, { name: "AES-GCM", iv: fromB64url(backup.cipher.iv) },
       { name: "Ed25519" }, true, ["sign"]);
   } catch {
-    throw new Error("Wrong passphrase, or the backup file is damaged.");
+    throw new Error(t("Wrong passphrase, or the backup file is damaged."));
   }
   const publicKey = await publicOf(transient);
   if (backup.public_key && backup.public_key !== publicKey) {
-    throw new Error("The backup's public key does not match its private key; the file was altered.");
+    throw new Error(t("The backup's public key does not match its private key; the file was altered."));
   }
   await keep(transient, publicKey, true);
   document.dispatchEvent(new CustomEvent("portolan:key", { detail: { publicKey } }));
@@ -250,7 +251,7 @@ export async function keptKeys() {
 export async function useKeptKey(publicKey) {
   const name = "replaced:" + publicKey;
   const kept = await dbGet(name);
-  if (!kept) throw new Error("This browser keeps no such key.");
+  if (!kept) throw new Error(t("This browser keeps no such key."));
   const current = await record();
   await withStore("readwrite", (store) => {
     // one transaction: the swap happens whole or not at all

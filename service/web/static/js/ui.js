@@ -3,6 +3,8 @@
 // called "<img onerror=...>" stays a string. The one exception is the board SVG our own server
 // draws (see setTrustedSvg), and the CSP forbids inline script even there.
 
+import { t } from "./words.js";
+
 /** Build an element: el("a", {href: "/x", class: "match-link", dataset: {match: id}}, "text", child). */
 export function el(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
@@ -24,7 +26,7 @@ export function el(tag, attrs = {}, ...children) {
 
 /** The words for an error: the server's detail for an ApiError, else the error's message. */
 export function errorText(err) {
-  if (err === undefined || err === null) return "Something went wrong.";
+  if (err === undefined || err === null) return t("Something went wrong.");
   if (typeof err === "string") return err;
   return err.detail || err.message || String(err);
 }
@@ -67,7 +69,7 @@ export function setTrustedSvg(container, svgText) {
   const doc = new DOMParser().parseFromString(svgText, "image/svg+xml");
   const root = doc.documentElement;
   if (!root || root.nodeName !== "svg" || doc.getElementsByTagName("parsererror").length) {
-    throw new Error("The server sent a picture that could not be read.");
+    throw new Error(t("The server sent a picture that could not be read."));
   }
   for (const bad of Array.from(root.querySelectorAll("script, foreignObject"))) bad.remove();
   for (const node of [root, ...root.querySelectorAll("*")]) {

@@ -13,6 +13,7 @@
 import canonicalize from "../vendor/canonicalize.mjs";
 import { fromB64url, hex } from "./b64.js";
 import { smallOrderR, validPublicKey } from "./ed25519.js";
+import { t, tn } from "./words.js";
 
 const FORMAT_1 = "portolan-record/1";
 const FORMAT_4 = "portolan-record/4";
@@ -121,18 +122,18 @@ class Times {
   constructor(header) {
     this.last = moment(header.started_at);
     this.policy = header.timeout_policy;
-    this.after = "the match started";
+    this.after = t("the match started");
     this.entries = 0;
   }
 
   check(entry) {
     const at = moment(entry.accepted_at);
-    if (at === null) return `accepted_at ${JSON.stringify(entry.accepted_at)} is not a time with a zone`;
+    if (at === null) return t("accepted_at {value} is not a time with a zone", { value: JSON.stringify(entry.accepted_at) });
     if (at < this.last) {
-      return `the entry was accepted at ${iso(at)}, before ${this.after} (${iso(this.last)}): the record's times go backwards`;
+      return t("the entry was accepted at {at}, before {after} ({last}): the record's times go backwards", { at: iso(at), after: this.after, last: iso(this.last) });
     }
     this.last = at;
-    this.after = "the entry before it";
+    this.after = t("the entry before it");
     this.entries += 1;
     return entry.by === CLOCK ? clockField(this.policy, Number(entry.seat), at, entry.clock) : null;
   }
@@ -140,26 +141,27 @@ class Times {
 
 function clockField(policy, seat, at, field) {
   if (!field || typeof field !== "object" || Object.keys(field).sort().join(",") !== [...CLOCK_FIELD].sort().join(",")) {
-    return `the timeout's clock field must hold exactly ${CLOCK_FIELD.join(", ")}`;
+    return t("the timeout's clock field must hold exactly {fields}", { fields: CLOCK_FIELD.join(", ") });
   }
   if (field.policy !== policy.policy || field.grace_hours !== policy.grace_hours) {
-    return `the timeout says policy '${field.policy}' with ${field.grace_hours} hours' grace, but the header's is '${policy.policy}' with ${policy.grace_hours}`;
+    return t("the timeout says policy '{policy}' with {grace} hours' grace, but the header's is '{header}' with {header_grace}",
+      { policy: field.policy, grace: field.grace_hours, header: policy.policy, header_grace: policy.grace_hours });
   }
   const due = moment(field.deadline);
   const acts = moment(field.acts_at);
   if (moment(field.since) === null || due === null || acts === null) {
-    return "the timeout's since, deadline and acts_at must be times with a zone";
+    return t("the timeout's since, deadline and acts_at must be times with a zone");
   }
   const grace = Number(policy.grace_hours) * HOUR_MS;
-  const withGrace = policy.grace_hours ? ` plus ${policy.grace_hours} hours' grace (${iso(due + grace)})` : "";
+  const withGrace = policy.grace_hours ? " " + t("plus {hours} hours' grace ({until})", { hours: policy.grace_hours, until: iso(due + grace) }) : "";
   if (acts < due + grace - SLACK_MS) {
-    return `the timeout of seat ${seat} says it acts at ${field.acts_at}, before its deadline ${field.deadline}${withGrace}`;
+    return t("the timeout of seat {seat} says it acts at {acts}, before its deadline {deadline}", { seat, acts: field.acts_at, deadline: field.deadline }) + withGrace;
   }
   if (at < due + grace - SLACK_MS) {
-    return `the timeout of seat ${seat} was taken at ${iso(at)}, before its deadline ${field.deadline}${withGrace}`;
+    return t("the timeout of seat {seat} was taken at {at}, before its deadline {deadline}", { seat, at: iso(at), deadline: field.deadline }) + withGrace;
   }
   if (at < acts - SLACK_MS) {
-    return `the timeout of seat ${seat} was taken at ${iso(at)}, before the time it says it acts at (${field.acts_at})`;
+    return t("the timeout of seat {seat} was taken at {at}, before the time it says it acts at ({acts})", { seat, at: iso(at), acts: field.acts_at });
   }
   return null;
 }
@@ -183,13 +185,13 @@ class Signers {
   load() {
     for (const c of this.changes) {
       if (!(c.from_ply >= 0 && c.from_ply <= this.plies)) {
-        return `key change of seat ${c.seat}: from_ply ${c.from_ply} is outside the record (0 to ${this.plies})`;
+        return t("key change of seat {seat}: from_ply {from} is outside the record (0 to {plies})", { seat: c.seat, from: c.from_ply, plies: this.plies });
       }
-      if (!this.keys.has(Number(c.seat))) return `key change names seat ${c.seat}, which the header does not have`;
+      if (!this.keys.has(Number(c.seat))) return t("key change names seat {seat}, which the header does not have", { seat: c.seat });
     }
     for (const w of this.withdrawals) {
       if (!(w.ply >= 0 && w.ply <= this.plies)) {
-        return `mail withdrawal of seat ${w.seat}: ply ${w.ply} is outside the record (0 to ${this.plies})`;
+        return t("mail withdrawal of seat {seat}: ply {ply} is outside the record (0 to {plies})", { seat: w.seat, ply: w.ply, plies: this.plies });
       }
     }
     return null;
@@ -199,17 +201,17 @@ class Signers {
   async advance(ply) {
     for (const c of this.changes.filter((x) => Number(x.from_ply) === ply)) {
       const seat = Number(c.seat);
-      const where = `key change of seat ${seat} at ply ${ply}`;
+      const where = t("key change of seat {seat} at ply {ply}", { seat, ply });
       if (!this.custodial.has(seat)) {
-        return [where, `seat ${seat} is not custodial at ply ${ply}: only a seat whose key the server holds can take a new key`];
+        return [where, t("seat {seat} is not custodial at ply {ply}: only a seat whose key the server holds can take a new key", { seat, ply })];
       }
-      if (!validKey(c.public_key)) return [where, "the new key is not a valid Ed25519 public key"];
+      if (!validKey(c.public_key)) return [where, t("the new key is not a valid Ed25519 public key")];
       const body = { type: SEAT_KEY, match: this.match, seat, public_key: c.public_key, from_ply: ply };
       if (!(await verifySig(c.public_key, body, c.signature))) {
-        return [where, "the new key's signature (proof of possession) does not verify"];
+        return [where, t("the new key's signature (proof of possession) does not verify")];
       }
       if (!(await verifySig(this.keys.get(seat), body, c.custodial_signature))) {
-        return [where, `the countersignature does not verify under seat ${seat}'s custodial key`];
+        return [where, t("the countersignature does not verify under seat {seat}'s custodial key", { seat })];
       }
       this.keys.set(seat, String(c.public_key));
       this.custodial.delete(seat);
@@ -218,7 +220,7 @@ class Signers {
       const seat = Number(w.seat);
       const body = { type: WITHDRAWAL, match: this.match, seat, mail_key: String(w.mail_key) };
       if (!this.keys.has(seat) || !(await verifySig(this.keys.get(seat), body, w.signature))) {
-        return [`mail withdrawal of seat ${seat} at ply ${ply}`, `the withdrawal is not signed by seat ${seat}'s key`];
+        return [t("mail withdrawal of seat {seat} at ply {ply}", { seat, ply }), t("the withdrawal is not signed by seat {seat}'s key", { seat })];
       }
       if (!this.withdrawn.has(String(w.mail_key))) this.withdrawn.set(String(w.mail_key), ply);
     }
@@ -229,49 +231,49 @@ class Signers {
     const seat = Number(entry.seat);
     const env = entry.envelope;
     if (serverSigned(entry.by)) return this.checkClock(seat, entry);
-    if (has(entry, "clock")) return `an entry by ${entry.by} carries a clock field, which only a timeout (by clock) has`;
+    if (has(entry, "clock")) return t("an entry by {by} carries a clock field, which only a timeout (by clock) has", { by: entry.by });
     if (entry.by !== "email") {
       if ("mail" in entry || "delegation" in entry) {
-        return "a move that did not come by mail carries a mail digest or delegation";
+        return t("a move that did not come by mail carries a mail digest or delegation");
       }
       if (!(await verifySig(this.keys.get(seat), env, entry.signature))) {
-        return `the signature does not verify under seat ${seat}'s key`;
+        return t("the signature does not verify under seat {seat}'s key", { seat });
       }
       return null;
     }
     const mail = entry.mail;
-    if (!mail || typeof mail.digest !== "string") return "the move came by mail but carries no message digest";
+    if (!mail || typeof mail.digest !== "string") return t("the move came by mail but carries no message digest");
     if (env.nonce !== "mail-" + mail.digest.slice(0, 32)) {
-      return "the mail digest is not the one the signed envelope's nonce was made from";
+      return t("the mail digest is not the one the signed envelope's nonce was made from");
     }
     this.mailMoves.set(seat, (this.mailMoves.get(seat) || 0) + 1);
     if (this.custodial.has(seat)) {
       if ("delegation" in entry) {
-        return `seat ${seat} is custodial: its mail moves are signed by its own key and carry no delegation`;
+        return t("seat {seat} is custodial: its mail moves are signed by its own key and carry no delegation", { seat });
       }
       if (!(await verifySig(this.keys.get(seat), env, entry.signature))) {
-        return `the signature does not verify under seat ${seat}'s custodial key`;
+        return t("the signature does not verify under seat {seat}'s custodial key", { seat });
       }
       return null;
     }
     const delegation = entry.delegation;
     const body = delegation && delegation.body;
     if (!body || typeof body !== "object") {
-      return `the move came by mail but carries no mail delegation from seat ${seat}'s key`;
+      return t("the move came by mail but carries no mail delegation from seat {seat}'s key", { seat });
     }
     const fields = Object.keys(body).sort().join(",");
     if (fields !== "mail_key,match,seat,type" || body.type !== DELEGATION || body.match !== this.match || body.seat !== seat) {
-      return `the mail delegation does not name this match and seat ${seat}`;
+      return t("the mail delegation does not name this match and seat {seat}", { seat });
     }
     if (!(await verifySig(this.keys.get(seat), body, String(delegation.signature)))) {
-      return `the mail delegation is not signed by seat ${seat}'s key`;
+      return t("the mail delegation is not signed by seat {seat}'s key", { seat });
     }
     const mailKey = String(body.mail_key);
     if (this.withdrawn.has(mailKey) && entry.ply > this.withdrawn.get(mailKey)) {
-      return `seat ${seat} withdrew that mail key at ply ${this.withdrawn.get(mailKey)}, before this move`;
+      return t("seat {seat} withdrew that mail key at ply {ply}, before this move", { seat, ply: this.withdrawn.get(mailKey) });
     }
     if (!(await verifySig(mailKey, env, entry.signature))) {
-      return `the signature does not verify under seat ${seat}'s mail key`;
+      return t("the signature does not verify under seat {seat}'s mail key", { seat });
     }
     return null;
   }
@@ -280,15 +282,15 @@ class Signers {
   async checkClock(seat, entry) {
     const by = entry.by;
     if (this.clockKey === null) {
-      return `the entry says by '${by}', a move the match clock signs, but this record's format has no match clock`;
+      return t("the entry says by '{by}', a move the match clock signs, but this record's format has no match clock", { by });
     }
-    if (has(entry, "mail") || has(entry, "delegation")) return `a move by ${by} carries a mail digest or delegation`;
+    if (has(entry, "mail") || has(entry, "delegation")) return t("a move by {by} carries a mail digest or delegation", { by });
     if (has(entry, "clock") !== (by === CLOCK)) {
-      return by === CLOCK ? "a timeout (by clock) carries the clock field that says which deadline it acted on"
-        : `an entry by ${by} carries a clock field, which only a timeout (by clock) has`;
+      return by === CLOCK ? t("a timeout (by clock) carries the clock field that says which deadline it acted on")
+        : t("an entry by {by} carries a clock field, which only a timeout (by clock) has", { by });
     }
     if (!(await verifySig(this.clockKey, entry.envelope, entry.signature))) {
-      return `the signature of this move by ${by} for seat ${seat} does not verify under the match's clock key`;
+      return t("the signature of this move by {by} for seat {seat} does not verify under the match's clock key", { by, seat });
     }
     this.clockMoves += 1;
     return null;
@@ -298,17 +300,19 @@ class Signers {
     const out = [];
     for (const seat of [...this.everCustodial].sort((a, b) => a - b)) {
       const change = this.changes.find((c) => Number(c.seat) === seat);
-      const until = change ? ` until ply ${change.from_ply}, then by the player's own key` : "";
-      out.push(`seat ${seat} is custodial: its moves are signed by a key the server holds${until}, so they are only as trustworthy as the server`);
+      out.push(change
+        ? t("seat {seat} is custodial: its moves are signed by a key the server holds until ply {ply}, then by the player's own key, so they are only as trustworthy as the server", { seat, ply: change.from_ply })
+        : t("seat {seat} is custodial: its moves are signed by a key the server holds, so they are only as trustworthy as the server", { seat }));
     }
     for (const [seat, n] of [...this.mailMoves].sort((a, b) => a[0] - b[0])) {
       if (!this.everCustodial.has(seat)) {
-        out.push(`seat ${seat} moved ${n} times by mail, each under a mail delegation signed by the seat's key`);
+        out.push(t("seat {seat} moved {n} times by mail, each under a mail delegation signed by the seat's key", { seat, n }));
       }
     }
     if (this.clockMoves) {
       const n = this.clockMoves;
-      out.push(`${n} ${n === 1 ? "move was" : "moves were"} made by the match clock (timeouts, stand-ins, passes), signed by the match's clock key, which the server holds`);
+      out.push(tn("{n} move was made by the match clock (timeouts, stand-ins, passes), signed by the match's clock key, which the server holds",
+        "{n} moves were made by the match clock (timeouts, stand-ins, passes), signed by the match's clock key, which the server holds", n));
     }
     return out;
   }
@@ -340,7 +344,7 @@ export async function verifyRecord(record, serverKey) {
   try {
     return await walk(record, serverKey, pass, later, fail, checks);
   } catch (err) {
-    return fail("record", "record", `malformed record: ${err && err.message ? err.message : err}`);
+    return fail("record", t("record"), t("malformed record: {why}", { why: err && err.message ? err.message : err }));
   }
 }
 
@@ -348,29 +352,29 @@ async function walk(record, serverKey, pass, later, fail, checks) {
   const header = record.header;
   const fmt = header.format;
   if (!FORMATS.includes(fmt)) {
-    return fail("format", "header", `unknown format ${JSON.stringify(fmt)} (this verifier reads ${FORMATS.join(", ")})`);
+    return fail("format", t("header"), t("unknown format {format} (this verifier reads {formats})", { format: JSON.stringify(fmt), formats: FORMATS.join(", ") }));
   }
   const matchId = header.match;
-  pass("format", `match ${matchId}: ${header.game}, ${header.players} seats, format ${fmt}`);
+  pass("format", t("match {id}: {game}, {count} seats, format {format}", { id: matchId, game: header.game, count: header.players, format: fmt }));
   if (serverKey && header.server_key !== serverKey) {
-    return fail("server key", "header", "the record's server key is not the one this server publishes (GET /v1/server-key)");
+    return fail("server key", t("header"), t("the record's server key is not the one this server publishes (GET /v1/server-key)"));
   }
   pass("server key", serverKey
-    ? "the receipts are checked under the key this server publishes (GET /v1/server-key)"
-    : "no server key given: the receipts are checked under the record's own");
+    ? t("the receipts are checked under the key this server publishes (GET /v1/server-key)")
+    : t("no server key given: the receipts are checked under the record's own"));
   for (const row of header.seats) {
     if (!validKey(row.public_key)) {
-      return fail("seat keys", "header", `seat ${row.seat}'s public key is not a valid Ed25519 key (not a canonical point, or one of small order)`);
+      return fail("seat keys", t("header"), t("seat {seat}'s public key is not a valid Ed25519 key (not a canonical point, or one of small order)", { seat: row.seat }));
     }
   }
-  pass("seat keys", `all ${header.seats.length} seat keys are valid Ed25519 keys (canonical points of large order)`);
+  pass("seat keys", t("all {n} seat keys are valid Ed25519 keys (canonical points of large order)", { n: header.seats.length }));
   const clocked = fmt === FORMAT_4;
   if (clocked) {
     if (!validKey(header.clock_key)) {
-      return fail("clock", "header", "the match's clock key is not a valid Ed25519 key (not a canonical point, or one of small order)");
+      return fail("clock", t("header"), t("the match's clock key is not a valid Ed25519 key (not a canonical point, or one of small order)"));
     }
     if (moment(header.started_at) === null) {
-      return fail("clock", "header", `started_at ${JSON.stringify(header.started_at)} is not a time with a zone`);
+      return fail("clock", t("header"), t("started_at {value} is not a time with a zone", { value: JSON.stringify(header.started_at) }));
     }
   }
 
@@ -378,18 +382,18 @@ async function walk(record, serverKey, pass, later, fail, checks) {
   if (record.seed !== null && record.seed !== undefined) {
     const seed = fromHex(record.seed);
     if ((await sha256hex(seed)) !== header.commitment) {
-      return fail("seed", "seed", "sha256(seed) is not the commitment published at creation");
+      return fail("seed", t("seed"), t("sha256(seed) is not the commitment published at creation"));
     }
-    pass("seed", "the revealed seed matches the commitment published at creation (sha256(seed))");
+    pass("seed", t("the revealed seed matches the commitment published at creation (sha256(seed))"));
     const contributions = header.seats.map((s) => ({ seat: s.seat, public_key: s.public_key, nonce: s.nonce || "" }));
     secret = await hmac(seed, jcs({ match: matchId, contributions }));
   } else {
-    later("seed", "not yet: the seed is revealed once the match is over; then the commitment is checked");
+    later("seed", t("not yet: the seed is revealed once the match is over; then the commitment is checked"));
   }
   const withheld = secret === null ? record.withheld : null;
   if (secret === null && fmt !== FORMAT_1
       && (!withheld || typeof withheld !== "object" || (withheld.entries || []).length !== record.entries.length)) {
-    return fail("events", "withheld", "a live record must carry the digest of the withheld part of the setup and of every entry");
+    return fail("events", t("withheld"), t("a live record must carry the digest of the withheld part of the setup and of every entry"));
   }
 
   // true: the events match their digest; false: they do not; null: cannot tell yet (format 1, live)
@@ -403,24 +407,24 @@ async function walk(record, serverKey, pass, later, fail, checks) {
   };
   const unchecked = [];
   const setupOk = await eventsMatch(record.setup_events, header.setup_events_digest, "setup", withheld ? withheld.setup : null);
-  if (setupOk === false) return fail("events", "setup", "the setup events do not match the header's digest");
-  if (setupOk === null) unchecked.push("setup");
+  if (setupOk === false) return fail("events", t("setup"), t("the setup events do not match the header's digest"));
+  if (setupOk === null) unchecked.push(t("setup"));
 
   let prev = await digest(header);
   const entries = record.entries;
   const signers = new Signers(header, record, entries.length);
   const times = clocked ? new Times(header) : null;
   const trouble = signers.load();
-  if (trouble) return fail("signatures", "key changes", trouble);
+  if (trouble) return fail("signatures", t("key changes"), trouble);
   for (let i = 0; i < entries.length; i++) {
     const entry = entries[i];
-    const where = `ply ${i}`;
+    const where = t("ply {ply}", { ply: i });
     const env = entry.envelope;
     if (entry.ply !== i || env.ply !== i) {
-      return fail("chain", where, `entry says ply ${entry.ply} (envelope ${env.ply}); entries out of order or missing`);
+      return fail("chain", where, t("entry says ply {ply} (envelope {envelope}); entries out of order or missing", { ply: entry.ply, envelope: env.ply }));
     }
-    if (env.match !== matchId || env.seat !== entry.seat) return fail("chain", where, "the envelope names another match or seat");
-    if (entry.prev !== prev) return fail("chain", where, "prev is not the hash of the entry before (the chain is broken)");
+    if (env.match !== matchId || env.seat !== entry.seat) return fail("chain", where, t("the envelope names another match or seat"));
+    if (entry.prev !== prev) return fail("chain", where, t("prev is not the hash of the entry before (the chain is broken)"));
     const changed = await signers.advance(i);
     if (changed) return fail("signatures", ...changed);
     const wrong = await signers.checkEntry(entry);
@@ -428,46 +432,46 @@ async function walk(record, serverKey, pass, later, fail, checks) {
     const late = times ? times.check(entry) : null;
     if (late) return fail("clock", where, late);
     const ok = await eventsMatch(entry.events, entry.events_digest, `ply:${i}`, withheld ? withheld.entries[i] : null);
-    if (ok === false) return fail("events", where, "the events do not match their digest");
+    if (ok === false) return fail("events", where, t("the events do not match their digest"));
     if (ok === null) unchecked.push(where);
-    if ((await entryHash(matchId, entry)) !== entry.hash) return fail("entry hashes", where, "the entry hash does not match its contents");
+    if ((await entryHash(matchId, entry)) !== entry.hash) return fail("entry hashes", where, t("the entry hash does not match its contents"));
     if (!(await verifySig(header.server_key, { match: matchId, ply: i, hash: entry.hash }, entry.receipt))) {
-      return fail("receipts", where, "the server receipt does not verify under the server key");
+      return fail("receipts", where, t("the server receipt does not verify under the server key"));
     }
     prev = entry.hash;
   }
-  if (entries.length && record.head !== prev) return fail("chain", "head", "the record's head is not the hash of its last entry");
+  if (entries.length && record.head !== prev) return fail("chain", t("head"), t("the record's head is not the hash of its last entry"));
   const after = await signers.advance(entries.length);
   if (after) return fail("signatures", ...after);
   const n = entries.length;
-  pass("chain", `${n} entries: each one's prev is the hash of the entry before, from the header's digest, up to the head`);
-  pass("entry hashes", `all ${n} entry hashes recomputed from their contents`);
+  pass("chain", tn("{n} entry: each one's prev is the hash of the entry before, from the header's digest, up to the head", "{n} entries: each one's prev is the hash of the entry before, from the header's digest, up to the head", n));
+  pass("entry hashes", t("all {n} entry hashes recomputed from their contents", { n }));
   const mail = [...signers.mailMoves.values()].reduce((a, b) => a + b, 0);
-  pass("signatures", `all ${n} moves signed by a key allowed to sign for their seat at their ply`
-    + (mail ? ` (${mail} by mail, under the mail delegation or custodial key the record names)` : ""));
+  pass("signatures", t("all {n} moves signed by a key allowed to sign for their seat at their ply", { n })
+    + (mail ? " " + t("({n} by mail, under the mail delegation or custodial key the record names)", { n: mail }) : ""));
   for (const line of signers.notes()) pass("signers", line);
-  pass("receipts", `all ${n} server receipts verify under the server key`);
+  pass("receipts", t("all {n} server receipts verify under the server key", { n }));
   if (times) {
     const timeouts = entries.filter((e) => e.by === CLOCK).length;
-    const which = timeouts === 1 ? "the timeout was" : `each of the ${timeouts} timeouts was`;
-    pass("clock", `the acceptance times of all ${times.entries} entries never go backwards, from the match's start (started_at) on`
-      + (timeouts ? `; ${which} taken no earlier than the deadline its clock field names, plus the grace` : ""));
+    const which = timeouts === 1 ? t("the timeout was taken no earlier than the deadline its clock field names, plus the grace")
+      : t("each of the {n} timeouts was taken no earlier than the deadline its clock field names, plus the grace", { n: timeouts });
+    pass("clock", t("the acceptance times of all {n} entries never go backwards, from the match's start (started_at) on", { n: times.entries })
+      + (timeouts ? `; ${which}` : ""));
   }
   if (secret !== null) {
-    pass("events", "every setup and move event list, hidden events included, matches its digest");
+    pass("events", t("every setup and move event list, hidden events included, matches its digest"));
   } else if (fmt === FORMAT_1) {
-    pass("events", "every event list that is complete matches its digest");
+    pass("events", t("every event list that is complete matches its digest"));
     if (unchecked.length) {
-      later("events", `not yet: the events of ${unchecked.join(", ")} include withheld ones that this format-1 record's digests cover; checked once the match is over`);
+      later("events", t("not yet: the events of {which} include withheld ones that this format-1 record's digests cover; checked once the match is over", { which: unchecked.join(", ") }));
     }
   } else {
-    pass("events", "the visible setup and move events match the chain");
-    later("hidden events", "not yet: hidden events are withheld while the match runs (only their salted digests are shown)");
+    pass("events", t("the visible setup and move events match the chain"));
+    later("hidden events", t("not yet: hidden events are withheld while the match runs (only their salted digests are shown)"));
   }
   const command = verifyCommand(matchId, serverKey || header.server_key);
-  later("rules replay", "not checked in the browser: the dice, every event and the outcome are reproduced "
-    + "from the seed and the moves by the rules"
-    + (clocked ? ", and each timeout's deadline is walked from the record's own times through who had to act," : ",")
-    + ` which only portolan verify runs: ${command}`);
+  later("rules replay", clocked
+    ? t("not checked in the browser: the dice, every event and the outcome are reproduced from the seed and the moves by the rules, and each timeout's deadline is walked from the record's own times through who had to act, which only portolan verify runs: {command}", { command })
+    : t("not checked in the browser: the dice, every event and the outcome are reproduced from the seed and the moves by the rules, which only portolan verify runs: {command}", { command }));
   return { ok: !checks.some((c) => c.ok === false), checks, failure: null, command };
 }

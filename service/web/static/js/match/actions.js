@@ -2,6 +2,7 @@
 
 import { el as h } from "../ui.js";
 import { byId } from "./dom.js";
+import { language, t } from "../words.js";
 
 // Why a threshold: a handful of buttons reads best as one list; past it, headings per action type
 // ("build warehouse", "sail", ...) let a player (and a screen reader's heading list) skip around.
@@ -10,6 +11,24 @@ const GROUP_FROM = 8;
 /** "build-warehouse" → "Build warehouse". */
 function typeWords(type) {
   const text = String(type || "other").replace(/[-_]+/g, " ");
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+/**
+ * A group's heading. The action type is a machine word in English; in another language the
+ * heading is the words the group's labels (the server's, in the page's language) begin with:
+ * "Hajózás ide: Nápoly", "Hajózás ide: Tunisz" → "Hajózás ide".
+ */
+function groupWords(type, items) {
+  if (language === "en") return typeWords(type);
+  const split = items.map((item) => String(item.text || "").split(/\s+/).filter(Boolean));
+  const common = [];
+  for (let i = 0; split.length && i < split[0].length; i++) {
+    if (!split.every((words) => words[i] === split[0][i])) break;
+    common.push(split[0][i]);
+  }
+  if (split.length > 1 && common.length === split[0].length) common.pop(); // never one whole label
+  const text = (common.length ? common.join(" ") : (split[0] || [""])[0]).replace(/[:,;]+$/, "");
   return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
@@ -33,11 +52,13 @@ export function showActions(legal, onPick) {
   legal.forEach((item, index) => {
     const type = (item.action && item.action.type) || "other";
     if (!groups.has(type)) groups.set(type, []);
-    groups.get(type).push(button(item, index));
+    groups.get(type).push([item, button(item, index)]);
   });
-  box.replaceChildren(...[...groups].map(([type, buttons]) =>
-    h("div", { class: "action-group", role: "group", "aria-label": typeWords(type) },
-      h("h3", {}, `${typeWords(type)} (${buttons.length})`), buttons)));
+  box.replaceChildren(...[...groups].map(([type, pairs]) => {
+    const heading = groupWords(type, pairs.map(([item]) => item));
+    return h("div", { class: "action-group", role: "group", "aria-label": heading },
+      h("h3", {}, `${heading} (${pairs.length})`), pairs.map(([, b]) => b));
+  }));
 }
 
 /** The queued steps, in order, and the buttons that act on them. */
@@ -59,8 +80,8 @@ export function openChooser(spot, indices, legal, onPick) {
     byId("spot-choices").replaceChildren();
     if (spot.isConnected) spot.focus();
   };
-  const label = spot.getAttribute("aria-label") || "this place";
-  byId("spot-chooser-heading").textContent = `Choose for ${label}`;
+  const label = spot.getAttribute("aria-label") || t("this place");
+  byId("spot-chooser-heading").textContent = t("Choose for {place}", { place: label });
   byId("spot-choices").replaceChildren(...indices.filter((i) => legal[i]).map((i) => {
     const b = h("button", { type: "button", class: "choice", "data-index": i }, legal[i].text);
     b.addEventListener("click", () => { box.hidden = true; onPick(i); });

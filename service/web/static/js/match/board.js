@@ -4,6 +4,8 @@
 // it as XML (never innerHTML) and refuse anything that could run code (belt and braces: the page's
 // CSP blocks inline script anyway).
 
+import { t } from "../words.js";
+
 const SVG_NS = "http://www.w3.org/2000/svg";
 const FORBIDDEN = new Set(["script", "foreignobject", "iframe", "object", "embed", "handler"]);
 
@@ -12,17 +14,17 @@ export function importSvg(text) {
   const doc = new DOMParser().parseFromString(text, "image/svg+xml");
   const root = doc.documentElement;
   if (doc.getElementsByTagName("parsererror").length || root.namespaceURI !== SVG_NS || root.localName !== "svg") {
-    throw new Error("the board picture could not be read");
+    throw new Error(t("the board picture could not be read"));
   }
   for (const node of [root, ...root.querySelectorAll("*")]) {
     if (FORBIDDEN.has(node.localName.toLowerCase())) {
-      throw new Error(`the board picture was refused: it holds a <${node.localName}> element`);
+      throw new Error(t("the board picture was refused: it holds a <{element}> element", { element: node.localName }));
     }
     for (const attr of node.attributes) {
       const name = attr.localName.toLowerCase();
       const value = attr.value.replace(/[\s\u0000-\u001f]/g, "").toLowerCase();
       if (name.startsWith("on") || ((name === "href" || name === "src") && /^(javascript|data):/.test(value))) {
-        throw new Error(`the board picture was refused: it holds a ${attr.name} attribute`);
+        throw new Error(t("the board picture was refused: it holds a {attribute} attribute", { attribute: attr.name }));
       }
     }
   }

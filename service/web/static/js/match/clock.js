@@ -6,6 +6,7 @@
 import { duration, listWords, localTime, policyText, timeControlText } from "../clockwords.js";
 import { el as h } from "../ui.js";
 import { byId } from "./dom.js";
+import { t } from "../words.js";
 
 const TICK_MS = 1000;
 const HUMAN = ["player", "stand-in", "skip"];
@@ -65,16 +66,16 @@ function weekend(ms) {
 }
 
 function tick() {
-  for (const t of ticking) {
-    const elapsed = (Date.now() - t.readAt) / 1000;
-    const left = t.stillOnWeekends && weekend(t.serverAt + elapsed * 1000) ? t.remaining : t.remaining - elapsed;
+  for (const row of ticking) {
+    const elapsed = (Date.now() - row.readAt) / 1000;
+    const left = row.stillOnWeekends && weekend(row.serverAt + elapsed * 1000) ? row.remaining : row.remaining - elapsed;
     if (left > 0) {
-      t.node.textContent = `${duration(left)} left`;
-      t.row.dataset.remaining = String(Math.floor(left));
-    } else if (t.row.dataset.late !== "true") {
-      t.row.dataset.late = "true";
-      t.row.dataset.state = "late";
-      t.node.textContent = "late: the deadline has passed";
+      row.node.textContent = t("{time} left", { time: duration(left) });
+      row.row.dataset.remaining = String(Math.floor(left));
+    } else if (row.row.dataset.late !== "true") {
+      row.row.dataset.late = "true";
+      row.row.dataset.state = "late";
+      row.node.textContent = t("late: the deadline has passed");
     }
   }
 }
@@ -91,8 +92,8 @@ function startTicking(rows) {
 // ---- one seat's line ----
 
 function leftWords(seat) {
-  return departures.get(seat) === "forfeited" ? "ran out of time and forfeited (ranked last)"
-    : departures.get(seat) === "resigned" ? "resigned (ranked last)" : "has left the match (ranked last)";
+  return departures.get(seat) === "forfeited" ? t("ran out of time and forfeited (ranked last)")
+    : departures.get(seat) === "resigned" ? t("resigned (ranked last)") : t("has left the match (ranked last)");
 }
 
 function seatLine(clock, s, controller, nameOf, mine, serverAt, receivedAt, rows) {
@@ -107,41 +108,41 @@ function seatLine(clock, s, controller, nameOf, mine, serverAt, receivedAt, rows
     says.push([leftWords(s.seat)]);
   } else if (controller === "bot") {
     state = "bot";
-    says.push(["a bot"]);
+    says.push([t("a bot")]);
   } else {
     if (controller === "stand-in") {
       state = "stand-in";
-      says.push(["stand-in playing: a bot moves for this seat until its player is back"]);
+      says.push([t("stand-in playing: a bot moves for this seat until its player is back")]);
     } else if (controller === "skip") {
       state = "stand-in";
-      says.push(["late: the server passes for this seat this turn"]);
+      says.push([t("late: the server passes for this seat this turn")]);
     }
     if (s.on_vacation) {
       state = "vacation";
-      says.push(["on vacation: the clock is stopped"]);
+      says.push([t("on vacation: the clock is stopped")]);
     }
     if (timed && s.running && s.late) {
       if (state === "waiting") state = "late";
-      says.push([h("span", { class: "clock-left" }, `late since ${localTime(s.deadline)}`),
-        h("span", { class: "clock-when" }, s.acts_at ? ` (the timeout rule acts at ${localTime(s.acts_at)})` : "")]);
+      says.push([h("span", { class: "clock-left" }, t("late since {when}", { when: localTime(s.deadline) })),
+        h("span", { class: "clock-when" }, s.acts_at ? " " + t("(the timeout rule acts at {when})", { when: localTime(s.acts_at) }) : "")]);
     } else if (timed && s.running && has(s.remaining_s)) {
       if (state === "waiting") state = "running";
-      const left = h("span", { class: "clock-left" }, `${duration(s.remaining_s)} left`);
-      says.push([left, h("span", { class: "clock-when" }, s.deadline ? `, deadline ${localTime(s.deadline)} (your time)` : "")]);
+      const left = h("span", { class: "clock-left" }, t("{time} left", { time: duration(s.remaining_s) }));
+      says.push([left, h("span", { class: "clock-when" }, s.deadline ? t(", deadline {when} (your time)", { when: localTime(s.deadline) }) : "")]);
       row.dataset.remaining = String(Math.floor(s.remaining_s));
       if (!s.on_vacation) {
         rows.push({ node: left, row, remaining: Number(s.remaining_s), readAt: receivedAt, serverAt,
           stillOnWeekends: clock.time_control.weekends === false });
       }
     } else if (timed && clock.time_control.kind === "bank" && has(s.remaining_s)) {
-      says.push([h("span", { class: "clock-left" }, `${duration(s.remaining_s)} in the bank`)]);
+      says.push([h("span", { class: "clock-left" }, t("{time} in the bank", { time: duration(s.remaining_s) }))]);
     } else if (timed && !says.length) {
-      says.push(["not to move now"]);
+      says.push([t("not to move now")]);
     }
   }
   row.dataset.state = state;
   row.append(`${nameOf(s.seat)}: `, ...says.flatMap((nodes, i) => (i ? ["; ", ...nodes] : nodes)));
-  if (!says.length) row.append("playing");
+  if (!says.length) row.append(t("playing"));
   return row;
 }
 
@@ -225,8 +226,8 @@ export function showClock(view, mine, nameOf, receivedAt) {
   const votesBox = byId("abort-votes");
   const { votes, waiting } = abortVotes(view);
   if (view.status === "active" && votes.length) {
-    votesBox.textContent = `Voted to abort: ${listWords(votes.map(nameOf))}.` +
-      (waiting.length ? ` Still to vote: ${listWords(waiting.map(nameOf))}.` : "");
+    votesBox.textContent = t("Voted to abort: {names}.", { names: listWords(votes.map(nameOf)) }) +
+      (waiting.length ? " " + t("Still to vote: {names}.", { names: listWords(waiting.map(nameOf)) }) : "");
     votesBox.dataset.waiting = waiting.join(" ");
     votesBox.hidden = false;
   } else {
@@ -269,16 +270,17 @@ export function showLeave(view, mine, seatView, nameOf, { act, askResign }) {
     const buttons = [];
     if (allowed.has("match:return")) {
       buttons.push(h("button", { type: "button", class: "primary back", "data-seat": seat, onclick: () => act(seat, "match:return") },
-        `I'm back${suffix(seat)}`));
+        t("I'm back") + suffix(seat)));
     }
     if (allowed.has("match:resign")) {
-      buttons.push(h("button", { type: "button", class: "resign", "data-seat": seat, onclick: () => askResign(seat) }, `Resign${suffix(seat)}`));
+      buttons.push(h("button", { type: "button", class: "resign", "data-seat": seat, onclick: () => askResign(seat) }, t("Resign") + suffix(seat)));
     }
     if (allowed.has("match:abort")) {
       buttons.push(h("button", { type: "button", class: "vote-abort", "data-seat": seat, onclick: () => act(seat, "match:abort") },
-        `Vote to abort${suffix(seat)}`));
+        t("Vote to abort") + suffix(seat)));
     } else if (votes.includes(seat)) {
-      buttons.push(h("span", { class: "voted", "data-seat": seat }, `${mine.length > 1 ? nameOf(seat) : "You"} voted to abort.`));
+      buttons.push(h("span", { class: "voted", "data-seat": seat },
+        mine.length > 1 ? t("{name} voted to abort.", { name: nameOf(seat) }) : t("You voted to abort.")));
     }
     if (buttons.length) rows.push(h("div", { class: "row", "data-seat": seat }, buttons));
   }
@@ -290,8 +292,8 @@ export function showLeave(view, mine, seatView, nameOf, { act, askResign }) {
 export function resignQuestion(view, seat, nameOf) {
   const clock = clockOf(view);
   const policy = (clock && clock.timeout_policy) || {};
-  const after = policy.policy === "abort" ? "Under this match's rules that aborts the match, with no result."
-    : policy.policy === "forfeit" && policy.after_forfeit === "end" ? "If fewer than 2 players remain, the match ends."
-      : "A bot plays the seat on to the end of the game.";
-  return `Resign ${nameOf(seat)}? You are ranked last, and cannot take the seat back. ${after}`;
+  const after = policy.policy === "abort" ? t("Under this match's rules that aborts the match, with no result.")
+    : policy.policy === "forfeit" && policy.after_forfeit === "end" ? t("If fewer than 2 players remain, the match ends.")
+      : t("A bot plays the seat on to the end of the game.");
+  return t("Resign {name}? You are ranked last, and cannot take the seat back.", { name: nameOf(seat) }) + " " + after;
 }

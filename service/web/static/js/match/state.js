@@ -1,14 +1,15 @@
 // Where the match stands, in words: status, ply, whose turn, the players, the outcome, what happened.
 
-import { matchEventText } from "../clockwords.js";
+import { listWords, matchEventText } from "../clockwords.js";
 import { el as h } from "../ui.js";
 import { byId } from "./dom.js";
+import { t, tn } from "../words.js";
 
 const STATUS_WORDS = {
-  waiting: "waiting for players",
-  active: "being played",
-  finished: "finished",
-  aborted: "aborted",
+  waiting: t("waiting for players"),
+  active: t("being played"),
+  finished: t("finished"),
+  aborted: t("aborted"),
 };
 
 /** A seat's name for people: the player's name, or "seat N" while nobody holds it. Seats are
@@ -17,20 +18,16 @@ const STATUS_WORDS = {
 export function seatName(view, seat) {
   const info = (view.seats || []).find((s) => s.seat === seat);
   const name = info && info.name ? info.name : "";
-  return name ? `${name} (seat ${seat})` : `seat ${seat}`;
+  return name ? t("{name} (seat {seat})", { name, seat }) : t("seat {seat}", { seat });
 }
 
-/** Join names as words: "A", "A and B", "A, B and C". */
-function words(names) {
-  if (names.length <= 1) return names.join("");
-  return `${names.slice(0, -1).join(", ")} and ${names[names.length - 1]}`;
-}
+const words = listWords;
 
 /** Status, ply and whose turn; ``mine`` are the seats this browser's key holds. */
 export function showStanding(view, mine) {
   const status = byId("match-status");
   status.dataset.status = view.status;
-  status.textContent = `This match is ${STATUS_WORDS[view.status] || view.status}`;
+  status.textContent = t("This match is {status}", { status: STATUS_WORDS[view.status] || view.status });
   const ply = byId("ply");
   ply.dataset.ply = String(view.ply);
   ply.textContent = String(view.ply);
@@ -42,15 +39,16 @@ export function showStanding(view, mine) {
   let text;
   if (view.status === "waiting") {
     const open = view.open_seats || [];
-    text = `Waiting for ${open.length} more player${open.length === 1 ? "" : "s"} to take a seat.`;
+    text = tn("Waiting for {n} more player to take a seat.", "Waiting for {n} more players to take a seat.", open.length);
   } else if (view.status !== "active") {
-    text = view.status === "finished" ? "The game is over." : "The match was aborted.";
+    text = view.status === "finished" ? t("The game is over.") : t("The match was aborted.");
   } else if (myTurn) {
     const others = active.filter((s) => !mine.includes(s));
     const me = active.filter((s) => mine.includes(s)).map((s) => seatName(view, s));
-    text = `Your turn, ${words(me)}.` + (others.length ? ` Also to act: ${words(others.map((s) => seatName(view, s)))}.` : "");
+    text = t("Your turn, {names}.", { names: words(me) })
+      + (others.length ? " " + t("Also to act: {names}.", { names: words(others.map((s) => seatName(view, s))) }) : "");
   } else {
-    text = `Waiting for ${words(active.map((s) => seatName(view, s)))} to move.`;
+    text = t("Waiting for {names} to move.", { names: words(active.map((s) => seatName(view, s))) });
   }
   if (turn.textContent !== text) turn.textContent = text; // an unchanged text is not re-announced
   return myTurn;
@@ -60,15 +58,16 @@ export function showStanding(view, mine) {
 export function showSeats(view, mine) {
   const list = byId("seat-list");
   list.replaceChildren(...(view.seats || []).map((s) => {
-    const who = s.kind === "bot" ? `${s.name || "bot"} (a bot)` : (s.claimed ? s.name || "a player" : "open: nobody has taken it yet");
+    const who = s.kind === "bot" ? t("{name} (a bot)", { name: s.name || t("bot") })
+      : (s.claimed ? s.name || t("a player") : t("open: nobody has taken it yet"));
     const tags = [];
-    if (mine.includes(s.seat)) tags.push("you");
-    if ((view.active_seats || []).includes(s.seat) && view.status === "active") tags.push("to act");
+    if (mine.includes(s.seat)) tags.push(t("you"));
+    if ((view.active_seats || []).includes(s.seat) && view.status === "active") tags.push(t("to act"));
     const controller = view.standing && (view.standing.controllers || [])[s.seat];
-    if (controller === "forfeited") tags.push("left the match");
-    else if (controller === "stand-in") tags.push("a stand-in plays");
+    if (controller === "forfeited") tags.push(t("left the match"));
+    else if (controller === "stand-in") tags.push(t("a stand-in plays"));
     return h("li", { class: mine.includes(s.seat) ? "seat me" : "seat", "data-seat": s.seat, "data-claimed": String(s.claimed) },
-      `Seat ${s.seat}: ${who}`, tags.length ? ` — ${tags.join(", ")}` : "");
+      t("Seat {seat}: {who}", { seat: s.seat, who }), tags.length ? ` — ${tags.join(", ")}` : "");
   }));
 }
 
@@ -77,7 +76,7 @@ export function showInvites(view, invites) {
   const box = byId("invites");
   const open = view.status === "waiting" ? (view.open_seats || []) : [];
   const rows = invites.filter((i) => open.includes(i.seat)).map((i) =>
-    h("li", {}, `Seat ${i.seat}: `, h("a", { class: "invite-link", "data-seat": i.seat, href: i.url }, i.url)));
+    h("li", {}, t("Seat {seat}: ", { seat: i.seat }), h("a", { class: "invite-link", "data-seat": i.seat, href: i.url }, i.url)));
   byId("invite-list").replaceChildren(...rows);
   box.hidden = rows.length === 0;
 }
@@ -95,10 +94,11 @@ export function showOutcome(view) {
   seats.sort((a, b) => a.rank - b.rank || a.seat - b.seat);
   const winners = seats.filter((s) => s.rank === 1).map((s) => seatName(view, s.seat));
   box.replaceChildren(
-    h("h2", {}, "Result"),
-    h("p", {}, winners.length ? `${words(winners)} ${winners.length > 1 ? "share the win" : "wins"}.` : "The game is over."),
+    h("h2", {}, t("Result")),
+    h("p", {}, winners.length > 1 ? t("{names} share the win.", { names: words(winners) })
+      : winners.length ? t("{name} wins.", { name: winners[0] }) : t("The game is over.")),
     h("ol", {}, seats.map((s) => h("li", { "data-seat": s.seat, "data-rank": s.rank },
-      `${seatName(view, s.seat)}: rank ${s.rank}, ${s.score} point${s.score === 1 ? "" : "s"}`))),
+      tn("{name}: rank {rank}, {n} point", "{name}: rank {rank}, {n} points", s.score, { name: seatName(view, s.seat), rank: s.rank })))),
   );
   box.hidden = false;
 }
@@ -136,6 +136,6 @@ export function movesHappened(view, ply, seat, events) {
     key: `${ply}.${i}`, text: matchEventText(e, (s) => seatName(view, s)) || e.text,
     takesBack: Number.isInteger(e.takes_back) ? e.takes_back : 0, undone: e.type === "undone",
   })).filter((item) => item.text || item.takesBack);
-  if (!items.length) items.push({ key: `${ply}.0`, text: `${seatName(view, seat)} moved.` });
+  if (!items.length) items.push({ key: `${ply}.0`, text: t("{name} moved.", { name: seatName(view, seat) }) });
   return items;
 }

@@ -3,12 +3,13 @@
 
 import { currentKey, ensureKey, exportBackup, importBackup, keptKeys, shortKey, useKeptKey } from "../keys.js";
 import { busy, el, replaceChildren, showError, showStatus } from "../ui.js";
+import { t } from "../words.js";
 
 const $ = (id) => document.getElementById(id);
 let lastUrl = null;
 
 function showKey(key) {
-  $("public-key").textContent = key ? key.publicKey : "No key yet: one is made when you create or join a match.";
+  $("public-key").textContent = key ? key.publicKey : t("No key yet: one is made when you create or join a match.");
   $("public-key").dataset.publicKey = key ? key.publicKey : "";
   $("make-key").hidden = Boolean(key);
   $("export").disabled = !key;
@@ -19,19 +20,19 @@ async function showKept() {
   $("kept").hidden = kept.length === 0;
   replaceChildren($("kept-keys"), kept.map((k) => {
     const button = el("button", { type: "button", class: "use-key", dataset: { publicKey: k.publicKey } },
-      `Use ${shortKey(k.publicKey)} again`);
+      t("Use {key} again", { key: shortKey(k.publicKey) }));
     button.addEventListener("click", busy(button, async () => {
       const key = await useKeptKey(k.publicKey);
       showKey(key);
       await showKept();
-      showStatus(`This browser now uses the key ${shortKey(key.publicKey)} again.`);
+      showStatus(t("This browser now uses the key {key} again.", { key: shortKey(key.publicKey) }));
     }));
     return el("li", {}, el("code", { class: "key" }, k.publicKey), " ", button);
   }));
 }
 
 async function exportKey() {
-  showStatus("Encrypting the backup…");
+  showStatus(t("Encrypting the backup…"));
   const blob = await exportBackup($("export-passphrase").value);
   const key = await currentKey();
   if (lastUrl) URL.revokeObjectURL(lastUrl);
@@ -42,18 +43,18 @@ async function exportKey() {
   $("export-done").hidden = false;
   link.click();
   $("export-passphrase").value = "";
-  showStatus("Backup ready: keep the file and its passphrase apart.");
+  showStatus(t("Backup ready: keep the file and its passphrase apart."));
 }
 
 async function importKey() {
   const file = $("import-file").files[0];
-  if (!file) throw new Error("Choose the backup file first.");
-  showStatus("Decrypting the backup…");
+  if (!file) throw new Error(t("Choose the backup file first."));
+  showStatus(t("Decrypting the backup…"));
   const key = await importBackup(file, $("import-passphrase").value);
   $("import-passphrase").value = "";
   showKey(key);
   await showKept();
-  showStatus(`Imported: this browser now uses the key ${shortKey(key.publicKey)}.`);
+  showStatus(t("Imported: this browser now uses the key {key}.", { key: shortKey(key.publicKey) }));
 }
 
 async function main() {

@@ -4,19 +4,21 @@
 import { api, rememberedMatches } from "../api.js";
 import { keyShown } from "../header.js";
 import { el, replaceChildren, showError, showStatus } from "../ui.js";
+import { t, tn } from "../words.js";
 
 let titles = {}; // game id -> title, from GET /v1/games
 
-const STATUS_WORDS = { waiting: "waiting for players", active: "being played", finished: "finished", aborted: "aborted" };
+const STATUS_WORDS = { waiting: t("waiting for players"), active: t("being played"), finished: t("finished"), aborted: t("aborted") };
 
 function matchLink(id, text) {
   return el("a", { href: `/match/${encodeURIComponent(id)}`, class: "match-link", dataset: { match: id } }, text);
 }
 
 function describe(summary) {
-  const parts = [titles[summary.game] || summary.game, STATUS_WORDS[summary.status] || summary.status, `${summary.players} players`];
-  if (summary.status === "waiting" && summary.open_seats) parts.push(`${summary.open_seats.length} ${summary.open_seats.length === 1 ? "seat" : "seats"} open`);
-  if (summary.status !== "waiting") parts.push(`ply ${summary.ply}`);
+  const parts = [titles[summary.game] || summary.game, STATUS_WORDS[summary.status] || summary.status,
+    tn("{n} player", "{n} players", summary.players)];
+  if (summary.status === "waiting" && summary.open_seats) parts.push(tn("{n} seat open", "{n} seats open", summary.open_seats.length));
+  if (summary.status !== "waiting") parts.push(t("ply {ply}", { ply: summary.ply }));
   return parts.join(" · ");
 }
 
@@ -48,12 +50,12 @@ async function myMatches() {
     if (!byMatch.has(m.match)) byMatch.set(m.match, { match: m.match, game: m.game, seats: new Set(), toMove: new Set() });
     byMatch.get(m.match).seats.add(m.seat);
   }
-  for (const t of turns) {
-    if (!byMatch.has(t.match)) byMatch.set(t.match, { match: t.match, game: t.game, seats: new Set(), toMove: new Set() });
-    const line = byMatch.get(t.match);
-    line.seats.add(t.seat);
-    line.toMove.add(t.seat);
-    line.game = line.game || t.game;
+  for (const turn of turns) {
+    if (!byMatch.has(turn.match)) byMatch.set(turn.match, { match: turn.match, game: turn.game, seats: new Set(), toMove: new Set() });
+    const line = byMatch.get(turn.match);
+    line.seats.add(turn.seat);
+    line.toMove.add(turn.seat);
+    line.game = line.game || turn.game;
   }
   const lines = Array.from(byMatch.values()).slice(0, 30);
   // the current status of each (public facts); a match that is gone just shows without it
@@ -63,19 +65,19 @@ async function myMatches() {
     const meta = metas[i];
     const seats = Array.from(line.seats).sort((a, b) => a - b);
     const game = line.game || (meta && meta.game) || "";
-    const words = [titles[game] || game, `${seats.length > 1 ? "seats" : "seat"} ${seats.map((s) => s).join(", ")}`];
+    const words = [titles[game] || game, tn("seat {seats}", "seats {seats}", seats.length, { seats: seats.join(", ") })];
     if (meta) words.push(STATUS_WORDS[meta.status] || meta.status);
     const mine = line.toMove.size > 0;
     return el("li", { class: mine ? "my-turn" : "", dataset: { status: meta ? meta.status : "" } },
       matchLink(line.match, line.match), " ",
       el("span", { class: "meta" }, words.filter(Boolean).join(" · ")),
-      mine ? el("strong", { class: "badge" }, " your turn") : null);
+      mine ? el("strong", { class: "badge" }, " " + t("your turn")) : null);
   }));
   document.getElementById("my-empty").hidden = lines.length > 0;
 }
 
 async function main() {
-  showStatus("Loading matches…");
+  showStatus(t("Loading matches…"));
   try {
     titles = Object.fromEntries((await api("GET", "/v1/games")).games.map((g) => [g.id, g.title]));
   } catch {

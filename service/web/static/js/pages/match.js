@@ -12,6 +12,7 @@ import { showActions, showQueue, openChooser, closeChooser } from "../match/acti
 import { showStanding, showSeats, showInvites, showOutcome, addHappened, movesHappened, seatName } from "../match/state.js";
 import { listen } from "../match/live.js";
 import { noteEvents, resignQuestion, showClock, showLeave } from "../match/clock.js";
+import { t, tn } from "../words.js";
 
 const matchId = document.body.dataset.match;
 const base = `/v1/matches/${encodeURIComponent(matchId)}`;
@@ -75,7 +76,7 @@ async function refresh() {
   page.seat = chooseSeat(view, page.mine);
   if (page.queue.length && (view.ply !== page.queuePly || view.status !== "active" || page.seat === null)) {
     dropQueue();
-    showStatus(`The match moved on (now at ply ${view.ply}) before your move was sent: your queued steps were dropped. Choose again.`);
+    showStatus(t("The match moved on (now at ply {ply}) before your move was sent: your queued steps were dropped. Choose again.", { ply: view.ply }));
   }
   const playing = page.seat !== null && view.status !== "waiting";
   page.seatView = playing ? await api("GET", `${base}/seats/${page.seat}/view`, { signed: true }) : null;
@@ -92,8 +93,8 @@ async function refresh() {
       page.serverSvg = await boardText(playing ? page.seat : null);
     } catch (err) {
       // The picture is a help, not the state: without it the page shows the text rendering.
-      page.boardProblem = err.status === 404 ? "The board picture is not available; here it is in words."
-        : `The board picture is not available (${errorText(err)}); here it is in words.`;
+      page.boardProblem = err.status === 404 ? t("The board picture is not available; here it is in words.")
+        : t("The board picture is not available ({why}); here it is in words.", { why: errorText(err) });
     }
   }
   showStanding(page.view, page.mine);
@@ -108,9 +109,9 @@ async function refresh() {
 }
 
 const ACTION_DONE = {
-  "match:resign": "You resigned.",
-  "match:abort": "Your vote to abort was counted.",
-  "match:return": "You are back: your seat is yours to play again.",
+  "match:resign": t("You resigned."),
+  "match:abort": t("Your vote to abort was counted."),
+  "match:return": t("You are back: your seat is yours to play again."),
 };
 
 /**
@@ -122,7 +123,7 @@ async function matchAction(seat, type) {
   clearError();
   try {
     await submitMove(matchId, seat, page.view.ply, [{ type }]);
-    showStatus(ACTION_DONE[type] || "Done.");
+    showStatus(ACTION_DONE[type] || t("Done."));
   } catch (err) {
     showError(err);
   }
@@ -159,27 +160,27 @@ function showPlay() {
   // A live update re-draws the buttons; a keyboard user's focus stays among them, not on <body>.
   const hadFocus = byId("actions").contains(document.activeElement) || byId("board").contains(document.activeElement);
   closeChooser();
-  let boardNote = previewing ? "Preview of your queued steps (not sent yet)." : "";
+  let boardNote = previewing ? t("Preview of your queued steps (not sent yet).") : "";
   try {
-    if (!svg) throw new Error(page.boardProblem || "There is no picture of this position; here it is in words.");
+    if (!svg) throw new Error(page.boardProblem || t("There is no picture of this position; here it is in words."));
     showBoard(byId("board"), svg, legal.length ? (spot, indices) => spotPicked(spot, indices, legal) : null);
   } catch (err) {
     const text = (previewing ? page.preview.text : (page.seatView || view).text) || "";
     byId("board").replaceChildren(...(text ? [h("pre", { class: "board-text" }, text)] : []));
-    boardNote = view.status === "waiting" ? "The board appears once every seat is taken." : `${boardNote} ${errorText(err)}`.trim();
+    boardNote = view.status === "waiting" ? t("The board appears once every seat is taken.") : `${boardNote} ${errorText(err)}`.trim();
   }
   byId("board-note").textContent = boardNote;
   byId("play").hidden = page.seatView === null || view.status !== "active";
-  byId("actions-heading").textContent = page.seat === null ? "Your actions" : `Your actions as ${seatName(view, page.seat)}`;
+  byId("actions-heading").textContent = page.seat === null ? t("Your actions") : t("Your actions as {name}", { name: seatName(view, page.seat) });
   page.shownLegal = legal;
   showActions(legal, (i) => run(() => pick(legal, i)));
   const note = byId("preview-note");
   if (page.preview && !page.preview.open) {
-    note.textContent = `${sentence(page.preview.reason) || "This move must be sent now."} (Or clear it to start again.)`;
+    note.textContent = `${sentence(page.preview.reason) || t("This move must be sent now.")} ${t("(Or clear it to start again.)")}`;
   } else if (page.refused) {
-    note.textContent = "Your move was not accepted (see the message above): remove steps or clear it, or send it again.";
+    note.textContent = t("Your move was not accepted (see the message above): remove steps or clear it, or send it again.");
   } else if (canAct && !legal.length && !page.queue.length) {
-    note.textContent = "You need not act now.";
+    note.textContent = t("You need not act now.");
   } else {
     note.textContent = "";
   }
@@ -191,9 +192,9 @@ function showPlay() {
 
 /** The server's reason as a sentence. */
 function sentence(text) {
-  const t = String(text || "").trim();
-  if (!t) return "";
-  return t.charAt(0).toUpperCase() + t.slice(1) + (/[.!?]$/.test(t) ? "" : ".");
+  const said = String(text || "").trim();
+  if (!said) return "";
+  return said.charAt(0).toUpperCase() + said.slice(1) + (/[.!?]$/.test(said) ? "" : ".");
 }
 
 function spotPicked(spot, indices, legal) {
@@ -210,7 +211,7 @@ async function pick(legal, index) {
     const same = JSON.stringify(item.action);
     item = page.shownLegal.find((other) => JSON.stringify(other.action) === same);
     if (!item) {
-      showStatus("The choices changed before your click was handled: choose again.");
+      showStatus(t("The choices changed before your click was handled: choose again."));
       return;
     }
   }
@@ -236,7 +237,7 @@ async function preview({ focusAfter }) {
   } catch (err) {
     if (err.status === 404 || err.status === 405) {
       // A server without previews: the step stays queued and the player sends it as it is.
-      page.preview = { open: false, reason: "This server cannot preview queued steps: send the move to play it.",
+      page.preview = { open: false, reason: t("This server cannot preview queued steps: send the move to play it."),
         legal_actions: [], svg: page.serverSvg, text: null };
       showPlay();
       if (focusAfter) focusNext();
@@ -267,7 +268,7 @@ async function send() {
   try {
     const result = await submitMove(matchId, page.seat, page.queuePly, page.queue.map((s) => s.action));
     dropQueue();
-    showStatus(`Your move (${steps} step${steps === 1 ? "" : "s"}) was accepted; the match is at ply ${result.ply}.`);
+    showStatus(tn("Your move ({n} step) was accepted; the match is at ply {ply}.", "Your move ({n} steps) was accepted; the match is at ply {ply}.", steps, { ply: result.ply }));
   } catch (err) {
     showError(err); // the server's words; the queue stays so the player can fix it
     page.preview = null;
@@ -296,8 +297,8 @@ function onEvent(event) {
   noteEvents(event.events);
   if (event.type === "move") addHappened(movesHappened(view, event.accepted_ply, event.seat, event.events));
   else if (event.type === "started") addHappened((event.events || []).map((e, i) => ({ key: `start.${i}`, text: e.text })));
-  else if (event.type === "finished") addHappened([{ key: "over", text: "The game is over." }]);
-  else if (event.type === "aborted") addHappened([{ key: "aborted", text: "The match was aborted." }]);
+  else if (event.type === "finished") addHappened([{ key: "over", text: t("The game is over.") }]);
+  else if (event.type === "aborted") addHappened([{ key: "aborted", text: t("The match was aborted.") }]);
   queueRefresh();
 }
 
@@ -314,7 +315,9 @@ async function recentHappened(view) {
 async function showTitle(game) {
   const about = await api("GET", `/v1/games/${encodeURIComponent(game)}`);
   if (!about || !about.title) return;
-  byId("match-title").replaceChildren(`${about.title} match `, h("code", {}, matchId));
+  // the sentence is the page language's; the id stays a <code> inside it, wherever the language puts it
+  const [before, after] = t("{game} match {id}", { game: about.title }).split("{id}");
+  byId("match-title").replaceChildren(before, h("code", {}, matchId), after || "");
   document.title = `${about.title} ${matchId} · Portolan`;
 }
 

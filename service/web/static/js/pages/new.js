@@ -8,12 +8,13 @@ import { api, newNonce, profile, rememberMatch, saveInvites, saveProfile } from 
 import { clearRefusals, readTimeControl, readTimeoutPolicy, showClockForm, showRefusal } from "../clockform.js";
 import { ensureKey } from "../keys.js";
 import { busy, clearError, el, replaceChildren, showError, showStatus } from "../ui.js";
+import { t, tn } from "../words.js";
 
 // The bot kinds every hosted game has (GET /v1/games/{game} lists them as "bots"), strongest last.
-const SEAT_KINDS = [["me", "Me (this browser)"], ["invite", "Invite by email"],
-  ["bot:search:medium", "Bot: looks ahead (search, medium)"], ["bot:search:hard", "Bot: strongest (search, hard)"],
-  ["bot:search:easy", "Bot: looks a little ahead (search, easy)"], ["bot:heuristic", "Bot: plays by feel (heuristic, instant)"],
-  ["bot:random", "Bot: random moves (for practice)"]];
+const SEAT_KINDS = [["me", t("Me (this browser)")], ["invite", t("Invite by email")],
+  ["bot:search:medium", t("Bot: looks ahead (search, medium)")], ["bot:search:hard", t("Bot: strongest (search, hard)")],
+  ["bot:search:easy", t("Bot: looks a little ahead (search, easy)")], ["bot:heuristic", t("Bot: plays by feel (heuristic, instant)")],
+  ["bot:random", t("Bot: random moves (for practice)")]];
 
 let games = [];            // GET /v1/games
 let current = null;        // the chosen game's summary
@@ -60,7 +61,7 @@ function optionField(name, schema) {
     const input = el("input", {
       type: "number", id, name, min: schema.minimum, max: schema.maximum,
       step: schema.type === "integer" ? 1 : "any", inputmode: "numeric", "aria-describedby": describedBy,
-      placeholder: schema.default === undefined ? "(not set)" : null,
+      placeholder: schema.default === undefined ? t("(not set)") : null,
       dataset: { number: schema.type },
     });
     if (schema.default !== undefined) input.value = String(schema.default);
@@ -75,7 +76,7 @@ function showOptions(schema) {
   const box = $("options");
   const props = (schema && schema.properties) || {};
   const fields = Object.entries(props).map(([name, sub]) => optionField(name, sub));
-  replaceChildren(box, el("legend", {}, "Options"), fields.length ? fields : el("p", { class: "hint" }, "This game has no options."));
+  replaceChildren(box, el("legend", {}, t("Options")), fields.length ? fields : el("p", { class: "hint" }, t("This game has no options.")));
 }
 
 /** The options object from the form: only fields with a value (the server fills in defaults). */
@@ -93,7 +94,7 @@ function readOptions() {
       if (input.value.trim() === "") continue;
       const value = Number(input.value);
       if (!Number.isFinite(value) || (input.dataset.number === "integer" && !Number.isInteger(value))) {
-        throw new Error(`The option "${name}" must be a whole number.`);
+        throw new Error(t("The option \"{name}\" must be a whole number.", { name }));
       }
       options[name] = value;
     } else if (input.value !== "") {
@@ -113,19 +114,19 @@ function seatRow(index, kind) {
   select.value = kind;
   const email = el("input", { id: emailId, class: "seat-email", type: "email", name: `seat-email-${index}`,
     autocomplete: "off", maxlength: 254, placeholder: "player@example.org" });
-  const emailField = el("span", { class: "seat-email-field" }, el("label", { for: emailId }, "Their email"), email);
+  const emailField = el("span", { class: "seat-email-field" }, el("label", { for: emailId }, t("Their email")), email);
   const sync = () => { emailField.hidden = select.value !== "invite"; };
   select.addEventListener("change", sync);
   sync();
   return el("div", { class: "seat-row", dataset: { seat: String(index) } },
-    el("label", { for: kindId, class: "seat-label" }, `Seat ${index}`), select, emailField);
+    el("label", { for: kindId, class: "seat-label" }, t("Seat {seat}", { seat: index })), select, emailField);
 }
 
 function refreshSeatOptions(count) {
   for (const select of $("options").querySelectorAll("select[data-seat-option]")) {
     const chosen = select.value;
-    replaceChildren(select, el("option", { value: "" }, "(not set: the game's default)"),
-      Array.from({ length: count }, (_, i) => el("option", { value: String(i) }, `Seat ${i}`)));
+    replaceChildren(select, el("option", { value: "" }, t("(not set: the game's default)")),
+      Array.from({ length: count }, (_, i) => el("option", { value: String(i) }, t("Seat {seat}", { seat: i }))));
     select.value = Number(chosen) < count ? chosen : "";
   }
 }
@@ -150,7 +151,7 @@ function setSeats(count) {
 async function chooseGame(id) {
   current = games.find((g) => g.id === id);
   const { min, max } = current.players;
-  $("game-about").textContent = `${min === max ? min : `${min} to ${max}`} players.`;
+  $("game-about").textContent = min === max ? tn("{n} player.", "{n} players.", min) : t("{min} to {max} players.", { min, max });
   showOptions(current.options_schema);
   const count = Math.min(Math.max(seatCount() || min, min), max);
   setSeats(count);
@@ -163,14 +164,14 @@ async function create() {
   const email = $("my-email").value.trim();
   const rows = Array.from($("seats").querySelectorAll(".seat-row"));
   const kinds = rows.map((row) => row.querySelector(".seat-kind").value);
-  if (!name) throw new Error("Give your name: other players see it.");
-  if (kinds.includes("me") && !email) throw new Error("Give your email: your own seat's invitation and turn notices go there.");
+  if (!name) throw new Error(t("Give your name: other players see it."));
+  if (kinds.includes("me") && !email) throw new Error(t("Give your email: your own seat's invitation and turn notices go there."));
   const seats = rows.map((row, i) => {
     const kind = kinds[i];
     if (kind === "me") return { invite: email, mine: true }; // taken below with its token: no invitation mail
     if (kind.startsWith("bot:")) return { bot: kind.slice(4) };
     const address = row.querySelector(".seat-email").value.trim();
-    if (!address) throw new Error(`Give an email for seat ${i}, or make it a bot.`);
+    if (!address) throw new Error(t("Give an email for seat {seat}, or make it a bot.", { seat: i }));
     return { invite: address };
   });
   const body = { game: current.id, options: readOptions(), seats, creator_name: name };
@@ -182,7 +183,7 @@ async function create() {
   if (timeoutPolicy) body.timeout_policy = timeoutPolicy;
   saveProfile(name, email);
   const key = await ensureKey();
-  showStatus("Creating the match…");
+  showStatus(t("Creating the match…"));
   clearRefusals();
   let created;
   try {
@@ -199,19 +200,19 @@ async function create() {
   saveInvites(created.id, others);
   for (const [seat, token] of Object.entries(created.invites || {})) {
     if (kinds[Number(seat)] !== "me") continue;
-    showStatus(`Taking seat ${Number(seat)}…`);
+    showStatus(t("Taking seat {seat}…", { seat: Number(seat) }));
     try {
       await api("POST", `/v1/matches/${encodeURIComponent(created.id)}/seats/${seat}/claim`,
         { body: { token, public_key: key.publicKey, name, email, nonce: newNonce() } });
     } catch (err) {
       // the match exists: give the creator the way to retry instead of losing the token
       saveInvites(created.id, { ...others, [seat]: token });
-      err.detail = `The match ${created.id} was created, but taking seat ${Number(seat)} failed: ${err.detail || err.message}`;
+      err.detail = t("The match {id} was created, but taking seat {seat} failed: {why}", { id: created.id, seat: Number(seat), why: err.detail || err.message });
       throw err;
     }
     rememberMatch(created.id, Number(seat), { game: created.game, publicKey: key.publicKey });
   }
-  showStatus("Match created.");
+  showStatus(t("Match created."));
   location.assign(`/match/${encodeURIComponent(created.id)}`);
 }
 
@@ -224,7 +225,7 @@ async function main() {
   $("remove-seat").addEventListener("click", () => setSeats(seatCount() - 1));
   $("new-form").addEventListener("submit", busy($("create"), create));
   try {
-    showStatus("Loading the games…");
+    showStatus(t("Loading the games…"));
     games = (await api("GET", "/v1/games")).games;
     replaceChildren($("game"), games.map((g) => el("option", { value: g.id }, g.title)));
     const wanted = new URLSearchParams(location.search).get("game");
