@@ -12,8 +12,8 @@ from typing import Any
 from rq import get_current_job
 
 from service.delivery.mail import Mail, render, shell_line
-from service.i18n import tr
 from service.delivery.webhooks import Delivery, RQWebhookQueue, webhooks_of
+from service.i18n import tr
 from service.play.outward.webhooks import Webhooks
 from workers import jobs
 from workers.jobs import send_once, service, settings

@@ -9,8 +9,8 @@ from flask import Blueprint, current_app, request
 
 from service.api import schemas
 from service.api.auth import signed_key
-from service.i18n import parse_language
 from service.config import Settings
+from service.i18n import parse_language
 from service.play.errors import BadRequest
 from service.play.matches import Matches
 from service.play.outward.notice_owner import held_address

@@ -30,15 +30,12 @@ import json
 import logging
 import unicodedata
 from collections.abc import Mapping, Sequence
-from datetime import datetime
 from dataclasses import replace
+from datetime import datetime
 from functools import partial
 from typing import Any
 
 from service.clock import parse_iso
-from service.i18n import DEFAULT as EN
-from service.i18n import render as say
-from service.i18n import tr, tr_n
 from service.config import Settings
 from service.delivery import clock_words
 from service.delivery import unsubscribe as one_click
@@ -48,10 +45,13 @@ from service.delivery.rasterise import to_mail_png
 from service.games.base import Game
 from service.games.undo import fold_undone
 from service.games.words import rules_url
+from service.i18n import DEFAULT as EN
+from service.i18n import render as say
+from service.i18n import tr, tr_n
+from service.play.mail.answers import board_text
 from service.play.mail.menu import SHOWN, menu
 from service.play.mail.reply_address import Kind, reply_address
 from service.play.matches import Matches
-from service.play.mail.answers import board_text
 from service.play.views import boards
 from service.proof.chain import visible_events
 from service.proof.match_record import MatchMeta
@@ -292,13 +292,13 @@ def notice_of(m: Matches, settings: Settings, meta: MatchMeta, seat: int, view: 
     row = meta.seats[seat]
     ply = int(view["ply"])
     items = menu(view.get("legal_actions", []))
-    shown = [replace(item, text=say(item.text, language)) for item in items[:SHOWN]]
+    listed = [replace(item, text=say(item.text, language)) for item in items[:SHOWN]]
     ctx = _common(m, settings, meta, seat, at, language)
     to_act = [p for p in ctx["players"] if p["seat"] in view["active_seats"]]
     game = m.game_of(meta)
     ctx.update({
         "ply": ply, "board": board_text(game, view, language), "happened": [say(h, language) for h in happened],
-        "items": shown, "more_items": max(0, len(items) - SHOWN),
+        "items": listed, "more_items": max(0, len(items) - SHOWN),
         "others_to_act": [p for p in to_act if p["seat"] != seat],
         "cli_line": cli_line(match_id, seat, items[0].action, ply=ply, server=m.public_url) if items else "",
         "pick_line": shell_line(["portolan", "move", match_id, "--seat", seat, "--pick", "N", "--server", m.public_url]),

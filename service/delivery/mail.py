@@ -35,13 +35,13 @@ from urllib.parse import urlparse
 
 from jinja2 import Environment, PackageLoader, pass_eval_context, select_autoescape
 from jinja2.nodes import EvalContext
-from markupsafe import Markup, escape
+from markupsafe import Markup
 
 from service import i18n
-
 from service.config import Settings
 from service.delivery import dkim_sign
 from service.observe.metrics import NOTICES
+
 
 def _environment(language: str) -> Environment:
     """The templates' environment for letters in ``language``: jinja2's i18n extension with the

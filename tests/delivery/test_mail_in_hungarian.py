@@ -124,8 +124,8 @@ def test_the_creators_language_writes_the_invitation(client: Any, outbox_setting
     # the outbox entry carries the language to the invitation job, which writes in it
     prefs(s).set_language("bea@example.org", "en")  # Bea chose English before: her invitation is English
     m = build(s)
-    entry = [f for key in m.store.outbox_keys() for _, f in m.store.r.xrange(key)
-             if f[b"kind"] == b"created" and f[b"match"].decode() == mid][0]
+    entry = next(f for key in m.store.outbox_keys() for _, f in m.store.r.xrange(key)
+                 if f[b"kind"] == b"created" and f[b"match"].decode() == mid)
     invites = json.loads(entry[b"data"])["invites"]
     assert {seat: row.get("language") for seat, row in invites.items()} == {"0": "hu", "1": "hu"}
     assert jobs.send_invite(mid, 0, ZOE, made["invites"]["0"], "hu").startswith("sent")

@@ -450,10 +450,8 @@ class Desk:
     def _accepted(self, mail: InboundMail, identity: str, match_id: str, seat: int, actions: list[dict[str, Any]],
                   events: list[dict[str, Any]], steps: Plan | None = None) -> str:
         game = self.ctx.game_of(self.ctx.meta(match_id))
-        if steps is None:  # a redelivered message that moved already: its actions in the log's words
-            texts = [game.describe_action(a) for a in actions]
-        else:
-            texts = [p.label for p in steps.steps]
+        # a redelivered message that moved already: its actions in the log's words
+        texts = [game.describe_action(a) for a in actions] if steps is None else [p.label for p in steps.steps]
         details: list[str]
         if len(texts) == 1:
             headline, details = phrase("accepted: {action}.", action=texts[0]), event_lines(events, game)

@@ -37,7 +37,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from service.i18n import Phrase, parse_language, phrase
+from service.i18n import parse_language, phrase
 
 Command = Literal["show", "log", "help", "key", "resign", "abort", "back", "vacation", "notices", "join", "language"]
 MAX_STEPS = 50
