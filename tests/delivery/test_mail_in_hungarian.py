@@ -140,3 +140,16 @@ def test_the_creators_language_writes_the_invitation(client: Any, outbox_setting
     assert prefs(s).language(ZOE) == "hu" and prefs(s).chosen_language(ZOE) is None
     prefs(s).set_language(ZOE, "en")
     assert prefs(s).language(ZOE) == "en"
+
+
+def test_the_clock_speaks_the_readers_language() -> None:
+    from datetime import UTC, datetime
+
+    from service.delivery import clock_words
+    when = datetime(2026, 12, 3, 18, 0, tzinfo=UTC)
+    assert clock_words.when_text(when) == "Thu 3 Dec 18:00 UTC"  # English as it always read
+    assert clock_words.when_text(when, "hu") == "2026. dec. 3. 18:00 UTC"
+    assert clock_words.span(273600) == "3 days 4 hours" and clock_words.span(273600, "hu") == "3 nap 4 óra"
+    assert clock_words.span(30, "hu") == "kevesebb mint egy perc"
+    assert clock_words.reason_text("every remaining player voted to abort", "hu") == \
+        "minden megmaradt játékos a félbeszakításra szavazott"
