@@ -25,7 +25,8 @@ auto-responder never answers it, and our own desk drops it (``automatic``)."""
 
 def send_answer(key: str, answer: dict[str, Any]) -> str:
     """Send the answer ``answer`` (the desk's payload: to, subject, in_reply_to, reply_to,
-    context) to the message ``key`` once."""
+    context, its words already in the address's language, ``context["language"]``) to the message
+    ``key`` once."""
     m = service()
     jid = answer_job_id(key)
     mark = f"answer:{key}"
@@ -33,7 +34,7 @@ def send_answer(key: str, answer: dict[str, Any]) -> str:
     def compose() -> Mail:
         return render("answer", answer["to"], answer["subject"], mark, answer["context"],
                       reply_to=answer.get("reply_to", ""), in_reply_to=answer.get("in_reply_to", ""),
-                      headers=(AUTO_REPLIED,))
+                      headers=(AUTO_REPLIED,), language=str(answer["context"].get("language") or "en"))
 
     where = send_once(m, mark, compose)
     log.info("answer %s -> %s", mark, where)

@@ -160,7 +160,8 @@ def send_reminder(match_id: str, seat: int, since: int, name: str) -> str:
         m.store.job_done(jid)
         return "skipped: no address, or the player turned notices off"
     mark = f"reminded:{match_id}:{seat}:{since}:{name}"
-    where = send_once(m, mark, lambda: letters.reminder(m, settings(), match_id, seat, status, now, mark))
+    language = preferences().language(str(email))
+    where = send_once(m, mark, lambda: letters.reminder(m, settings(), match_id, seat, status, now, mark, language))
     log.info("reminder %s -> %s", mark, where)
     return job_outcome(m, jid, where)
 
@@ -181,6 +182,8 @@ def send_late_note(match_id: str, late: int, since: int, day: int, to: int) -> s
         m.store.job_done(jid)
         return "skipped: no address, or the player turned notices off"
     mark = f"late-sent:{match_id}:{late}:{since}:{day}:{to}"
-    where = send_once(m, mark, lambda: letters.late_note(m, settings(), match_id, late, to, day, status, now, mark))
+    language = preferences().language(str(email))
+    where = send_once(m, mark, lambda: letters.late_note(m, settings(), match_id, late, to, day, status, now, mark,
+                                                         language))
     log.info("late note %s -> %s", mark, where)
     return job_outcome(m, jid, where)

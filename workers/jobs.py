@@ -213,8 +213,10 @@ def _send_turn_notice(match_id: str, seat: int, ply: int) -> str:
         m.store.job_done(jid)
         log.info("turn notice %s not sent: the answer to the seat's reply asks for this move", mark)
         return "skipped: the answer to the seat's reply asks for this move"
+    language = preferences().language(email) if email else "en"
     try:
-        where = send_once(m, mark, lambda: letters.turn_notice(m, settings(), match_id, seat, mark, shown, began=ply))
+        where = send_once(m, mark, lambda: letters.turn_notice(m, settings(), match_id, seat, mark, shown, began=ply,
+                                                               language=language))
     except letters.PositionMoved:  # a move landed between the checks above and the writing
         m.store.job_done(jid)
         log.info("turn notice %s not sent: the match moved on while it was written", mark)
@@ -254,26 +256,34 @@ def send_match_over(match_id: str, seat: int) -> str:
     if not row.email:
         m.store.job_done(jid)
         return "skipped"
-    if preferences().get(row.email) == "off":  # "stop notices" means every mail of a match
+    prefs = preferences()
+    if prefs.get(row.email) == "off":  # "stop notices" means every mail of a match
         m.store.job_done(jid)
         return "skipped: the player turned notices off"
-    return job_outcome(m, jid, send_once(m, mark, lambda: letters.match_over(m, settings(), match_id, seat, mark)), "skipped")
+    language = prefs.language(row.email)
+    return job_outcome(m, jid, send_once(m, mark, lambda: letters.match_over(m, settings(), match_id, seat, mark,
+                                                                             language)), "skipped")
 
 
-def send_invite(match_id: str, seat: int, email: str, token: str) -> str:
+def send_invite(match_id: str, seat: int, email: str, token: str, language: str = "en") -> str:
     """Email an invitation with the seat's invite token (once). Not sent to a seat already taken
     when the job runs (its creator took it at once, or the invitee claimed it by the link given
     some other way): the seat is read here, when the mail would go, so a claim that beat the job
     by a moment still saves the mail. Nor to an address that said ``stop notices`` (the
     invitation's own ``List-Unsubscribe`` says it): "off" means no more Portolan mail to it,
-    invitations included; the creator still holds the token (issue 27)."""
+    invitations included; the creator still holds the token (issue 27).
+
+    ``language``: the creator's (the request that created the match). The invitation is written in
+    it unless the address chose a language of its own, and the address's later mail follows it
+    until it chooses (service.storage.preferences)."""
     m = service()
     jid = job_id("invite", match_id, seat)
     meta = m.meta(match_id)
     if meta.status == "aborted":  # e.g. its creation failed halfway: the token is good for nothing
         m.store.job_done(jid)
         return "skipped: the match was aborted"
-    if preferences().get(email) == "off":
+    prefs = preferences()
+    if prefs.get(email) == "off":
         m.store.job_done(jid)
         log.info("invitation to seat %s of %s not sent: the address asked for no more mail", seat, match_id)
         return "skipped: the address asked for no more Portolan mail"
@@ -283,8 +293,11 @@ def send_invite(match_id: str, seat: int, email: str, token: str) -> str:
         log.info("invitation %s not sent: the seat is taken already", mark)
         return "skipped: the seat is taken already"
 
+    prefs.invited_in(email, language)
+    written_in = prefs.language(email)
+
     def compose() -> Mail:
-        return letters.invitation(m, settings(), match_id, seat, email, token, mark)
+        return letters.invitation(m, settings(), match_id, seat, email, token, mark, written_in)
 
     return job_outcome(m, jid, send_once(m, mark, compose), "skipped")
 
@@ -299,7 +312,9 @@ def send_digest(address: str, day: str) -> str:
     book = digest_book()
     email, seats = book.seats(address)
     mark = f"digest:{address}:{day}"
-    lines, gone = letters.waiting_lines(m, settings(), email, seats) if email else ([], [(s[0], s[1]) for s in seats])
+    language = preferences().language(email) if email else "en"
+    lines, gone = (letters.waiting_lines(m, settings(), email, seats, language) if email
+                   else ([], [(s[0], s[1]) for s in seats]))
     if email and preferences().get(email) != "digest":  # changed its mind since: nothing to keep either
         book.forget(address, [(s[0], s[1]) for s in seats])
         m.store.job_done(jid)
@@ -309,7 +324,7 @@ def send_digest(address: str, day: str) -> str:
         m.store.job_done(jid)
         return "skipped: nothing waits"
     when = datetime.fromisoformat(day).replace(tzinfo=UTC)
-    where = send_once(m, mark, lambda: letters.digest(m, settings(), email, lines, when, mark))
+    where = send_once(m, mark, lambda: letters.digest(m, settings(), email, lines, when, mark, language))
     log.info("digest %s (%d matches) -> %s", mark, len(lines), where)
     return job_outcome(m, jid, where)
 

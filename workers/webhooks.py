@@ -13,7 +13,9 @@ from rq import get_current_job
 
 from service.delivery.mail import Mail, render, shell_line
 from service.delivery.webhooks import Delivery, RQWebhookQueue, webhooks_of
+from service.i18n import tr
 from service.play.outward.webhooks import Webhooks
+from workers import jobs
 from workers.jobs import send_once, service, settings
 
 
@@ -48,7 +50,8 @@ def send_disabled_notice(owner: str, hook_id: str) -> str:
     if email is None:
         return "skipped: no email address known for the owner"
     public = h.public(owner, hook)
-    scope = f"match {public['match']}" if public["match"] else "all your matches"
+    language = jobs.preferences().language(email)
+    scope = tr(language, "match {match}", match=public["match"]) if public["match"] else tr(language, "all your matches")
     where = ["--match", public["match"]] if public["match"] else []
     mark = f"hookoff:{hook_id}:{hook.get('disabled_at')}"
 
@@ -57,7 +60,8 @@ def send_disabled_notice(owner: str, hook_id: str) -> str:
                "reason": hook.get("disabled_reason") or "", "public_url": service().public_url,
                "ping_line": shell_line(["portolan", "webhook", "ping", hook_id, *where]),
                "deliveries_line": shell_line(["portolan", "webhook", "deliveries", hook_id, *where])}
-        return render("webhook_disabled", email, f"[Portolan] Webhook {hook_id} was switched off", mark, ctx)
+        return render("webhook_disabled", email, tr(language, "[Portolan] Webhook {hook} was switched off", hook=hook_id),
+                      mark, ctx, language=language)
 
     sent = send_once(service(), mark, compose)
     return "skipped: already sent" if sent is None else f"sent: {sent}"

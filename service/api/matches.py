@@ -15,6 +15,7 @@ from flask import Blueprint, Response, current_app, request
 from service import i18n
 from service.api import schemas
 from service.api.auth import signed_key, signed_key_reading_meta
+from service.api.languages import language
 from service.api.words import event_words, said, speaking
 from service.i18n import phrase
 from service.observe import logs
@@ -111,7 +112,7 @@ def create() -> Any:
     result = service().create(data["game"], data["options"], data["seats"], creator_key=key,
                               creator_name=data["creator_name"], time_control=data["time_control"],
                               timeout_policy=data["timeout_policy"], edition=data["edition"],
-                              client=client_network(request.remote_addr))
+                              client=client_network(request.remote_addr), language=language())
     return result, 201, {"Location": f"/v1/matches/{result['id']}"}
 
 

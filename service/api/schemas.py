@@ -96,6 +96,12 @@ class SetNotices(Schema):
                                                                    error="notices is one of every, digest, off"))
 
 
+class SetLanguage(Schema):
+    email = fields.String(required=True, validate=validate.Length(min=1, max=MAX_EMAIL))
+    # a code or a name service.i18n.parse_language knows ("hu", "magyar", "English")
+    language = fields.String(required=True, validate=validate.Length(min=1, max=32))
+
+
 class Move(Schema):
     envelope = fields.Dict(required=True)
     signature = fields.String(required=True, validate=validate.Length(min=1, max=200))

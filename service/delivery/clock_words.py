@@ -1,31 +1,46 @@
 """The clock in plain words, for the mails: deadlines, how long is left, who is late, what the
-timeout policy will do, and why a match ended before its rules ended it.
+timeout policy will do, and why a match ended before its rules ended it; in the reader's language
+(issue 29).
 
-Times are written in UTC, as every mail's reader may be anywhere: ``Tue 3 Dec 18:00 UTC``.
+Times are written in UTC, as every mail's reader may be anywhere. English keeps its own short forms
+(``Tue 3 Dec 18:00 UTC``, ``1 day 12 hours``), which stored letters and tests know; other languages
+get their own through :func:`service.i18n.moment` and :func:`service.i18n.duration` ("2026. dec. 3.
+18:00 UTC", "1 nap 12 óra").
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
+from service import i18n
 from service.delivery.clock import SeatStatus as Status
+from service.i18n import Phrase, phrase, render, tr, tr_n
 from service.proof.match_record import MatchMeta
 
 if TYPE_CHECKING:
     from service.play.matches import Matches
 
+EN = i18n.DEFAULT
 
-def when_text(when: datetime) -> str:
-    """``Tue 3 Dec 18:00 UTC``."""
+
+def when_text(when: datetime, language: str = EN) -> str:
+    """``Tue 3 Dec 18:00 UTC`` (in English; the reader's own date and time format otherwise)."""
     at = when.astimezone(UTC)
+    if language != EN:
+        return i18n.moment(at, language)
     return f"{at:%a} {at.day} {at:%b %H:%M} UTC"
 
 
-def span(seconds: float) -> str:
-    """A duration in words: ``1 day 12 hours``, ``5 hours``, ``40 minutes``."""
+def span(seconds: float, language: str = EN) -> str:
+    """A duration in words, to the minute: ``1 day 12 hours``, ``5 hours``, ``40 minutes``."""
     minutes = int(max(0.0, seconds) // 60)
+    if not minutes:
+        return tr(language, "less than a minute")
+    if language != EN:
+        return i18n.duration(minutes * 60, language)
     days, rest = divmod(minutes, 24 * 60)
     hours, mins = divmod(rest, 60)
 
@@ -36,64 +51,81 @@ def span(seconds: float) -> str:
         return unit(days, "day") + (f" {unit(hours, 'hour')}" if hours else "")
     if hours:
         return unit(hours, "hour") + (f" {unit(mins, 'minute')}" if mins else "")
-    return unit(mins, "minute") if mins else "less than a minute"
+    return unit(mins, "minute")
 
 
-def due_in(status: Status, now: datetime) -> str:
+def due_in(status: Status, now: datetime, language: str = EN) -> str:
     """``in 1 day 12 hours (by Tue 3 Dec 18:00 UTC)``."""
     deadline = status.deadline
     if deadline is None:
         return ""
-    return f"in {span((deadline - now).total_seconds())} (by {when_text(deadline)})"
+    return tr(language, "in {span} (by {when})", span=span((deadline - now).total_seconds(), language),
+              when=when_text(deadline, language))
 
 
 def _policy(meta: MatchMeta) -> dict[str, Any]:
     return dict(meta.timeout_policy or {"policy": "stand-in", "after_forfeit": "bot", "grace_hours": 24})
 
 
-def what_happens(meta: MatchMeta, you: bool, name: str) -> str:
+def what_happens(meta: MatchMeta, you: bool, name: str, language: str = EN) -> str:
     """What the match's timeout policy does to a late seat, as the rest of a sentence."""
     policy = _policy(meta)
-    your = "your" if you else "their"
     kind = policy["policy"]
     if kind == "skip":
-        return f"{your} turn is passed (the player keeps the seat)"
+        return (tr(language, "your turn is passed (the player keeps the seat)") if you
+                else tr(language, "their turn is passed (the player keeps the seat)"))
     if kind == "forfeit":
-        after = ("a bot plays the seat on" if policy.get("after_forfeit", "bot") == "bot"
-                 else "the match ends if fewer than 2 players remain")
-        return f"{'you forfeit' if you else name + ' forfeits'} the match (ranked last) and {after}"
+        if policy.get("after_forfeit", "bot") == "bot":
+            return (tr(language, "you forfeit the match (ranked last) and a bot plays the seat on") if you else
+                    tr(language, "{name} forfeits the match (ranked last) and a bot plays the seat on", name=name))
+        return (tr(language, "you forfeit the match (ranked last) and the match ends if fewer than 2 players remain")
+                if you else tr(language, "{name} forfeits the match (ranked last) and the match ends if fewer than 2 "
+                                         "players remain", name=name))
     if kind == "abort":
-        return "the match is aborted, with no result"
-    return f"a stand-in bot plays {your} moves until {'you move' if you else 'they move'} again"
+        return tr(language, "the match is aborted, with no result")
+    return (tr(language, "a stand-in bot plays your moves until you move again") if you
+            else tr(language, "a stand-in bot plays their moves until they move again"))
 
 
-def reminder_lines(meta: MatchMeta, status: Status, now: datetime) -> list[str]:
+def reminder_lines(meta: MatchMeta, status: Status, now: datetime, language: str = EN) -> list[str]:
     """The paragraphs of a reminder."""
-    lines = [f"Your move in match {meta.id} is due {due_in(status, now)}."]
+    lines = [tr(language, "Your move in match {match} is due {due}.", match=meta.id, due=due_in(status, now, language))]
     if status.acts_at is not None:
-        lines.append(f"If you have not moved by {when_text(status.acts_at)}, {what_happens(meta, True, '')}.")
+        lines.append(tr(language, "If you have not moved by {when}, {what}.", when=when_text(status.acts_at, language),
+                        what=what_happens(meta, True, "", language)))
     return lines
 
 
-def late_lines(meta: MatchMeta, status: Status, who: Mapping[str, Any], is_you: bool, day: int) -> list[str]:
+def late_lines(meta: MatchMeta, status: Status, who: Mapping[str, Any], is_you: bool, day: int,
+               language: str = EN) -> list[str]:
     """The paragraphs of the daily late note about seat ``who`` (to that seat itself: ``is_you``)."""
-    name = "You" if is_you else f"{who['who']} ({who['colour']}, seat {who['seat']})"
-    verb = "are" if is_you else "is"
+    name = tr(language, "{who} ({colour}, seat {seat})", who=who["who"], colour=who["colour"], seat=who["seat"])
     deadline = status.deadline
     if day <= 0 or deadline is None:
-        first = f"{name} {'have' if is_you else 'has'} not moved by the deadline" + (
-            f" ({when_text(deadline)})" if deadline else "") + f" in match {meta.id}"
+        when = when_text(deadline, language) if deadline else ""
+        if is_you:
+            first = (tr(language, "You have not moved by the deadline ({when}) in match {match}", when=when, match=meta.id)
+                     if deadline else tr(language, "You have not moved by the deadline in match {match}", match=meta.id))
+        else:
+            first = (tr(language, "{name} has not moved by the deadline ({when}) in match {match}", name=name, when=when,
+                        match=meta.id) if deadline else
+                     tr(language, "{name} has not moved by the deadline in match {match}", name=name, match=meta.id))
+    elif is_you:
+        first = tr_n(language, "You are late by {n} day in match {match}", "You are late by {n} days in match {match}",
+                     day, match=meta.id)
     else:
-        first = f"{name} {verb} late by {day} day{'s' if day != 1 else ''} in match {meta.id}"
+        first = tr_n(language, "{name} is late by {n} day in match {match}", "{name} is late by {n} days in match {match}",
+                     day, name=name, match=meta.id)
     if status.acts_at is not None:
-        first += f"; at {when_text(status.acts_at)} {what_happens(meta, is_you, str(who['who']))}"
+        first = tr(language, "{first}; at {when} {what}", first=first, when=when_text(status.acts_at, language),
+                   what=what_happens(meta, is_you, str(who["who"]), language))
     lines = [first + "."]
-    lines.append("A move (or any signed answer for the seat) before then keeps the seat as it is." if is_you else
-                 "Nothing for you to do: this note comes once a day while a player is late.")
+    lines.append(tr(language, "A move (or any signed answer for the seat) before then keeps the seat as it is.") if is_you
+                 else tr(language, "Nothing for you to do: this note comes once a day while a player is late."))
     return lines
 
 
-def deadline_line(m: Matches, meta: MatchMeta, seat: int, at: datetime | None = None) -> str:
+def deadline_line(m: Matches, meta: MatchMeta, seat: int, at: datetime | None = None, language: str = EN) -> str:
     """The turn notice's sentence about the seat's deadline ("" when its clock does not run), as
     it reads at ``at`` (default: the clock now). A turn notice passes the moment its turn began:
     its words are then the same whenever it is written, so a resent notice is the same message
@@ -101,23 +133,46 @@ def deadline_line(m: Matches, meta: MatchMeta, seat: int, at: datetime | None = 
     now = m.moment() if at is None else at
     for st in m.clock_status(meta, now):
         if st.seat == seat and st.running and st.deadline is not None:
-            line = f"Your move is due {due_in(st, now)}."
+            line = tr(language, "Your move is due {due}.", due=due_in(st, now, language))
             if st.acts_at is not None:
-                line += f" If you have not moved by {when_text(st.acts_at)}, {what_happens(meta, True, '')}."
+                line += " " + tr(language, "If you have not moved by {when}, {what}.",
+                                 when=when_text(st.acts_at, language), what=what_happens(meta, True, "", language))
             return line
     return ""
 
 
-def ending(meta: MatchMeta, events: Sequence[Mapping[str, Any]] = ()) -> dict[str, Any]:
+def ending(meta: MatchMeta, events: Sequence[Mapping[str, Any]] = (), language: str = EN) -> dict[str, Any]:
     """Why a match ended outside its rules, for the end mail: ``ended_early`` (a sentence, or ""),
     ``left`` (the seats that resigned or forfeited, first to leave first)."""
     standing = meta.standing or {}
     reason = next((str(e.get("reason", "")) for e in reversed(list(events))
                    if e.get("type") in ("match-aborted", "match-ended")), "")
+    reason = reason_text(reason, language) if reason else ""
     ended = standing.get("ended")
     if meta.status == "aborted" and not reason:
-        reason = "the players or the clock cancelled it"
+        reason = tr(language, "the players or the clock cancelled it")
     if ended == "forfeits" and not reason:
-        reason = "fewer than 2 players remain"
-    sentence = f"The match ended early: {reason}." if ended in ("aborted", "forfeits") or meta.status == "aborted" else ""
+        reason = tr(language, "fewer than 2 players remain")
+    sentence = (tr(language, "The match ended early: {reason}.", reason=reason)
+                if ended in ("aborted", "forfeits") or meta.status == "aborted" else "")
     return {"ended_early": sentence, "left": list(standing.get("forfeited") or [])}
+
+
+_REASONS: dict[str, Phrase] = {
+    "a player left under the abort policy": phrase("a player left under the abort policy"),
+    "fewer than 2 players remain": phrase("fewer than 2 players remain"),
+    "every remaining player voted to abort": phrase("every remaining player voted to abort"),
+}
+"""The reasons service.proof.standing writes into its end events (in English, as stored)."""
+_RAN_OUT = re.compile(r"seat (\d+) ran out of time under the abort policy")
+
+
+def reason_text(reason: str, language: str = EN) -> str:
+    """A stored end event's English ``reason`` in ``language`` (one we do not know stays as it is)."""
+    known = _REASONS.get(reason)
+    if known is not None:
+        return render(known, language)
+    ran_out = _RAN_OUT.fullmatch(reason)
+    if ran_out:
+        return tr(language, "seat {seat} ran out of time under the abort policy", seat=int(ran_out.group(1)))
+    return reason

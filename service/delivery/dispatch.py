@@ -126,8 +126,11 @@ class RQDispatcher:
     def bot(self, match_id: str, ply: int, seat: int) -> None:
         self._enqueue([("bot", (match_id, seat, ply), job_id("bot", match_id, seat, ply))])
 
-    def invite(self, match_id: str, seat: int, email: str, token: str) -> None:
-        self._enqueue([("invite", (match_id, seat, email, token), job_id("invite", match_id, seat))])
+    def invite(self, match_id: str, seat: int, email: str, token: str, language: str = "en") -> None:
+        """The invitation to ``seat``, written in ``language`` (the creator's) unless the address chose one."""
+        args: tuple[object, ...] = (match_id, seat, email, token) if language == "en" else (match_id, seat, email, token,
+                                                                                           language)
+        self._enqueue([("invite", args, job_id("invite", match_id, seat))])
 
     def answer(self, key: str, answer: dict[str, Any]) -> None:
         """Enqueue the answer mail to one received message (``key``: the message's identity, so

@@ -15,6 +15,13 @@ Phone first (issue 27): the HTML parts are one narrow column that wraps whatever
 (``templates/_styles.html``), a turn notice says whose turn in one paragraph and then gives the
 menu, and it weighs at most :data:`NOTICE_BUDGET` as sent: the board picture gets the room the
 rest leaves (service/delivery/rasterise.py has the figures), or is linked when it cannot fit.
+
+In the reader's language (issue 29): every function that writes a letter takes the ``language`` of
+its recipient's address (service.storage.preferences: chosen, else the invitation's, else English;
+an invitation is written in its creator's language until the invitee chooses). The templates say
+their words through the catalogs (service.delivery.mail), the facts gathered here are rendered in
+that language: the menu's labels, the events, the board (``Game.render``), the seats' colours, the
+subjects and the clock's words (service/delivery/clock_words.py).
 """
 
 from __future__ import annotations
@@ -23,6 +30,7 @@ import json
 import logging
 import unicodedata
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from datetime import datetime
 from functools import partial
 from typing import Any
@@ -37,6 +45,10 @@ from service.delivery.rasterise import to_mail_png
 from service.games.base import Game
 from service.games.undo import fold_undone
 from service.games.words import rules_url
+from service.i18n import DEFAULT as EN
+from service.i18n import render as say
+from service.i18n import tr, tr_n
+from service.play.mail.answers import board_text
 from service.play.mail.menu import SHOWN, menu
 from service.play.mail.reply_address import Kind, reply_address
 from service.play.matches import Matches
@@ -121,18 +133,18 @@ def cli_line(match_id: str, seat: int, action: Mapping[str, Any], *, ply: int | 
     return shell_line([*words, json.dumps(action, separators=(",", ":"))])
 
 
-def players_of(game: Game[Any], meta: MatchMeta) -> list[dict[str, Any]]:
+def players_of(game: Game[Any], meta: MatchMeta, language: str = EN) -> list[dict[str, Any]]:
     """Every seat as the mails list it: seat number, colour, and who plays it (a person's name,
-    ``random bot``, or nobody yet). Invited addresses are never shown to the other players."""
-    colours = game.seat_names(meta.players)
+    ``random bot``, or nobody yet), in ``language``. Invited addresses are never shown to the other players."""
+    colours = [say(c, language) for c in game.seat_names(meta.players)]
     rows = []
     for row in meta.seats:
         if row.kind == "bot":
-            who = f"{row.bot or 'random'} bot"
+            who = tr(language, "{kind} bot", kind=row.bot or "random")
         elif row.claimed:
-            who = row.name or "a player with no name"
+            who = row.name or tr(language, "a player with no name")
         else:
-            who = "invited, not joined yet"
+            who = tr(language, "invited, not joined yet")
         rows.append({"seat": row.seat, "colour": colours[row.seat], "who": who,
                      "custodial": row.custody == "server"})
     return rows
@@ -149,9 +161,10 @@ def inviter_of(meta: MatchMeta) -> str:
 
 
 def happened_since(m: Matches, match_id: str, seat: int, ply: int) -> list[str]:
-    """Event texts since the seat's own last move (at most the last HISTORY_SCAN moves), as
-    that seat may see them. Steps a player took back are left out, with the undo itself: what
-    was undone did not happen (:func:`service.games.undo.fold_undone`)."""
+    """Events since the seat's own last move (at most the last HISTORY_SCAN moves), as that seat
+    may see them, in words (``Game.describe_event``: phrases, rendered by the letter in its
+    reader's language). Steps a player took back are left out, with the undo itself: what was
+    undone did not happen (:func:`service.games.undo.fold_undone`)."""
     start = max(0, ply - HISTORY_SCAN)
     entries = m.store.log(match_id, start, ply - 1) if ply > 0 else []
     since: list[dict[str, Any]] = []
@@ -160,13 +173,16 @@ def happened_since(m: Matches, match_id: str, seat: int, ply: int) -> list[str]:
             break
         since[:0] = entry["events"]
     # fold before filtering: an undo counts the events it takes back as the log holds them
-    return [e.get("text", e["type"]) for e in visible_events(fold_undone(since), seat)]
+    game = m.game_of(m.meta(match_id)) if since else None
+    return [game.describe_event(e) if game is not None else e.get("text", e["type"])
+            for e in visible_events(fold_undone(since), seat)]
 
 
-def _common(m: Matches, settings: Settings, meta: MatchMeta, seat: int, at: datetime | None = None) -> dict[str, Any]:
+def _common(m: Matches, settings: Settings, meta: MatchMeta, seat: int, at: datetime | None = None,
+            language: str = EN) -> dict[str, Any]:
     """What every mail about ``seat`` of a match shows (its tokens dated from ``at``, default now)."""
     game = m.game_of(meta)
-    players = players_of(game, meta)
+    players = players_of(game, meta, language)
     return {"match": meta.id, "seat": seat, "game_title": game.title, "players": players,
             "you": players[seat], "name": meta.seats[seat].name, "inviter": inviter_of(meta),
             "public_url": m.public_url, "link": match_link(m.public_url, meta.id),
@@ -191,7 +207,7 @@ def board_svg(m: Matches, meta: MatchMeta, view: Mapping[str, Any], seat: int) -
 
 
 def board_picture(m: Matches, meta: MatchMeta, view: Mapping[str, Any], seat: int, svg: str,
-                  max_bytes: int) -> InlineImage | None:
+                  max_bytes: int, language: str = EN) -> InlineImage | None:
     """The seat's board ``svg`` as an inline PNG of at most ``max_bytes`` bytes for the notice
     (service.delivery.rasterise.to_mail_png), or None when it does not fit or cannot be drawn
     (logged: a nicety lost, never the notice)."""
@@ -206,10 +222,11 @@ def board_picture(m: Matches, meta: MatchMeta, view: Mapping[str, Any], seat: in
         log.info("the board of match %s at ply %s does not fit the notice's budget: linked instead", meta.id,
                  view["ply"])
         return None
-    colour = game.seat_names(meta.players)[seat]
+    colour = say(game.seat_names(meta.players)[seat], language)
     return InlineImage(cid=f"board.{meta.id}.{seat}.{view['ply']}@{_cid_domain(m.public_url)}", png=png,
-                       alt=f"The board of {game.title}, match {meta.id} at ply {view['ply']}, as {colour} "
-                           f"(seat {seat}) sees it")
+                       alt=tr(language, "The board of {game}, match {match} at ply {ply}, as {colour} (seat {seat}) "
+                                        "sees it", game=game.title, match=meta.id, ply=view["ply"], colour=colour,
+                              seat=seat))
 
 
 def mail_size(settings: Settings, mail: Mail) -> int:
@@ -244,7 +261,7 @@ def turn_began(m: Matches, meta: MatchMeta, ply: int) -> datetime:
 
 
 def turn_notice(m: Matches, settings: Settings, match_id: str, seat: int, key: str, ply: int,
-                began: int | None = None) -> Mail | None:
+                began: int | None = None, language: str = EN) -> Mail | None:
     """The turn notice of ``seat`` for ``ply`` (None: the seat has no address); raises
     :class:`PositionMoved` when the match is at another ply by now. ``began``: the ply the
     seat's turn began at, when only other seats' match actions (votes) came since (default ``ply``):
@@ -262,11 +279,11 @@ def turn_notice(m: Matches, settings: Settings, match_id: str, seat: int, key: s
     if int(view["ply"]) != ply:
         raise PositionMoved(f"match {match_id} is at ply {view['ply']}, the notice is for ply {ply}")
     return notice_of(m, settings, meta, seat, view, happened_since(m, match_id, seat, ply), key,
-                     at=turn_began(m, meta, ply if began is None else began))
+                     at=turn_began(m, meta, ply if began is None else began), language=language)
 
 
 def notice_of(m: Matches, settings: Settings, meta: MatchMeta, seat: int, view: Mapping[str, Any],
-              happened: Sequence[str], key: str, at: datetime | None = None) -> Mail:
+              happened: Sequence[str], key: str, at: datetime | None = None, language: str = EN) -> Mail:
     """The turn notice of ``seat`` from a view of it and what happened since it last acted: the
     part of :func:`turn_notice` that reads nothing more of the match, so that the size budget can
     be checked over any position a game reaches (tests/delivery/test_notice_size.py). ``at``: the
@@ -275,19 +292,21 @@ def notice_of(m: Matches, settings: Settings, meta: MatchMeta, seat: int, view: 
     row = meta.seats[seat]
     ply = int(view["ply"])
     items = menu(view.get("legal_actions", []))
-    ctx = _common(m, settings, meta, seat, at)
+    listed = [replace(item, text=say(item.text, language)) for item in items[:SHOWN]]
+    ctx = _common(m, settings, meta, seat, at, language)
     to_act = [p for p in ctx["players"] if p["seat"] in view["active_seats"]]
+    game = m.game_of(meta)
     ctx.update({
-        "ply": ply, "board": view.get("text", ""), "happened": list(happened),
-        "items": items[:SHOWN], "more_items": max(0, len(items) - SHOWN),
+        "ply": ply, "board": board_text(game, view, language), "happened": [say(h, language) for h in happened],
+        "items": listed, "more_items": max(0, len(items) - SHOWN),
         "others_to_act": [p for p in to_act if p["seat"] != seat],
         "cli_line": cli_line(match_id, seat, items[0].action, ply=ply, server=m.public_url) if items else "",
         "pick_line": shell_line(["portolan", "move", match_id, "--seat", seat, "--pick", "N", "--server", m.public_url]),
         "head": view["head"], "commitment": meta.commitment,
-        "deadline": clock_words.deadline_line(m, meta, seat, at),
+        "deadline": clock_words.deadline_line(m, meta, seat, at, language),
     })
-    subject = f"[Portolan] Your turn in {m.game_of(meta).title} ({match_id}, ply {ply})"
-    mail = partial(render, "turn_notice", row.email, subject, key,
+    subject = tr(language, "[Portolan] Your turn in {game} ({match}, ply {ply})", game=game.title, match=match_id, ply=ply)
+    mail = partial(render, "turn_notice", row.email, subject, key, language=language,
                    reply_to=reply_to(m, settings, "t", match_id, seat, ply, at=at),
                    headers=unsubscribe(m, settings, match_id, seat, row.email, at=at))
     svg = board_svg(m, meta, view, seat)
@@ -295,14 +314,15 @@ def notice_of(m: Matches, settings: Settings, meta: MatchMeta, seat: int, view: 
         return mail(ctx)
     # the picture gets what room the rest of the mail leaves it (module docstring of rasterise)
     linked = mail({**ctx, "picture_link": f"{m.public_url}/v1/matches/{match_id}/board.png?ply={ply}"})
-    picture = board_picture(m, meta, view, seat, svg, picture_room(mail_size(settings, linked)))
+    picture = board_picture(m, meta, view, seat, svg, picture_room(mail_size(settings, linked)), language)
     if picture is None:
         return linked
     shown = mail(ctx, images=(picture,))
     return shown if mail_size(settings, shown) <= NOTICE_BUDGET - HEADER_MARGIN else linked
 
 
-def invitation(m: Matches, settings: Settings, match_id: str, seat: int, email: str, token: str, key: str) -> Mail:
+def invitation(m: Matches, settings: Settings, match_id: str, seat: int, email: str, token: str, key: str,
+               language: str = EN) -> Mail:
     """The invitation to ``seat``: who invites, to what, with whom; how to join by replying, and
     the one line that installs the CLI and claims the seat.
 
@@ -311,43 +331,48 @@ def invitation(m: Matches, settings: Settings, match_id: str, seat: int, email: 
     invited address; either sets that address's preference to ``off``, and
     ``workers.jobs.send_invite`` sends no invitation to an address that chose ``off``."""
     meta = m.meta(match_id)
-    ctx = _common(m, settings, meta, seat)
-    claim = ["portolan", "claim", match_id, seat, token, "--name", "Your name", "--email", email, "--server", m.public_url]
+    ctx = _common(m, settings, meta, seat, language=language)
+    claim = ["portolan", "claim", match_id, seat, token, "--name", tr(language, "Your name"), "--email", email,
+             "--server", m.public_url]
     ctx.update({"token": token, "to": email, "commitment": meta.commitment, "claim_line": shell_line(claim),
                 "claim_link": claim_link(m.public_url, match_id, seat, token),
                 "install_line": f"python3 -m venv ~/portolan-venv && . ~/portolan-venv/bin/activate && "
                                 f"{settings.install} && portolan keygen && {shell_line(claim)}"})
     # fixed words and the game's name only: no text the creator chose goes into a Subject
-    return render("invite", email, f"[Portolan] An invitation to play {ctx['game_title']} ({match_id})", key, ctx,
+    return render("invite", email, tr(language, "[Portolan] An invitation to play {game} ({match})",
+                                      game=ctx["game_title"], match=match_id), key, ctx,
                   reply_to=reply_to(m, settings, "i", match_id, seat),
-                  headers=unsubscribe(m, settings, match_id, seat, email))
+                  headers=unsubscribe(m, settings, match_id, seat, email), language=language)
 
 
-def match_over(m: Matches, settings: Settings, match_id: str, seat: int, key: str) -> Mail | None:
+def match_over(m: Matches, settings: Settings, match_id: str, seat: int, key: str, language: str = EN) -> Mail | None:
     """The game-over mail of ``seat``: the standings by name, colour, score and rank, and how to
     fetch and verify the record (None: the seat has no address)."""
     meta = m.meta(match_id)
     row = meta.seats[seat]
     if not row.email:
         return None
-    ctx = _common(m, settings, meta, seat)
+    ctx = _common(m, settings, meta, seat, language=language)
     last = m.store.log(match_id, -1, -1) if int(meta.ply) > 0 else []
-    ctx.update(clock_words.ending(meta, last[0].get("events", []) if last else []))
+    ctx.update(clock_words.ending(meta, last[0].get("events", []) if last else [], language))
     if meta.status == "aborted":
         ctx.update({"ply": meta.ply, "head": meta.head, "record": record_link(m.public_url, match_id)})
-        return render("match_aborted", row.email, f"[Portolan] {ctx['game_title']} {match_id} was aborted", key,
-                      ctx, reply_to=ctx["reply_o"], headers=unsubscribe(m, settings, match_id, seat, row.email))
+        return render("match_aborted", row.email, tr(language, "[Portolan] {game} {match} was aborted",
+                                                     game=ctx["game_title"], match=match_id), key,
+                      ctx, reply_to=ctx["reply_o"], headers=unsubscribe(m, settings, match_id, seat, row.email),
+                      language=language)
     outcome = meta.outcome or {"scores": [], "ranks": []}
     standings = sorted(({**ctx["players"][s], "score": outcome["scores"][s], "rank": outcome["ranks"][s]}
                         for s in range(len(outcome["scores"]))), key=lambda r: (r["rank"], r["seat"]))
     ctx.update({"ply": meta.ply, "standings": standings, "head": meta.head,
                 "record": record_link(m.public_url, match_id)})
-    return render("match_over", row.email, f"[Portolan] {ctx['game_title']} {match_id} is over", key, ctx,
-                  reply_to=ctx["reply_o"], headers=unsubscribe(m, settings, match_id, seat, row.email))
+    return render("match_over", row.email, tr(language, "[Portolan] {game} {match} is over", game=ctx["game_title"],
+                                              match=match_id), key, ctx,
+                  reply_to=ctx["reply_o"], headers=unsubscribe(m, settings, match_id, seat, row.email), language=language)
 
 
-def waiting_lines(m: Matches, settings: Settings, email: str,
-                  seats: Sequence[tuple[str, int, str]]) -> tuple[list[dict[str, Any]], list[tuple[str, int]]]:
+def waiting_lines(m: Matches, settings: Settings, email: str, seats: Sequence[tuple[str, int, str]],
+                  language: str = EN) -> tuple[list[dict[str, Any]], list[tuple[str, int]]]:
     """Of the seats noted for a digest, the ones still waiting for ``email`` (one line each: game,
     match, whose turn, since when, link, reply address) and the ones that no longer wait."""
     lines: list[dict[str, Any]] = []
@@ -361,50 +386,55 @@ def waiting_lines(m: Matches, settings: Settings, email: str,
             gone.append((mid, seat))
             continue
         game = m.game_of(meta)
-        players = players_of(game, meta)
+        players = players_of(game, meta, language)
         lines.append({"match": mid, "seat": seat, "game_title": game.title, "ply": meta.ply, "since": since[:16].replace("T", " "),
                       "you": players[seat], "to_act": [p for p in players if p["seat"] in meta.active],
                       "link": match_link(m.public_url, mid), "reply": reply_to(m, settings, "o", mid, seat)})
     return lines, gone
 
 
-def digest(m: Matches, settings: Settings, email: str, lines: list[dict[str, Any]], day: datetime, key: str) -> Mail:
+def digest(m: Matches, settings: Settings, email: str, lines: list[dict[str, Any]], day: datetime, key: str,
+           language: str = EN) -> Mail:
     """The daily digest to ``email``: every match waiting for it, one block each."""
     first = lines[0]
     ctx = {"to": email, "lines": lines, "day": day.date().isoformat(), "public_url": m.public_url,
            "digest_hour": settings.digest_hour}
-    count = f"{len(lines)} match{'es' if len(lines) != 1 else ''}"
-    return render("digest", email, f"[Portolan] {count} waiting for you ({ctx['day']})", key, ctx, reply_to=first["reply"],
-                  headers=unsubscribe(m, settings, first["match"], first["seat"], email))
+    subject = tr_n(language, "[Portolan] {n} match waiting for you ({day})", "[Portolan] {n} matches waiting for you ({day})",
+                   len(lines), day=ctx["day"])
+    return render("digest", email, subject, key, ctx, reply_to=first["reply"],
+                  headers=unsubscribe(m, settings, first["match"], first["seat"], email), language=language)
 
 
 def reminder(m: Matches, settings: Settings, match_id: str, seat: int, status: SeatStatus, now: datetime,
-             key: str) -> Mail | None:
+             key: str, language: str = EN) -> Mail | None:
     """The reminder to ``seat`` that its move is due (None: the seat has no address)."""
     meta = m.meta(match_id)
     row = meta.seats[seat]
     if not row.email:
         return None
-    ctx = _common(m, settings, meta, seat)
-    due = clock_words.due_in(status, now)
-    ctx.update({"ply": meta.ply, "lines": clock_words.reminder_lines(meta, status, now)})
-    return render("clock_note", row.email, f"[Portolan] Your move in {ctx['game_title']} ({match_id}) is due {due}",
+    ctx = _common(m, settings, meta, seat, language=language)
+    due = clock_words.due_in(status, now, language)
+    ctx.update({"ply": meta.ply, "lines": clock_words.reminder_lines(meta, status, now, language)})
+    return render("clock_note", row.email, tr(language, "[Portolan] Your move in {game} ({match}) is due {due}",
+                                              game=ctx["game_title"], match=match_id, due=due),
                   key, ctx, reply_to=reply_to(m, settings, "t", match_id, seat, int(meta.ply)),
-                  headers=unsubscribe(m, settings, match_id, seat, row.email))
+                  headers=unsubscribe(m, settings, match_id, seat, row.email), language=language)
 
 
 def late_note(m: Matches, settings: Settings, match_id: str, late: int, seat: int, day: int,
-              status: SeatStatus, now: datetime, key: str) -> Mail | None:
+              status: SeatStatus, now: datetime, key: str, language: str = EN) -> Mail | None:
     """The daily note to ``seat`` that seat ``late`` is late (None: ``seat`` has no address)."""
     meta = m.meta(match_id)
     row = meta.seats[seat]
     if not row.email:
         return None
-    ctx = _common(m, settings, meta, seat)
+    ctx = _common(m, settings, meta, seat, language=language)
     who = ctx["players"][late]
-    ctx.update({"ply": meta.ply, "lines": clock_words.late_lines(meta, status, who, late == seat, day)})
+    ctx.update({"ply": meta.ply, "lines": clock_words.late_lines(meta, status, who, late == seat, day, language)})
     # the late seat by its colour, not its player's chosen name: no player's text in a Subject
-    subject = (f"[Portolan] You are late in {ctx['game_title']} ({match_id})" if late == seat else
-               f"[Portolan] The {who['colour']} seat is late in {ctx['game_title']} ({match_id})")
+    subject = (tr(language, "[Portolan] You are late in {game} ({match})", game=ctx["game_title"], match=match_id)
+               if late == seat else
+               tr(language, "[Portolan] The {colour} seat is late in {game} ({match})", colour=who["colour"],
+                  game=ctx["game_title"], match=match_id))
     return render("clock_note", row.email, subject, key, ctx, reply_to=ctx["reply_o"],
-                  headers=unsubscribe(m, settings, match_id, seat, row.email))
+                  headers=unsubscribe(m, settings, match_id, seat, row.email), language=language)

@@ -22,6 +22,7 @@ import hashlib
 import os
 import shlex
 import smtplib
+import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -32,19 +33,75 @@ from pathlib import Path
 from typing import Any, cast
 from urllib.parse import urlparse
 
-from jinja2 import Environment, PackageLoader, select_autoescape
+from jinja2 import Environment, PackageLoader, pass_eval_context, select_autoescape
+from jinja2.nodes import EvalContext
+from markupsafe import Markup
 
+from service import i18n
 from service.config import Settings
 from service.delivery import dkim_sign
 from service.observe.metrics import NOTICES
 
-_env = Environment(
-    loader=PackageLoader("service.delivery", "templates"),
-    autoescape=select_autoescape(enabled_extensions=("html",), default_for_string=False),
-    trim_blocks=True,
-    lstrip_blocks=True,
-    keep_trailing_newline=True,
-)
+
+def _environment(language: str) -> Environment:
+    """The templates' environment for letters in ``language``: jinja2's i18n extension with the
+    catalogs' translations installed (``{{ _("...") | fill(x=...) }}`` in the templates)."""
+    env = Environment(
+        loader=PackageLoader("service.delivery", "templates"),
+        autoescape=select_autoescape(enabled_extensions=("html",), default_for_string=False),
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+        extensions=["jinja2.ext.i18n"],
+    )
+    env.install_gettext_translations(i18n.translations(language), newstyle=False)  # type: ignore[attr-defined]
+    env.filters["shell"] = shell_line
+    env.filters["fill"] = _fill
+    env.globals.update(tag=_tag, quote=_quote, link_to=_link_to)
+    env.globals["language"] = language
+    return env
+
+
+@pass_eval_context
+def _fill(eval_ctx: EvalContext, message: str, **args: object) -> str:
+    """A translated message with its ``{placeholders}`` filled: in an HTML template the message and
+    every value not marked safe are escaped (:func:`_tag` marks a value's markup safe), so a
+    translation can move ``<b>{game}</b>`` wherever its language puts it."""
+    if eval_ctx.autoescape:
+        # the message's own quotes stay as written (HTML text needs only &, < and > escaped)
+        safe = str(message).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+        return Markup(safe).format(**args)
+    return str(message).format(**args)
+
+
+def _tag(name: str, value: object, style: str = "") -> Markup:
+    """``<name>value</name>`` with the value escaped: for a placeholder's value in an HTML message."""
+    attr = Markup(' style="{}"').format(style) if style else ""
+    return Markup("<{0}{1}>{2}</{0}>").format(Markup(name), attr, value)
+
+
+def _quote(value: object) -> Markup:
+    """``value`` between typographic quotes, escaped: someone else's words quoted in a letter."""
+    return Markup("&ldquo;{}&rdquo;").format(value)
+
+
+def _link_to(href: str, text: object = None) -> Markup:
+    """A link to ``href`` showing ``text`` (default: the address itself), both escaped."""
+    return Markup('<a href="{}">{}</a>').format(href, href if text is None else text)
+
+
+_envs: dict[str, Environment] = {}
+_envs_lock = threading.Lock()
+
+
+def environment(language: str) -> Environment:
+    """The (cached) template environment of ``language`` (an unknown one is English)."""
+    language = language if language in i18n.codes() else i18n.DEFAULT
+    found = _envs.get(language)
+    if found is None:
+        with _envs_lock:
+            found = _envs.setdefault(language, _environment(language))
+    return found
 
 
 def shell_line(words: Iterable[object]) -> str:
@@ -56,9 +113,6 @@ def shell_line(words: Iterable[object]) -> str:
     value can ever become shell syntax, whatever later changes what a value may contain. In the
     templates it is the ``shell`` filter: ``{{ ["portolan", "show", match] | shell }}``."""
     return shlex.join(str(w) for w in words)
-
-
-_env.filters["shell"] = shell_line
 
 
 MAX_LINE = 998
@@ -125,11 +179,14 @@ def render(
     in_reply_to: str = "",
     headers: tuple[tuple[str, str], ...] = (),
     images: tuple[InlineImage, ...] = (),
+    language: str = i18n.DEFAULT,
 ) -> Mail:
-    """Render ``<template>.txt`` and ``<template>.html`` with ``context``; the HTML template sees
-    ``images`` (to refer to each by ``cid:``) as ``images`` too."""
-    text = _env.get_template(f"{template}.txt").render(**context)
-    html = _env.get_template(f"{template}.html").render(**context, images=images)
+    """Render ``<template>.txt`` and ``<template>.html`` with ``context`` in ``language`` (the
+    recipient's: its words from the catalogs); the HTML template sees ``images`` (to refer to each
+    by ``cid:``) as ``images`` too."""
+    env = environment(language)
+    text = env.get_template(f"{template}.txt").render(**context)
+    html = env.get_template(f"{template}.html").render(**context, images=images)
     return Mail(to=to, subject=subject, text=text, html=html, key=key, reply_to=reply_to, in_reply_to=in_reply_to,
                 headers=headers, images=images)
 

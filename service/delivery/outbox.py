@@ -173,7 +173,7 @@ def jobs_for(service: Matches, dispatcher: RQDispatcher, entry: OutboxEntry) -> 
     data: dict[str, Any] = entry.data
     if entry.kind == "created":
         for seat, invite in sorted(data.get("invites", {}).items()):
-            dispatcher.invite(entry.match, int(seat), invite["email"], invite["token"])
+            dispatcher.invite(entry.match, int(seat), invite["email"], invite["token"], invite.get("language", "en"))
         return
     if entry.kind not in ("started", "moved"):
         return

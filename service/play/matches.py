@@ -39,11 +39,12 @@ class Matches(MatchContext):
 
     def create(self, game_id: str, options: Mapping[str, Any] | None, seats: list[dict[str, Any]], *,
                creator_key: str, creator_name: str = "", time_control: Any = None,
-               timeout_policy: Any = None, edition: str | None = None, client: str = "") -> dict[str, Any]:
+               timeout_policy: Any = None, edition: str | None = None, client: str = "",
+               language: str = "en") -> dict[str, Any]:
         """Create a match (see :func:`service.play.seats.lifecycle.create`)."""
         return lifecycle.create(self, game_id, options, seats, creator_key=creator_key, creator_name=creator_name,
                                 time_control=time_control, timeout_policy=timeout_policy, edition=edition,
-                                client=client)
+                                client=client, language=language)
 
     def claim(self, match_id: str, seat: int, token: str, public_key: str, name: str, email: str,
               nonce: str = "", mail_delegation: str = "") -> dict[str, Any]:

@@ -1,5 +1,5 @@
-"""Per-address notice preferences (every turn, the default; a daily digest; none), and the
-seats a digest is to list.
+"""Per-address notice preferences (every turn, the default; a daily digest; none), each
+address's mail language (issue 29), and the seats a digest is to list.
 
 Kept by normalised email address, because that is what a notice goes to and what a mail
 command (``stop notices``) can prove. The key holds a digest of the address, not the address:
@@ -14,6 +14,9 @@ from typing import Literal
 
 import redis
 
+from service.i18n import DEFAULT as DEFAULT_LANGUAGE
+from service.i18n import codes
+
 Preference = Literal["every", "digest", "off"]
 PREFERENCES: tuple[Preference, ...] = ("every", "digest", "off")
 DEFAULT: Preference = "every"
@@ -25,11 +28,18 @@ def address_digest(email: str) -> str:
 
 
 class NoticePreferences:
-    """Read and set one address's preference (Redis hash ``<ns>notices:pref``)."""
+    """Read and set one address's preference (Redis hash ``<ns>notices:pref``) and its mail language.
+
+    The language is kept twice over: the one the address chose (a reply ``nyelv magyar``, the API,
+    the CLI: hash ``<ns>notices:lang``) and the one its latest invitation was written in (the
+    creator's language: ``<ns>notices:lang-invited``), which holds only until the address chooses
+    (:meth:`language`)."""
 
     def __init__(self, client: redis.Redis, namespace: str = "portolan:") -> None:
         self.r = client
         self.key = f"{namespace}notices:pref"
+        self.language_key = f"{namespace}notices:lang"
+        self.invited_key = f"{namespace}notices:lang-invited"
 
     def get(self, email: str) -> Preference:
         """The address's preference, :data:`DEFAULT` when it never set one."""
@@ -50,6 +60,35 @@ class NoticePreferences:
         if not re.fullmatch(r"[0-9a-f]{64}", digest):
             raise ValueError(f"an address digest is 64 lower-case hex digits, not {digest!r}")
         self.r.hset(self.key, digest, preference)
+
+    def chosen_language(self, email: str) -> str | None:
+        """The language code the address chose itself, ``None`` when it never chose."""
+        raw = self.r.hget(self.language_key, address_digest(email))
+        value = raw.decode() if isinstance(raw, bytes) else raw
+        return value if value in codes() else None
+
+    def language(self, email: str) -> str:
+        """The language the address's mail is written in: its own choice, else the language of
+        its latest invitation, else English (:data:`service.i18n.DEFAULT`)."""
+        digest = address_digest(email)
+        for key in (self.language_key, self.invited_key):
+            raw = self.r.hget(key, digest)
+            value = raw.decode() if isinstance(raw, bytes) else raw
+            if value in codes():
+                return str(value)
+        return DEFAULT_LANGUAGE
+
+    def set_language(self, email: str, language: str) -> None:
+        """The address chooses ``language`` (a code of :func:`service.i18n.codes`; ValueError else)."""
+        if language not in codes():
+            raise ValueError(f"a mail language is one of {', '.join(codes())}, not {language!r}")
+        self.r.hset(self.language_key, address_digest(email), language)
+
+    def invited_in(self, email: str, language: str) -> None:
+        """The address was invited in ``language`` (the creator's): its mail is written in that
+        language until it chooses one (a later invitation in another language wins over an earlier)."""
+        if language in codes():
+            self.r.hset(self.invited_key, address_digest(email), language)
 
 
 class DigestBook:

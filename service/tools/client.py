@@ -209,6 +209,10 @@ class Client:
         """Set it: ``every`` turn, a daily ``digest``, or ``off``."""
         return dict(self._signed("PUT", "/v1/me/notices", private_key, {"email": email, "notices": notices}))
 
+    def set_language(self, email: str, language: str, private_key: str | None = None) -> dict[str, Any]:
+        """Set the language of ``email``'s mail (``hu``, ``magyar``, ``en``...)."""
+        return dict(self._signed("PUT", "/v1/me/language", private_key, {"email": email, "language": language}))
+
     def my_turns(self, private_key: str | None = None) -> list[dict[str, Any]]:
         return list(self._signed_get("/v1/me/turns", private_key)["turns"])
 

@@ -13,10 +13,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Protocol
 
+from service.i18n import Phrase, phrase, phrase_n
 from service.play.clock import vacations
 from service.play.errors import Conflict, ServiceError, TooManyRequests, Unavailable
 from service.play.mail.answers import why
-from service.play.mail.match_words import abort_votes_waiting, event_text, votes_needed_text
+from service.play.mail.match_words import abort_votes_waiting, votes_needed_text
 from service.play.seats.keys import submit_by_mail
 from service.play.views.match import log
 from service.proof.match_record import MatchMeta
@@ -44,10 +45,11 @@ class SeatDesk(Protocol):
 
 
 ACTIONS = {"resign": "match:resign", "abort": "match:abort", "back": "match:return"}
-RULE_RESIGN = ("resigning cannot be undone, so it must be confirmed: reply `resign yes` "
-               "(rule: a resignation by mail is confirmed)")
-_AFTER = {"stand-in": "the server's bot plays your seat on", "skip": "the server's bot plays your seat on",
-          "forfeit": "the server's bot plays your seat on", "abort": "the match is aborted, with no result"}
+RULE_RESIGN = phrase("resigning cannot be undone, so it must be confirmed: reply `resign yes` "
+                     "(rule: a resignation by mail is confirmed)")
+_BOT_ON = phrase("the server's bot plays your seat on")
+_AFTER = {"stand-in": _BOT_ON, "skip": _BOT_ON, "forfeit": _BOT_ON,
+          "abort": phrase("the match is aborted, with no result")}
 
 
 def _earlier(desk: SeatDesk, match_id: str, seat: int, ply: int, digest: str) -> dict[str, Any] | None:
@@ -66,11 +68,12 @@ def match_action(desk: SeatDesk, mail: InboundMail, identity: str, reply: ReplyT
     match_id, seat, cmd = reply.match, reply.seat, str(reading.command)
     if cmd == "resign" and reading.argument != "yes":
         policy = (meta.timeout_policy or {}).get("policy", "stand-in")
-        after = "the match ends when fewer than 2 players remain" if (meta.timeout_policy or {}).get(
-            "after_forfeit") == "end" else _AFTER.get(policy, "the match goes on without you")
+        after = phrase("the match ends when fewer than 2 players remain") if (meta.timeout_policy or {}).get(
+            "after_forfeit") == "end" else _AFTER.get(policy, phrase("the match goes on without you"))
         return desk.seat_answer(mail, identity, match_id, seat, "info",
-                                f"Nothing was done. Resigning gives up seat {seat} of match {match_id} for good: you "
-                                f"are ranked last, and {after}. To resign, reply `resign yes`.", RULE_RESIGN)
+                                phrase("Nothing was done. Resigning gives up seat {seat} of match {match} for good: you "
+                                       "are ranked last, and {after}. To resign, reply `resign yes`.", seat=seat,
+                                       match=match_id, after=after), RULE_RESIGN)
     done = _earlier(desk, match_id, seat, meta.ply, mail.digest)
     if done is None:
         try:
@@ -78,13 +81,15 @@ def match_action(desk: SeatDesk, mail: InboundMail, identity: str, reply: ReplyT
         except (Unavailable, TooManyRequests):
             raise
         except ServiceError as exc:
-            return desk.seat_answer(mail, identity, match_id, seat, "refused", f"Nothing was done: {exc.message}.",
-                                    why(exc))
+            return desk.seat_answer(mail, identity, match_id, seat, "refused",
+                                    phrase("Nothing was done: {why}.", why=exc.message), why(exc))
         events, status = list(result.get("events") or []), str(result["status"])
     else:
         events, status = list(done["events"]), desk.ctx.meta(match_id).status
+    game = desk.ctx.game_of(desk.ctx.meta(match_id))
     return desk.seat_answer(mail, identity, match_id, seat, "accepted", _headline(cmd, seat, match_id, events, status),
-                            details=[event_text(e) for e in events], prompt=cmd == "back")
+                            details=[game.describe_event(e) for e in events if e.get("text") or e.get("type")],
+                            prompt=cmd == "back")
 
 
 def _submit(desk: SeatDesk, match_id: str, seat: int, meta: MatchMeta, kind: str, digest: str) -> dict[str, Any]:
@@ -100,16 +105,20 @@ def _submit(desk: SeatDesk, match_id: str, seat: int, meta: MatchMeta, kind: str
     return submit_by_mail(desk.ctx, match_id, seat, ply, [{"type": kind}], message_digest=digest)
 
 
-def _headline(cmd: str, seat: int, match_id: str, events: list[dict[str, Any]], status: str) -> str:
+_STATUS: dict[str, Phrase] = {"active": phrase("active"), "finished": phrase("finished"), "aborted": phrase("aborted")}
+
+
+def _headline(cmd: str, seat: int, match_id: str, events: list[dict[str, Any]], status: str) -> Phrase:
     if cmd == "resign":
-        return f"Done: you resigned seat {seat} of match {match_id}; you are ranked last. The match is now {status}."
+        return phrase("Done: you resigned seat {seat} of match {match}; you are ranked last. The match is now {status}.",
+                      seat=seat, match=match_id, status=_STATUS.get(status, status))
     if cmd == "back":
-        return f"Done: seat {seat} is yours again; no stand-in plays it any more."
+        return phrase("Done: seat {seat} is yours again; no stand-in plays it any more.", seat=seat)
     waiting = abort_votes_waiting(events)
     if status == "aborted" or not waiting:
-        return f"Done: yours was the last vote needed; match {match_id} is aborted, with no result."
-    return (f"Done: your vote to abort match {match_id} is in. Still needed: {votes_needed_text(waiting)}; "
-            "the match goes on meanwhile.")
+        return phrase("Done: yours was the last vote needed; match {match} is aborted, with no result.", match=match_id)
+    return phrase("Done: your vote to abort match {match} is in. Still needed: {votes}; the match goes on meanwhile.",
+                  match=match_id, votes=votes_needed_text(waiting))
 
 
 def vacation(desk: SeatDesk, mail: InboundMail, identity: str, reply: ReplyTo, meta: MatchMeta,
@@ -137,21 +146,25 @@ def vacation(desk: SeatDesk, mail: InboundMail, identity: str, reply: ReplyTo, m
 
 
 def _refused(desk: SeatDesk, mail: InboundMail, identity: str, match_id: str, seat: int, exc: ServiceError) -> str:
-    return desk.seat_answer(mail, identity, match_id, seat, "refused", f"Nothing was done: {exc.message}.", why(exc))
+    return desk.seat_answer(mail, identity, match_id, seat, "refused", phrase("Nothing was done: {why}.", why=exc.message),
+                            why(exc))
 
 
-def _vacation_headline(result: dict[str, Any]) -> str:
+def _vacation_headline(result: dict[str, Any]) -> Phrase:
     v = result.get("vacation") or {}
     if v.get("status") == "cancelled":
-        return f"Done: your vacation from {v.get('start')} is cancelled; its days are yours again."
+        return phrase("Done: your vacation from {start} is cancelled; its days are yours again.", start=v.get("start"))
     if v.get("status") == "ended":
-        return "Done: welcome back. Your vacation ends now, and your clocks run again."
-    days = v.get("days")
-    return (f"Done: you are on vacation from {v.get('start')} to {v.get('last_day')} inclusive ({days} "
-            f"day{'' if days == 1 else 's'}, UTC). Your clocks stop then in every match this seat's key plays; "
-            "reply `vacation off` to come back early.")
+        return phrase("Done: welcome back. Your vacation ends now, and your clocks run again.")
+    days = int(v.get("days") or 0)
+    return phrase_n("Done: you are on vacation from {start} to {last} inclusive ({n} day, UTC). Your clocks stop then "
+                    "in every match this seat's key plays; reply `vacation off` to come back early.",
+                    "Done: you are on vacation from {start} to {last} inclusive ({n} days, UTC). Your clocks stop then "
+                    "in every match this seat's key plays; reply `vacation off` to come back early.",
+                    days, start=v.get("start"), last=v.get("last_day"))
 
 
 def _days_left(result: dict[str, Any]) -> list[str]:
-    return [f"vacation days left in {y['year']}: {y['left']} of {result.get('allowance')}"
+    return [phrase("vacation days left in {year}: {left} of {allowance}", year=y["year"], left=y["left"],
+                   allowance=result.get("allowance"))
             for y in result.get("years") or []]

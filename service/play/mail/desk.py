@@ -41,7 +41,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from service.games.words import count
+from service.i18n import LANGUAGES, Phrase, phrase, phrase_in
 from service.play.errors import Conflict, NotFound, ServiceError, TooManyRequests, Unavailable
 from service.play.mail import clock_commands, sender_auth
 from service.play.mail.answers import (
@@ -49,6 +49,7 @@ from service.play.mail.answers import (
     INVITE_HELP,
     Answer,
     Verdict,
+    count_of,
     event_lines,
     log_lines,
     reply_subject,
@@ -73,23 +74,42 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("portolan.mail_desk")
 
-REFUSAL_SUBJECT = "Re: your mail to Portolan"
+REFUSAL_SUBJECT = phrase("Re: your mail to Portolan")
 """The subject of every refusal: fixed, so no refusal carries a sender's words (issue 28)."""
 SAME_TEXT_WINDOW_S = 86400
 """The window of :attr:`Desk.same_text_answers`: a day."""
-RULE_GRAMMAR = ("a reply names each step of a move by its menu number or by the words of its action, in the "
-                "order they are played, or says one command (rule: what a reply may say; see below)")
-RULE_STEPS = ("a reply plays only steps whose positions you could see: a step decided by chance or that cannot be "
-              "taken back ends the reply, and so does the end of your turn (rule: a whole turn in one reply)")
-RULE_ATTACHMENTS = ("attachments are not read: write your move in the body of the reply, "
-                    "without attaching files (rule: what a reply may say)")
-RULE_FORWARDED = ("a move is a reply to the notice, written above or below its quote; a forwarded notice is "
-                  "never read (rule: what a reply may say)")
-RULE_STALE = ("a reply moves only at the turn its notice was sent for; the reply tokens of a notice expire "
-              "when the match moves on (rule: reply tokens are bound to the turn)")
+RULE_GRAMMAR = phrase("a reply names each step of a move by its menu number or by the words of its action, in the "
+                      "order they are played, or says one command (rule: what a reply may say; see below)")
+RULE_STEPS = phrase("a reply plays only steps whose positions you could see: a step decided by chance or that cannot "
+                    "be taken back ends the reply, and so does the end of your turn (rule: a whole turn in one reply)")
+RULE_ATTACHMENTS = phrase("attachments are not read: write your move in the body of the reply, "
+                          "without attaching files (rule: what a reply may say)")
+RULE_FORWARDED = phrase("a move is a reply to the notice, written above or below its quote; a forwarded notice is "
+                        "never read (rule: what a reply may say)")
+RULE_STALE = phrase("a reply moves only at the turn its notice was sent for; the reply tokens of a notice expire "
+                    "when the match moves on (rule: reply tokens are bound to the turn)")
+NOTHING_DONE = "Nothing was done: {why}."
+"""The headline of most refusals (``why`` a phrase of its own)."""
 
 
 _PREFERENCES: dict[str, Literal["every", "digest", "off"]] = {"every": "every", "digest": "digest", "off": "off"}
+
+
+_STATUS: dict[str, Phrase] = {"waiting": phrase_in("match status", "waiting"),
+                              "finished": phrase_in("match status", "finished"),
+                              "aborted": phrase_in("match status", "aborted")}
+"""A match's status as a refusal names it."""
+
+
+def language_done(address: str, code: str) -> Phrase:
+    """The answer to ``nyelv magyar`` / ``language english``: the address's mail language now."""
+    if code == "en":
+        return phrase("Done: from now on {address} gets its mail in English, in every match.", address=address)
+    if code == "hu":
+        return phrase("Done: from now on {address} gets its mail in Hungarian, in every match.", address=address)
+    name = next((lang.name for lang in LANGUAGES if lang.code == code), code)
+    return phrase("Done: from now on {address} gets its mail in {language}, in every match.", address=address,
+                  language=name)
 
 
 class MailBusy(Exception):
@@ -124,6 +144,7 @@ class Desk:
     ctx: MatchContext
     mailbox: MailboxPort
     preferences: PreferencesPort
+    """The address's notice preference and mail language (the answers are written in it)."""
     post: AnswerPost
     reply_base: str
     require_dkim: bool = False
@@ -191,15 +212,16 @@ class Desk:
             return self._invitation(mail, identity, reply, meta)
         if mail.forwarded:
             return self.seat_answer(mail, identity, reply.match, reply.seat, "refused",
-                                    "Nothing was done: you forwarded the notice: reply to it instead.", RULE_FORWARDED)
+                                    phrase("Nothing was done: you forwarded the notice: reply to it instead."),
+                                    RULE_FORWARDED)
         if mail.attachments:
             return self.seat_answer(mail, identity, reply.match, reply.seat, "refused",
-                                    f"Nothing was done: your reply has {count(mail.attachments, 'attachment')}.",
-                                    RULE_ATTACHMENTS)
+                                    phrase("Nothing was done: your reply has {count}.",
+                                           count=count_of(mail.attachments, "attachment")), RULE_ATTACHMENTS)
         reading = read_reply(mail.text, mail.subject)
         if reading.problem:
             return self.seat_answer(mail, identity, reply.match, reply.seat, "refused",
-                                    f"Nothing was done: {reading.problem}.", RULE_GRAMMAR, help_text=HELP)
+                                    phrase(NOTHING_DONE, why=reading.problem), RULE_GRAMMAR, help_text=HELP)
         if reading.command:
             return self._command(mail, identity, reply, meta, reading)
         return self._move(mail, identity, reply, meta, reading)
@@ -246,13 +268,17 @@ class Desk:
         match_id, seat = reply.match, reply.seat
         cmd = reading.command
         if cmd == "show":
-            return self.seat_answer(mail, identity, match_id, seat, "info", "The board and the whole menu.",
+            return self.seat_answer(mail, identity, match_id, seat, "info", phrase("The board and the whole menu."),
                                     full_menu=True, board=True)
         if cmd == "log":
-            return self.seat_answer(mail, identity, match_id, seat, "info", "The last moves:",
-                                    details=log_lines(self.ctx, match_id, seat, meta.ply))
+            return self.seat_answer(mail, identity, match_id, seat, "info", phrase("The last moves:"),
+                                    details=log_lines(self.ctx, match_id, seat, meta.ply,
+                                                      self.preferences.language(mail.sender)))
         if cmd == "help":
-            return self.seat_answer(mail, identity, match_id, seat, "info", "How to answer by mail.", help_text=HELP)
+            return self.seat_answer(mail, identity, match_id, seat, "info", phrase("How to answer by mail."),
+                                    help_text=HELP)
+        if cmd == "language":
+            return self._language(mail, identity, match_id, seat, reading.argument)
         if cmd in ("resign", "abort", "back"):
             return clock_commands.match_action(self, mail, identity, reply, meta, reading)
         if cmd == "vacation":
@@ -260,70 +286,85 @@ class Desk:
         if cmd == "notices":
             pref = _PREFERENCES.get(reading.argument)
             if pref is None:  # read() gives nothing else; refused all the same, never a crash
-                return self.seat_answer(mail, identity, match_id, seat, "refused", "Nothing was done.", RULE_GRAMMAR,
-                                        help_text=HELP)
+                return self.seat_answer(mail, identity, match_id, seat, "refused", phrase("Nothing was done."),
+                                        RULE_GRAMMAR, help_text=HELP)
             self.preferences.set(mail.sender, pref)
-            said = {"every": "a notice at every turn", "digest": "one daily digest of the matches waiting for you",
-                    "off": "no turn notices, no game-over mails and no invitations (answers to your replies still come)"}[pref]
+            said = {"every": phrase("a notice at every turn"),
+                    "digest": phrase("one daily digest of the matches waiting for you"),
+                    "off": phrase("no turn notices, no game-over mails and no invitations (answers to your replies "
+                                  "still come)")}[pref]
             return self.seat_answer(mail, identity, match_id, seat, "info",
-                                    f"Done: from now on {mail.sender} gets {said}, in every match.")
+                                    phrase("Done: from now on {address} gets {said}, in every match.",
+                                           address=mail.sender, said=said))
         if cmd == "key":
             return self._key(mail, identity, match_id, seat, meta)
         if cmd == "join":
             return self.seat_answer(mail, identity, match_id, seat, "refused",
-                                    "Nothing was done: you hold this seat already.",
-                                    "`join` answers an invitation (rule: who may join by mail)")
+                                    phrase("Nothing was done: you hold this seat already."),
+                                    phrase("`join` answers an invitation (rule: who may join by mail)"))
         raise AssertionError(cmd)
+
+    def _language(self, mail: InboundMail, identity: str, match_id: str, seat: int, code: str) -> str:
+        """``nyelv magyar`` / ``language english``: the address's mail language from now on (the
+        answer is already in it)."""
+        self.preferences.set_language(mail.sender, code)
+        return self.seat_answer(mail, identity, match_id, seat, "info", language_done(mail.sender, code))
 
     def _key(self, mail: InboundMail, identity: str, match_id: str, seat: int, meta: MatchMeta) -> str:
         if meta.seats[seat].custody != "server":
             return self.seat_answer(mail, identity, match_id, seat, "refused",
-                                    "Nothing was done: your seat already signs with a key of your own.",
-                                    "only a seat joined by mail, whose key the server holds, gets an attach "
-                                    "token (rule: attaching a key)")
+                                    phrase("Nothing was done: your seat already signs with a key of your own."),
+                                    phrase("only a seat joined by mail, whose key the server holds, gets an attach "
+                                           "token (rule: attaching a key)"))
         try:
             token = key_attach.attach_token(self.ctx, match_id, seat)
         except (Unavailable, TooManyRequests):
             raise
         except ServiceError as exc:
-            return self.seat_answer(mail, identity, match_id, seat, "refused", f"Nothing was done: {exc.message}.",
+            return self.seat_answer(mail, identity, match_id, seat, "refused", phrase(NOTHING_DONE, why=exc.message),
                                     why(exc))
         server = self.ctx.public_url
         return self.seat_answer(
             mail, identity, match_id, seat, "info",
-            "Here is a one-time token to attach a key of your own to your seat (it expires in a day; "
-            "asking again makes a new one and the old one stops working):",
-            details=[token, "With the portolan command (it makes your key if you have none):",
+            phrase("Here is a one-time token to attach a key of your own to your seat (it expires in a day; "
+                   "asking again makes a new one and the old one stops working):"),
+            details=[token, phrase("With the portolan command (it makes your key if you have none):"),
                      f"  portolan attach-key {match_id} --seat {seat} --token {token} --server {server}",
-                     "From then on you sign your own moves. To keep moving by replying to mail, let your key "
-                     "delegate that:",
+                     phrase("From then on you sign your own moves. To keep moving by replying to mail, let your key "
+                            "delegate that:"),
                      f"  portolan mail-delegation {match_id} --seat {seat} grant --server {server}"])
 
     def _invitation(self, mail: InboundMail, identity: str, reply: ReplyTo, meta: MatchMeta) -> str:
         """A reply to an invitation: ``join <name>`` takes the seat with a key the server holds."""
         reading = read_reply(mail.text, mail.subject)
         if reading.command == "help" and not mail.attachments:
-            return self._invite_answer(mail, identity, meta, "info", "How to take your seat by mail.", "")
+            return self._invite_answer(mail, identity, meta, "info", phrase("How to take your seat by mail."), "")
+        if reading.command == "language" and not mail.attachments:  # the invitee chooses before joining
+            self.preferences.set_language(mail.sender, reading.argument)
+            return self._invite_answer(mail, identity, meta, "info", phrase("How to take your seat by mail."), "")
         if mail.attachments or reading.command != "join":
-            problem = (f"your reply has {count(mail.attachments, 'attachment')}" if mail.attachments
-                       else reading.problem or "a reply to an invitation can only say `join Your Name`")
-            return self._invite_answer(mail, identity, meta, "refused", f"Nothing was done: {problem}.",
+            problem = (phrase("your reply has {count}", count=count_of(mail.attachments, "attachment"))
+                       if mail.attachments
+                       else reading.problem or phrase("a reply to an invitation can only say `join Your Name`"))
+            return self._invite_answer(mail, identity, meta, "refused", phrase(NOTHING_DONE, why=problem),
                                        RULE_ATTACHMENTS if mail.attachments else RULE_GRAMMAR)
         row = meta.seats[reply.seat]
         if row.claimed:  # the sender's own seat (the sender is the seat's address, checked above)
             return self.seat_answer(mail, identity, reply.match, reply.seat, "info",
-                                    f"Nothing was done: you hold seat {reply.seat} already, as {row.name}.")
+                                    phrase("Nothing was done: you hold seat {seat} already, as {name}.",
+                                           seat=reply.seat, name=row.name))
         try:
             keys.join_by_mail(self.ctx, reply.match, reply.seat, reading.argument, mail.sender)
         except (Unavailable, TooManyRequests):
             raise
         except ServiceError as exc:
-            return self._invite_answer(mail, identity, meta, "refused", f"Nothing was done: {exc.message}.",
+            return self._invite_answer(mail, identity, meta, "refused", phrase(NOTHING_DONE, why=exc.message),
                                        why(exc))
         return self.seat_answer(mail, identity, reply.match, reply.seat, "joined",
-                                f"Welcome aboard, {reading.argument}: you hold seat {reply.seat} of match "
-                                f"{reply.match}. The server holds your seat's key (the record says so); "
-                                "turn notices come by mail, and you move by replying to them.")
+                                phrase("Welcome aboard, {name}: you hold seat {seat} of match {match}. The server "
+                                       "holds your seat's key (the record says so); turn notices come by mail, and "
+                                       "you move by replying to them.", name=reading.argument, seat=reply.seat,
+                                       match=reply.match))
 
     # -- moves ---------------------------------------------------------------------------------
 
@@ -331,15 +372,17 @@ class Desk:
         match_id, seat = reply.match, reply.seat
         if reply.kind != "t":
             return self.seat_answer(mail, identity, match_id, seat, "refused",
-                                    "Nothing was done: a move must answer a turn notice, and this mail was not one.",
-                                    RULE_STALE)
+                                    phrase("Nothing was done: a move must answer a turn notice, and this mail was not "
+                                           "one."), RULE_STALE)
         earlier = self._earlier(match_id, reply, mail)
         if earlier is not None:  # this very message moved already (a crash before its mark)
             return self._accepted(mail, identity, match_id, seat, earlier["actions"], earlier["events"])
         if meta.status != "active":
             return self.seat_answer(mail, identity, match_id, seat, "refused",
-                                    f"Nothing was done: the match is {meta.status}.",
-                                    "moves are accepted only while a match is being played (rule: match-not-active)")
+                                    phrase("Nothing was done: the match is {status}.",
+                                           status=_STATUS.get(meta.status, meta.status)),
+                                    phrase("moves are accepted only while a match is being played (rule: "
+                                           "match-not-active)"))
         if reply.ply != meta.ply:
             return self._changed(mail, identity, match_id, seat, reply.ply, meta.ply)
         view = views.view(self.ctx, match_id, seat)
@@ -358,11 +401,12 @@ class Desk:
         except Conflict as exc:
             if exc.code == "stale-ply":
                 return self._changed(mail, identity, match_id, seat, reply.ply, int(exc.extra.get("current_ply", -1)))
-            return self.seat_answer(mail, identity, match_id, seat, "refused", f"Nothing was done: {exc.message}.",
+            return self.seat_answer(mail, identity, match_id, seat, "refused", phrase(NOTHING_DONE, why=exc.message),
                                     why(exc))
         except ServiceError as exc:
             return self.seat_answer(mail, identity, match_id, seat, "refused",
-                                    f"Nothing was done, the whole move was refused: {exc.message}.", why(exc))
+                                    phrase("Nothing was done, the whole move was refused: {why}.", why=exc.message),
+                                    why(exc))
         return self._accepted(mail, identity, match_id, seat, steps.actions, result.get("events") or [], steps)
 
     def _plan(self, match_id: str, seat: int, meta: MatchMeta, reading: Reading, view: dict[str, Any]) -> Plan:
@@ -379,19 +423,20 @@ class Desk:
         failure = steps.failure
         assert failure is not None
         before = [p for p in steps.steps if p.number < failure.number]
-        details = []
+        details: list[str] = []
         if before:
-            details = [f"None of your reply was played; before step {failure.number} it would have played:"]
-            details += [f"  {p.number}. {p.label}" for p in before]
+            details = [phrase("None of your reply was played; before step {n} it would have played:", n=failure.number)]
+            details += [phrase("  {n}. {label}", n=p.number, label=p.label) for p in before]
         if failure.trouble == "rules":
-            cited = f" (rule: {failure.rule})" if failure.rule else ""
-            rule = (f"the rules of the game do not allow it then{cited}; every step of a reply is checked on the "
-                    "position the steps before it make")
+            rule = (phrase("the rules of the game do not allow it then (rule: {rule}); every step of a reply is checked "
+                           "on the position the steps before it make", rule=failure.rule) if failure.rule else
+                    phrase("the rules of the game do not allow it then; every step of a reply is checked on the "
+                           "position the steps before it make"))
         elif failure.trouble in ("chance", "turn"):
             rule = RULE_STEPS
         else:
             rule = RULE_GRAMMAR
-        return self.seat_answer(mail, identity, match_id, seat, "refused", f"Nothing was done: {failure.sentence}.",
+        return self.seat_answer(mail, identity, match_id, seat, "refused", phrase(NOTHING_DONE, why=failure.sentence),
                                 rule, details=details, help_text=HELP if failure.trouble == "words" else ())
 
     def _earlier(self, match_id: str, reply: ReplyTo, mail: InboundMail) -> dict[str, Any] | None:
@@ -404,25 +449,24 @@ class Desk:
 
     def _accepted(self, mail: InboundMail, identity: str, match_id: str, seat: int, actions: list[dict[str, Any]],
                   events: list[dict[str, Any]], steps: Plan | None = None) -> str:
-        if steps is None:  # a redelivered message that moved already: its actions in the log's words
-            game = self.ctx.game_of(self.ctx.meta(match_id))
-            texts = [game.describe_action(a) for a in actions]
-        else:
-            texts = [p.label for p in steps.steps]
+        game = self.ctx.game_of(self.ctx.meta(match_id))
+        # a redelivered message that moved already: its actions in the log's words
+        texts = [game.describe_action(a) for a in actions] if steps is None else [p.label for p in steps.steps]
+        details: list[str]
         if len(texts) == 1:
-            headline, details = f"accepted: {texts[0]}.", event_lines(events)
+            headline, details = phrase("accepted: {action}.", action=texts[0]), event_lines(events, game)
         else:  # a whole turn: each step as played, then what happened
-            headline = f"accepted: your {len(texts)} steps, played in order as one move:"
-            details = [f"  {n}. {text} \N{CHECK MARK}" for n, text in enumerate(texts, 1)]
-            happened = event_lines(events)
-            details += ["What happened:", *happened] if happened else []
+            headline = phrase("accepted: your {n} steps, played in order as one move:", n=len(texts))
+            details = [phrase("  {n}. {action} \N{CHECK MARK}", n=n, action=text) for n, text in enumerate(texts, 1)]
+            happened = event_lines(events, game)
+            details += [phrase("What happened:"), *happened] if happened else []
         self.seat_answer(mail, identity, match_id, seat, "accepted", headline, details=details)
         return f"moved: {len(actions)} action(s) in match {match_id} seat {seat}"
 
     def _changed(self, mail: InboundMail, identity: str, match_id: str, seat: int, was: int, now: int) -> str:
         return self.seat_answer(mail, identity, match_id, seat, "changed",
-                                f"Nothing was done: the position changed since that notice (it was for ply {was}, "
-                                f"the match is now at ply {now}).", RULE_STALE)
+                                phrase("Nothing was done: the position changed since that notice (it was for ply {was}, "
+                                       "the match is now at ply {now}).", was=was, now=now), RULE_STALE)
 
     # -- answers -------------------------------------------------------------------------------
 
@@ -431,29 +475,32 @@ class Desk:
                      full_menu: bool = False, board: bool = False, prompt: bool = True) -> str:
         """An answer to the seat's own holder: with the position, whose turn, and the menu (not
         after a join: the match's start sends the turn notices, one prompt per turn is enough;
-        nor with ``prompt=False``, e.g. after a resignation: the seat is no longer the player's)."""
+        nor with ``prompt=False``, e.g. after a resignation: the seat is no longer the player's).
+        Written in the address's mail language: ``headline``, ``rule`` and ``details`` may be phrases."""
+        language = self.preferences.language(mail.sender)
         context, reply_to = seat_context(self.ctx, match_id, seat, self.reply_base, full_menu=full_menu,
                                          board=board, prompt=prompt and verdict != "joined",
                                          # after a move (or a return), a turn notice may want to ask for
                                          # the same ply: one of the two does (answers.prompt_mark); a
                                          # refusal asks again on purpose, for the reply to be retried
                                          prompt_owner=f"answer:{identity}" if verdict == "accepted" else "",
-                                         days=self.token_days)
+                                         days=self.token_days, language=language)
         refusal = verdict in ("refused", "changed")
         answer = Answer(to=mail.sender, subject=REFUSAL_SUBJECT if refusal else reply_subject(mail.subject),
                         in_reply_to=thread_id(mail.message_id), verdict=verdict, headline=headline, rule=rule,
-                        details=details or [], reply_to=reply_to, context=context, help=help_text)
+                        details=details or [], reply_to=reply_to, context=context, help=help_text, language=language)
         return self._send(answer, identity, mail, refusal=refusal)
 
     def _invite_answer(self, mail: InboundMail, identity: str, meta: MatchMeta, verdict: Verdict,
                        headline: str, rule: str) -> str:
-        """An answer to an invited address: the invitation's help, nothing of anyone's hand."""
+        """An answer to an invited address: the invitation's help, nothing of anyone's hand, in the
+        address's language (the invitation's until it chooses)."""
         game = self.ctx.game_of(meta)
         context = {"match": meta.id, "game_title": game.title, "public_url": self.ctx.public_url}
         refusal = verdict == "refused"
         answer = Answer(to=mail.sender, subject=REFUSAL_SUBJECT if refusal else reply_subject(mail.subject),
                         in_reply_to=thread_id(mail.message_id), verdict=verdict, headline=headline, rule=rule,
-                        context=context, help=INVITE_HELP)
+                        context=context, help=INVITE_HELP, language=self.preferences.language(mail.sender))
         return self._send(answer, identity, mail, refusal=refusal)
 
     def _send(self, answer: Answer, identity: str, mail: InboundMail, *, refusal: bool) -> str:

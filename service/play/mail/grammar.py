@@ -17,7 +17,12 @@ only the last guard. Case does not matter, except in the name of ``join``.
   ``unsubscribe``), ``notices every|digest|off``, ``join <your name>``, and the match clock's
   (docs/clock.md): ``resign yes`` (``resign`` alone only explains), ``abort`` (a vote to abort
   the match), ``back`` (take the seat back from a stand-in), ``vacation YYYY-MM-DD DAYS`` and
-  ``vacation off``.
+  ``vacation off``; ``language english`` / ``nyelv magyar`` (any name of a language
+  :func:`service.i18n.parse_language` knows): the address's mail language.
+
+Every command may be said in Hungarian too, whatever the address's language (:data:`HUNGARIAN`:
+``mutasd``, ``napló``, ``súgó``, ``feladom igen``, ``leiratkozom``...; docs/mail-replies.md has the
+list); accents and case do not matter.
 
 :func:`read` says which one a reply is (:func:`read_reply` also reads a command in the subject
 of a reply without words, as a ``List-Unsubscribe`` mail is); :mod:`service.play.mail.steps` turns a
@@ -27,11 +32,14 @@ move's pieces into actions, or says exactly which step did not fit and why.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-Command = Literal["show", "log", "help", "key", "resign", "abort", "back", "vacation", "notices", "join"]
+from service.i18n import parse_language, phrase
+
+Command = Literal["show", "log", "help", "key", "resign", "abort", "back", "vacation", "notices", "join", "language"]
 MAX_STEPS = 50
 """More steps than any turn of the three games needs: a longer list is garbage, not a move."""
 
@@ -40,6 +48,46 @@ _SIMPLE: dict[str, Command] = {"show": "show", "board": "show", "menu": "show", 
                                "i am back": "back", "i'm back": "back"}
 _STOP = ("stop", "stop notices", "stop notice", "unsubscribe", "notices stop")
 _NOTICE_PREFS = ("every", "digest", "off")
+
+HUNGARIAN: dict[str, str] = {
+    # the whole reply (accents folded, lower case) -> the English command it says
+    "mutasd": "show", "mutat": "show", "tabla": "show", "menu": "show",
+    "naplo": "log", "elozmenyek": "log",
+    "sugo": "help", "segitseg": "help",
+    "kulcs": "key",
+    "megszakitas": "abort", "megszakitom": "abort",
+    "visszajottem": "back", "itt vagyok": "back",
+    "leiratkozom": "stop notices", "leiratkozas": "stop notices", "ertesitesek ki": "notices off",
+    "ertesites ki": "notices off", "ertesitesek minden": "notices every", "ertesites minden": "notices every",
+    "ertesitesek napi": "notices digest", "ertesites napi": "notices digest",
+    "feladom": "resign", "feladom igen": "resign yes",
+    "szabadsag ki": "vacation off",
+}
+"""Hungarian command words, read beside the English ones (docs/mail-replies.md): a reply that is one
+of these (accents and case aside) is read as the English command it names."""
+_HU_HEADS: dict[str, str] = {"szabadsag": "vacation", "csatlakozom": "join", "beszallok": "join",
+                             "nyelv": "language"}
+"""Hungarian first words of commands that take an argument (``szabadság 2027-01-04 7``,
+``csatlakozom Kiss Anna``, ``nyelv angol``)."""
+
+
+def fold(text: str) -> str:
+    """``text`` lower case without accents, its spaces collapsed: how command words are compared."""
+    bare = "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
+    return " ".join(bare.lower().split())
+
+
+def _english(first: str) -> str:
+    """A Hungarian command said in English words (the name after ``csatlakozom`` kept as written);
+    anything else as it is."""
+    folded = fold(first).rstrip(".!")
+    if folded in HUNGARIAN:
+        return HUNGARIAN[folded]
+    head, _, rest = first.partition(" ")
+    english = _HU_HEADS.get(fold(head))
+    if english is None:
+        return first
+    return f"{english} {rest.strip()}" if rest.strip() else english
 
 
 @dataclass(frozen=True)
@@ -50,7 +98,7 @@ class Reading:
     argument: str = ""
     """``join``: the name as written; ``notices``: every, digest or off; ``resign``: ``yes`` when
     confirmed, else ""; ``vacation``: ``off``, or the start date and the number of days
-    (``2027-01-04 7``)."""
+    (``2027-01-04 7``); ``language``: the language's code (``hu``)."""
     pieces: tuple[Piece, ...] = ()
     """A move: its pieces (menu numbers or phrases), in order, as written."""
     problem: str = ""
@@ -92,8 +140,8 @@ def read(text: str) -> Reading:
     """What the reply ``text`` (its own words, quotes already removed) says."""
     lines = first_paragraph(text)
     if not lines:
-        return Reading(problem="the reply has no words of its own (an empty reply, or only quoted text)")
-    first = " ".join(lines[0].split())
+        return Reading(problem=phrase("the reply has no words of its own (an empty reply, or only quoted text)"))
+    first = _english(" ".join(lines[0].split()))
     lowered = first.lower().rstrip(".!")
     if lowered in _SIMPLE:
         return Reading(command=_SIMPLE[lowered])
@@ -103,19 +151,25 @@ def read(text: str) -> Reading:
     if words[0] in ("notices", "notice") and len(words) == 2 and words[1] in _NOTICE_PREFS:
         return Reading(command="notices", argument=words[1])
     if words[0] in ("notices", "notice"):
-        return Reading(problem=f"{first!r}: say `notices every`, `notices digest` or `notices off`")
+        return Reading(problem=phrase("{written}: say `notices every`, `notices digest` or `notices off`",
+                                      written=repr(first)))
+    if words[0] == "language" and len(words) >= 2:
+        code = parse_language(fold(" ".join(words[1:])))
+        if code is None:
+            return Reading(problem=phrase("{written}: say `language english` or `nyelv magyar`", written=repr(first)))
+        return Reading(command="language", argument=code)
     if words[0] == "resign":
         if len(words) == 1:
             return Reading(command="resign")
-        if words[1:] == ["yes"]:
+        if words[1:] in (["yes"], ["igen"]):
             return Reading(command="resign", argument="yes")
-        return Reading(problem=f"{first!r}: to resign, say `resign yes`")
+        return Reading(problem=phrase("{written}: to resign, say `resign yes`", written=repr(first)))
     if words[0] in ("vacation", "holiday"):
         return _vacation(first, words[1:])
     if words[0] == "join":
         name = first.split(None, 1)[1].strip() if len(words) > 1 else ""
         if not name:
-            return Reading(problem="`join` needs your name after it, as in `join Ana Lima`")
+            return Reading(problem=phrase("`join` needs your name after it, as in `join Ana Lima`"))
         return Reading(command="join", argument=name)
     return _picks(lines)
 
@@ -126,7 +180,8 @@ def _vacation(first: str, args: list[str]) -> Reading:
         return Reading(command="vacation", argument="off")
     if len(args) == 2 and args[1].isdigit() and args[1].isascii():
         return Reading(command="vacation", argument=f"{args[0]} {int(args[1])}")
-    return Reading(problem=f"{first!r}: say `vacation YYYY-MM-DD DAYS` (e.g. `vacation 2027-01-04 7`) or `vacation off`")
+    return Reading(problem=phrase("{written}: say `vacation YYYY-MM-DD DAYS` (e.g. `vacation 2027-01-04 7`) or "
+                                  "`vacation off`", written=repr(first)))
 
 
 def read_reply(text: str, subject: str) -> Reading:
@@ -137,7 +192,7 @@ def read_reply(text: str, subject: str) -> Reading:
     if not reading.problem or first_paragraph(text):
         return reading
     words = subject.split()
-    while words and words[0].lower() in ("re:", "fwd:", "fw:", "aw:", "sv:"):
+    while words and words[0].lower() in ("re:", "fwd:", "fw:", "aw:", "sv:", "vá:", "továbbítás:"):
         words = words[1:]
     by_subject = read(" ".join(words))
     return by_subject if by_subject.command else reading
@@ -209,8 +264,8 @@ def _picks(lines: Sequence[str]) -> Reading:
     """A move: its pieces, in order, at most :data:`MAX_STEPS` steps."""
     pieces = pieces_of(lines)
     if not pieces:
-        return Reading(problem="the reply has no menu number, action or command in it")
+        return Reading(problem=phrase("the reply has no menu number, action or command in it"))
     steps = sum(p.size for p in pieces)
     if steps > MAX_STEPS:
-        return Reading(problem=f"the reply has {steps} steps; a move has at most {MAX_STEPS}")
+        return Reading(problem=phrase("the reply has {n} steps; a move has at most {most}", n=steps, most=MAX_STEPS))
     return Reading(pieces=tuple(pieces))

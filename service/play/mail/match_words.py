@@ -8,13 +8,17 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from service.i18n import phrase, phrase_n
+
 
 def seats_text(seats: Sequence[int]) -> str:
-    """``seat 1``, ``seats 0 and 2``, ``seats 0, 1 and 3``."""
+    """``seat 1``, ``seats 0 and 2``, ``seats 0, 1 and 3`` (a phrase: read in its reader's language)."""
     listed = [str(s) for s in seats]
     if len(listed) == 1:
-        return f"seat {listed[0]}"
-    return "seats " + (", ".join(listed[:-1]) + " and " + listed[-1] if listed else "")
+        return phrase("seat {seat}", seat=listed[0])
+    if not listed:
+        return phrase("seats ")
+    return phrase("seats {seats} and {last}", seats=", ".join(listed[:-1]), last=listed[-1])
 
 
 def event_text(event: Mapping[str, Any]) -> str:
@@ -25,8 +29,7 @@ def event_text(event: Mapping[str, Any]) -> str:
 
 def votes_needed_text(waiting: Sequence[int]) -> str:
     """``1 vote (seat 2)``, ``2 votes (seats 0 and 2)``."""
-    n = len(waiting)
-    return f"{n} vote{'' if n == 1 else 's'} ({seats_text(waiting)})"
+    return phrase_n("{n} vote ({seats})", "{n} votes ({seats})", len(waiting), seats=seats_text(waiting))
 
 
 def abort_votes_waiting(events: Sequence[Mapping[str, Any]]) -> list[int] | None:

@@ -42,9 +42,17 @@ class MailboxPort(Protocol):
 
 
 class PreferencesPort(Protocol):
-    """Per-address notice preferences (``every``, ``digest``, ``off``)."""
+    """Per-address notice preferences (``every``, ``digest``, ``off``) and mail languages."""
 
     def set(self, email: str, preference: Literal["every", "digest", "off"]) -> None: ...
+
+    def language(self, email: str) -> str:
+        """The address's mail language (a code of service.i18n): chosen, else its invitation's, else English."""
+        ...
+
+    def set_language(self, email: str, language: str) -> None:
+        """The address chooses its mail language."""
+        ...
 
 
 class AnswerPost(Protocol):

@@ -26,6 +26,10 @@ checks them all again (docs/mail-replies.md, "A whole turn in one reply").
   depend on the outcome. A reply whose turn ends before its last step is refused too.
 - **All or nothing**: the first problem stops everything; the plan says which step it was
   (its number and its words as written) and what the steps before it would have played.
+- **Either language** (issue 29): a phrase is matched against every action's label rendered in
+  every language Portolan speaks, English and Hungarian alike, whatever the address's language;
+  a few whole-step words stand for the English ones (:data:`STEP_WORDS`: ``vége`` is ``end``). The
+  plan's sentences are phrases, said in the answer's language.
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any, Literal
 
 from rapidfuzz.distance import OSA
@@ -40,12 +45,17 @@ from rapidfuzz.distance import OSA
 from service.games.base import Action, Game, GameError, Rng
 from service.games.undo import TurnUndo, UndoBlocked, is_undo
 from service.games.words import cited_rules
+from service.i18n import codes, phrase, render
 from service.play.mail.grammar import Piece
 from service.play.mail.menu import Item
 
 FILLER = frozenset({"a", "an", "the", "to", "in", "at", "for", "on", "with", "of", "and", "my", "your", "from",
-                    "into", "onto", "by", "please"})
-"""Words a phrase may add or leave out: "sail to Tunis" and "sail Tunis" name the same step."""
+                    "into", "onto", "by", "please", "az", "egy", "kerlek"})
+"""Words a phrase may add or leave out: "sail to Tunis" and "sail Tunis" name the same step (the
+Hungarian articles "a", "az", "egy" too)."""
+STEP_WORDS = {"vege": "end", "kesz": "end", "passz": "pass"}
+"""Hungarian whole-step words (accents folded) read as the English word when they name no action
+by the labels themselves: ``3, 1, vége`` is ``3, 1, end``."""
 MAX_JOIN = 4
 """A menu label split by at most this many pieces (its commas, a "then") is found again whole."""
 SHOWN = 5
@@ -110,6 +120,16 @@ class Option:
     def type_words(self) -> tuple[str, ...]:
         """The action type's words (``end-turn``: end, turn)."""
         return normal_words(str(self.action.get("type", "")))
+
+    @cached_property
+    def names(self) -> tuple[str, ...]:
+        """The label in every language (English first, each once): a step may use any of them."""
+        out: list[str] = []
+        for code in codes():
+            said = render(self.label, code)
+            if said not in out:
+                out.append(said)
+        return tuple(out)
 
 
 def _prefix_fits(phrase: Sequence[str], words: Sequence[str]) -> bool:
@@ -216,33 +236,46 @@ def match_phrase(phrase: str, options: Sequence[Option]) -> Matched:
        (``build warehouse`` for "build a warehouse in Tunis for 3");
     5. the same with small typos (:func:`_typos` per word), the option needing the fewest
        typos, only if no other option needs as few."""
+    found = _match(phrase, options)
+    instead = STEP_WORDS.get(" ".join(normal_words(phrase)))
+    if instead is not None and found.option is None and not found.candidates:
+        return _match(instead, options)
+    return found
+
+
+def _match(phrase: str, options: Sequence[Option]) -> Matched:
+    """:func:`match_phrase` without the step words: the tiers over every option's names."""
     words = core_words(phrase)
     bound = bound_numbers(phrase)
     if not words or not options:
         return Matched()
-    labels = [core_words(o.label) for o in options]
-    heads = [head_size(o.label) for o in options]
+    # per option, its label in each language: (core words, normal words, head size)
+    names = [[(core_words(n), normal_words(n), head_size(n)) for n in o.names] for o in options]
     types = [o.type_words for o in options]
     bare = normal_words(phrase)
     tiers = (
-        [o for o, lab in zip(options, labels, strict=True) if lab == words or normal_words(o.label) == bare],
+        [o for o, ns in zip(options, names, strict=True) if any(lab == words or full == bare for lab, full, _ in ns)],
         [o for o, t in zip(options, types, strict=True) if t == bare],
-        [o for o, lab, t in zip(options, labels, types, strict=True) if _prefix_fits(words, lab) or _prefix_fits(bare, t)],
-        [o for o, lab, h in zip(options, labels, heads, strict=True) if _in_order(words, lab, bound, h)],
+        [o for o, ns, t in zip(options, names, types, strict=True)
+         if any(_prefix_fits(words, lab) for lab, _, _ in ns) or _prefix_fits(bare, t)],
+        [o for o, ns in zip(options, names, strict=True) if any(_in_order(words, lab, bound, h) for lab, _, h in ns)],
     )
     for fits in tiers:
         if len(fits) == 1:
             return Matched(option=fits[0])
         if fits:
             return Matched(candidates=tuple(fits))
-    costs = [(cost, o) for o, lab, h in zip(options, labels, heads, strict=True)
-             if (cost := _typo_cost(words, lab, bound=bound, head=h)) is not None]
+    costs: list[tuple[int, Option]] = []
+    for o, ns in zip(options, names, strict=True):
+        found = [c for lab, _, h in ns if (c := _typo_cost(words, lab, bound=bound, head=h)) is not None]
+        if found:
+            costs.append((min(found), o))
     if costs:
         least = min(c for c, _ in costs)
         fits = [o for c, o in costs if c == least]
         # the margin: a typo forgiven only when no other action is as close to what was written
         return Matched(option=fits[0]) if len(fits) == 1 else Matched(candidates=tuple(fits))
-    return Matched(closest=_closest(words, options, labels))
+    return Matched(closest=_closest(words, options, [tuple(w for lab, _, _ in ns for w in lab) for ns in names]))
 
 
 def _closest(words: Sequence[str], options: Sequence[Option], labels: Sequence[tuple[str, ...]]) -> tuple[Option, ...]:
@@ -313,14 +346,15 @@ def plan(game: Game[Any], state: Any, seat: int, rng: Rng, pieces: Sequence[Piec
 
     while i < len(pieces):
         if seat not in game.active_seats(state):
-            return fail(pieces[i].written, f"step {n + 1} ({_quote(pieces[i].written)}) cannot be played: it is not "
-                                           "your turn", "turn")
+            return fail(pieces[i].written, phrase("step {n} ({written}) cannot be played: it is not your turn",
+                                                  n=n + 1, written=_quote(pieces[i].written)), "turn")
         piece = pieces[i]
         options = [Option(a, game.label_action(state, seat, a)) for a in game.legal_actions(state, seat)]
         todo: list[tuple[str, Action, str, bool]] = []  # (written, action, label, by number) of this piece
         if piece.is_phrase and len(piece.written.split()) > MAX_WORDS:
-            return fail(piece.written[:60] + " ...", f"step {n + 1} is too long to be one step (more than {MAX_WORDS} "
-                        "words): put commas between the steps", "words")
+            return fail(piece.written[:60] + " ...", phrase("step {n} is too long to be one step (more than {most} "
+                                                            "words): put commas between the steps", n=n + 1,
+                                                            most=MAX_WORDS), "words")
         if piece.is_phrase:
             joined = _joined(pieces, i, options)
             if joined is not None:
@@ -340,46 +374,55 @@ def plan(game: Game[Any], state: Any, seat: int, rng: Rng, pieces: Sequence[Piec
         for k, (written, action, label, by_number) in enumerate(todo):
             if k:  # a piece of several numbers: each plays on the position the one before made
                 if seat not in game.active_seats(state):  # the check after each step says it first
-                    return fail(written, f"step {n + 1} ({_quote(written)}) cannot be played: it is not your turn",
-                                "turn")
+                    return fail(written, phrase("step {n} ({written}) cannot be played: it is not your turn",
+                                                n=n + 1, written=_quote(written)), "turn")
                 options = [Option(a, game.label_action(state, seat, a)) for a in game.legal_actions(state, seat)]
             if by_number:
                 number = int(action["number"])
                 if not 1 <= number <= len(items):
-                    why = (f"there is no item {number} in the menu (it has {len(items)} items, numbered 1 to "
-                           f"{len(items)})" if items else "there is no menu: no action is open")
-                    return fail(written, f"step {n + 1} ({_quote(written)}): {why}", "words")
+                    why = (phrase("there is no item {number} in the menu (it has {n} items, numbered 1 to {n})",
+                                  number=number, n=len(items)) if items else
+                           phrase("there is no menu: no action is open"))
+                    return fail(written, phrase("step {n} ({written}): {why}", n=n + 1, written=_quote(written),
+                                                why=why), "words")
                 action = items[number - 1].action
                 label = next((o.label for o in options if o.action == action), "")
                 if not label:
                     reason, rule = _rules_words(game, state, seat, action)
                     item = items[number - 1]
-                    return fail(written, f"step {n + 1} ({_quote(written)}: {item.text}) is not open after the steps "
-                                         f"before it" + (f": {reason}" if reason else ""), "rules", rule)
+                    return fail(written, phrase("step {n} ({written}: {label}) is not open after the steps before it: "
+                                                "{reason}", n=n + 1, written=_quote(written), label=item.text,
+                                                reason=reason) if reason else
+                                phrase("step {n} ({written}: {label}) is not open after the steps before it", n=n + 1,
+                                       written=_quote(written), label=item.text), "rules", rule)
             draws = rng.draws
             try:
                 state, _events = game.apply(state, seat, action, rng)
             except GameError as exc:  # an open action the rules refuse all the same: say their words
-                return fail(written, f"step {n + 1} ({_quote(written)}: {label}) was refused: {exc.message}", "rules",
-                            _rule(exc))
+                return fail(written, phrase("step {n} ({written}: {label}) was refused: {why}", n=n + 1,
+                                            written=_quote(written), label=label, why=exc.message), "rules", _rule(exc))
             played.append(Played(n + 1, written, dict(action), label, by_number))
             n += 1
             if k == len(todo) - 1 and i >= len(pieces):
                 break  # the last step: whatever it drew or revealed, the player sees it in the answer
             if rng.draws != draws:
                 return Plan(tuple(played), Failure(
-                    n, written, f"step {n} ({_quote(written)}: {label}) is decided by chance, so it must be the last "
-                                "step of a reply; send the rest after seeing it", "chance"))
+                    n, written, phrase("step {n} ({written}: {label}) is decided by chance, so it must be the last "
+                                       "step of a reply; send the rest after seeing it", n=n, written=_quote(written),
+                                       label=label), "chance"))
             if seat not in game.active_seats(state):
                 return Plan(tuple(played), Failure(
-                    n + 1, _next_written(pieces, i, todo, k), f"after step {n} ({_quote(written)}: {label}) your turn "
-                    f"is over, and the reply goes on with step {n + 1}; send it when it is your turn again", "turn"))
+                    n + 1, _next_written(pieces, i, todo, k),
+                    phrase("after step {n} ({written}: {label}) your turn is over, and the reply goes on with step "
+                           "{next}; send it when it is your turn again", n=n, written=_quote(written), label=label,
+                           next=n + 1), "turn"))
             # an undo goes back to the turn's start, whose own "cannot be taken back" was said then
             final = "" if is_undo(action) else _final(game, state, seat)
             if final:
                 return Plan(tuple(played), Failure(
-                    n, written, f"step {n} ({_quote(written)}: {label}) cannot be taken back ({final}), so it must be "
-                                "the last step of a reply; send the rest after seeing it", "chance"))
+                    n, written, phrase("step {n} ({written}: {label}) cannot be taken back ({why}), so it must be the "
+                                       "last step of a reply; send the rest after seeing it", n=n,
+                                       written=_quote(written), label=label, why=final), "chance"))
     return Plan(tuple(played))
 
 
@@ -391,7 +434,7 @@ def _joined(pieces: Sequence[Piece], i: int, options: Sequence[Option]) -> tuple
         if not all(p.is_phrase for p in run):
             continue
         words = core_words(_rejoined(run))
-        fits = [o for o in options if core_words(o.label) == words]
+        fits = [o for o in options if any(core_words(n) == words for n in o.names)]
         if len(fits) == 1:
             return width, fits[0]
     return None
@@ -425,18 +468,41 @@ def _final(game: Game[Any], state: Any, seat: int) -> str:
 
 def _unmatched(number: int, written: str, found: Matched, after: bool) -> str:
     """The sentence for a phrase that names no open action, or several."""
-    where = "open after the steps before it" if after else "in the menu"
     if found.candidates:
-        shown = "; ".join(o.label for o in found.candidates[:SHOWN]) + (" ..." if len(found.candidates) > SHOWN else "")
-        how = (f"name it more exactly, e.g. {_quote(found.candidates[0].label)}" if after
-               else "pick one by its number, or name it more exactly")
-        return f"step {number} ({_quote(written)}) fits {len(found.candidates)} actions {where} ({shown}): {how}"
-    hint = ""
+        shown = _listed([o.label for o in found.candidates[:SHOWN]])
+        if len(found.candidates) > SHOWN:
+            shown = phrase("{listed} ...", listed=shown)
+        how = (phrase("name it more exactly, e.g. {label}", label=_quoted(found.candidates[0].label)) if after
+               else phrase("pick one by its number, or name it more exactly"))
+        return (phrase("step {number} ({written}) fits {n} actions open after the steps before it ({shown}): {how}",
+                       number=number, written=_quote(written), n=len(found.candidates), shown=shown, how=how) if after
+                else phrase("step {number} ({written}) fits {n} actions in the menu ({shown}): {how}", number=number,
+                            written=_quote(written), n=len(found.candidates), shown=shown, how=how))
+    said = (phrase("step {number} ({written}) names no action open after the steps before it", number=number,
+                   written=_quote(written)) if after else
+            phrase("step {number} ({written}) names no action in the menu", number=number, written=_quote(written)))
+    if found.closest:
+        said = phrase("{said}; the closest: {closest}", said=said, closest=_listed([_quoted(o.label) for o in found.closest]))
     first = written.split()[0].strip("#.()") if written.split() else ""
     if first.isdigit() and any(c.isalpha() for c in written):  # "3 end": a number run into words
-        hint = "; to give menu numbers and words as separate steps, put commas between them (`3, end`)"
-    near = f"; the closest: {'; '.join(_quote(o.label) for o in found.closest)}" if found.closest else ""
-    return f"step {number} ({_quote(written)}) names no action {where}{near}{hint}"
+        said = phrase("{said}; to give menu numbers and words as separate steps, put commas between them (`3, end`)",
+                      said=said)
+    return said
+
+
+def _quoted(label: str) -> str:
+    """A label between backquotes, still a phrase (read in the answer's language)."""
+    return phrase("`{label}`", label=label)
+
+
+def _listed(items: Sequence[str]) -> str:
+    """``a; b; c``, each item rendered in the reader's language."""
+    if not items:
+        return ""
+    said = items[-1]
+    for item in reversed(items[:-1]):
+        said = phrase("{first}; {rest}", first=item, rest=said)
+    return said
 
 
 def _rules_words(game: Game[Any], state: Any, seat: int, action: Mapping[str, Any]) -> tuple[str, str]:

@@ -54,7 +54,8 @@ def new_match_id() -> str:
 
 def create(ctx: MatchContext, game_id: str, options: Mapping[str, Any] | None, seats: list[dict[str, Any]], *,
            creator_key: str, creator_name: str = "", time_control: Any = None,
-           timeout_policy: Any = None, edition: str | None = None, client: str = "") -> dict[str, Any]:
+           timeout_policy: Any = None, edition: str | None = None, client: str = "",
+           language: str = "en") -> dict[str, Any]:
     """Create a match for the creator whose (verified) public key is ``creator_key``: that
     key alone may abort it, and the invitation quotas are counted against it and against
     ``client``, the request's client address (service.play.throttle.client_network; "" when no
@@ -64,7 +65,9 @@ def create(ctx: MatchContext, game_id: str, options: Mapping[str, Any] | None, s
     tokens and the seed commitment. Starts the match at once when every seat is a bot.
     ``creator_name`` (optional, checked like a player's name) is who the mails say invited.
     ``time_control`` and ``timeout_policy`` (docs/clock.md) default to no clock and the stand-in.
-    ``edition`` (docs/editions.md) chooses the game's data; the match pins it for good."""
+    ``edition`` (docs/editions.md) chooses the game's data; the match pins it for good. ``language``
+    (the creator's request's, a code of service.i18n) is the invitations' language: each is written in
+    it unless its address chose one (issue 29)."""
     if not signing.valid_public_key(creator_key):
         raise BadRequest("bad-public-key", phrase("the creator key must be a base64url Ed25519 public key (32 bytes)"))
     game = games.get(game_id)
@@ -125,7 +128,8 @@ def create(ctx: MatchContext, game_id: str, options: Mapping[str, Any] | None, s
         absent=frozenset({"active_since"}),  # written at the start, not at the creation
     )
     # the invitations go out from the outbox entry written with the match: both or neither
-    invited = {k: {"email": seat_rows[int(k)].email, "token": t} for k, t in invites.items()
+    said_in = {"language": language} if language != "en" else {}  # an English entry reads as it always did
+    invited = {k: {"email": seat_rows[int(k)].email, "token": t, **said_in} for k, t in invites.items()
                if seat_rows[int(k)].email and int(k) not in mine}
     ctx.store.create(meta, seed, datetime.now(UTC).timestamp(), announcement("created", {"invites": invited}))
     if not invites:

@@ -1,5 +1,6 @@
 """``portolan notices``: how often an address of the player's hears of its turns (every turn, a daily
-digest, or off), over the API, signed with the key holding a seat claimed with that address."""
+digest, or off), and in which language its mail is written (``--language hu``), over the API, signed
+with the key holding a seat claimed with that address."""
 
 from __future__ import annotations
 
@@ -13,6 +14,11 @@ def cmd_notices(args: argparse.Namespace) -> int:
     hears of its turns (the key must hold a seat claimed with that address)."""
     c = api_client(args)
     key = load_key(args.key)
+    if args.language:
+        said = c.set_language(args.email, args.language, private_key=key)
+        if not args.choice:
+            out(said if args.json else f"mail language for {said['email']}: {said['language']}", args.json)
+            return 0
     result = c.set_notices(args.email, args.choice, private_key=key) if args.choice else c.notices(args.email, private_key=key)
     meaning = {"every": "a mail every turn", "digest": "one mail a day listing every match waiting for you",
                "off": "no turn notices, game-over mails or invitations"}
@@ -28,3 +34,4 @@ def add_commands(cmd: CommandMaker) -> None:
                     help="every turn (default), a daily digest, or off; none: show the current one")
     sp.add_argument("--email", required=True, help="the address, as you claimed a seat with it")
     sp.add_argument("--key", default="default", help="the key holding that seat")
+    sp.add_argument("--language", help="the language of that address's mail from now on: en, hu (or English, magyar)")
