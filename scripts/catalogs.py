@@ -137,6 +137,31 @@ def problems(templates: dict[str, Catalog]) -> list[str]:
                 for string in strings:
                     if _placeholders(string) - wanted:
                         found.append(f"{where}: {ident!r} translated with unknown placeholders {sorted(_placeholders(string) - wanted)}")
+    found.extend(disagreements())
+    return found
+
+
+def disagreements() -> list[str]:
+    """Messages that two domains translate differently: every language's domains are read as one table
+    (service.i18n.catalogs), so one of the two translations would silently win. Agree on one, or give
+    the message a context (``phrase_in``)."""
+    found: list[str] = []
+    for language in codes():
+        if language == DEFAULT:
+            continue
+        said: dict[tuple[object, object], tuple[str, object]] = {}
+        for domain in DOMAINS:
+            catalog = _read(language, domain)
+            if catalog is None:
+                continue
+            for message in catalog:
+                if not message.id or message.fuzzy or not message.string:
+                    continue
+                key = (message.context, tuple(message.id) if isinstance(message.id, tuple | list) else message.id)
+                string = tuple(message.string) if isinstance(message.string, tuple | list) else message.string
+                if key in said and said[key][1] != string:
+                    found.append(f"{language}: {key[1]!r} is {said[key][1]!r} in {said[key][0]} but {string!r} in {domain}")
+                said.setdefault(key, (domain, string))
     return found
 
 

@@ -33,7 +33,11 @@ def parse_json(raw: bytes | str) -> Any:
         data = json.loads(raw)
     except RecursionError as exc:  # the C decoder gives up long before our bound matters
         raise _too_deep() from exc
-    except ValueError as exc:  # JSONDecodeError, and UnicodeDecodeError for bytes that are not UTF-8/16/32
+    except json.JSONDecodeError as exc:
+        # the decoder's own words are English: the position is what every reader can use
+        raise BadRequest("malformed-json", phrase("the request body is not JSON: {why}: line {line} column {column} (char {pos})",
+                                                  why=exc.msg, line=exc.lineno, column=exc.colno, pos=exc.pos)) from exc
+    except ValueError as exc:  # UnicodeDecodeError for bytes that are not UTF-8/16/32
         raise BadRequest("malformed-json", phrase("the request body is not JSON: {exc}", exc=exc)) from exc
     check_json_value(data)
     return data
