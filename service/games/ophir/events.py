@@ -222,8 +222,8 @@ def _actions(kind: str, e: Mapping[str, Any]) -> str:
         return phrase("{seat} sold {goods} (specialty) for {paid}.", seat=_seat(e), goods=w.goods_count(1, e["good"]),
                       paid=w.coins(int(e["coins"])))
     if kind == "metal-donated":
-        return phrase("{seat} donated {metal} to the {tier} tier for {vp}.", seat=_seat(e),
-                      metal=w.goods_count(1, e["metal"]), tier=e["tier"], vp=w.vp(int(e["vp"])))
+        return phrase("{seat} donated {metal} to the {tier} tier for {points}.", seat=_seat(e),
+                      metal=w.goods_count(1, e["metal"]), tier=e["tier"], points=w.vp(int(e["vp"])))
     if kind == "tier-completed":
         if e["next"]:
             return phrase("The {tier} tier is complete; its metals return to the supply and the {next} tier is now "
@@ -231,12 +231,12 @@ def _actions(kind: str, e: Mapping[str, Any]) -> str:
         return phrase("The {tier} tier is complete; its metals return to the supply.", tier=e["tier"])
     if kind == "goods-donated":
         goods = w.goods_list(CARDS[e["card"]].goods)
-        args = {"seat": _seat(e), "goods": goods, "card": e["card"], "vp": w.vp(int(e["vp"])),
-                "favor": w.favor(int(e["favor"]))}
+        args = {"seat": _seat(e), "goods": goods, "card": e["card"], "points": w.vp(int(e["vp"])),
+                "bonus": w.favor(int(e["favor"]))}
         if e["capped"]:
-            return phrase("{seat} donated {goods} ({card}) for {vp} and {favor} (favor capped at {max}).",
+            return phrase("{seat} donated {goods} ({card}) for {points} and {bonus} (favor capped at {max}).",
                           max=FAVOR_MAX, **args)
-        return phrase("{seat} donated {goods} ({card}) for {vp} and {favor}.", **args)
+        return phrase("{seat} donated {goods} ({card}) for {points} and {bonus}.", **args)
     if kind == "cargo-upgraded":
         n = int(e["holds"])
         return phrase_n("{seat} paid {paid} for a cargo upgrade: {n} hold.",

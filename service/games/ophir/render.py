@@ -69,8 +69,9 @@ def _map(view: Mapping[str, Any], lang: str) -> list[str]:
     bars = [f"{EDGES[e][0]}|{EDGES[e][1]}" for e in view["map"]["barriers"]]
     lines.append(tr(lang, "Barriers: {edges}", edges=", ".join(bars)) if bars else tr(lang, "Barriers: none yet"))
     first = _name(0, lang)
+    example = first[0] + "3"
     lines.append(tr(lang, "Ships show colour initial and die value (e.g. {ship} = {colour}, die 3).",
-                    ship=f"{first[0]}3", colour=first))
+                    ship=example, colour=first))
     return lines
 
 
@@ -85,15 +86,16 @@ def _market(view: Mapping[str, Any], lang: str) -> list[str]:
         if card is None:
             body = tr(lang, "face down") if not m["revealed"] else tr(lang, "empty")
         else:
-            body = tr(lang, "{card}: {coins} ({modifier}), donate for {n} favor+VP", card=_card(card, lang),
-                      coins=_coins(card["coins"], lang), modifier=f"{m['modifiers'][i]:+d}", n=card["favor_vp"])
+            modifier = format(m["modifiers"][i], "+d")
+            body = tr(lang, "{card}: {money} ({modifier}), donate for {n} favor+VP", card=_card(card, lang),
+                      money=_coins(card["coins"], lang), modifier=modifier, n=card["favor_vp"])
         if i == m["merchant"]:
             lines.append(tr(lang, "  stand {stand}: {body} <- temple merchant", stand=i + 1, body=body))
         else:
             lines.append(tr(lang, "  stand {stand}: {body}", stand=i + 1, body=body))
     fut = m["future"]
-    lines.append(tr(lang, "  future: {card}: {coins}, {n} favor+VP", card=_card(fut, lang),
-                    coins=_coins(fut["coins"], lang), n=fut["favor_vp"]) if fut else tr(lang, "  future: none"))
+    lines.append(tr(lang, "  future: {card}: {money}, {n} favor+VP", card=_card(fut, lang),
+                    money=_coins(fut["coins"], lang), n=fut["favor_vp"]) if fut else tr(lang, "  future: none"))
     lines.append(tr(lang, "  deck: {n} face-down cards; discards: {discards}", n=m["face_down"],
                     discards=len(m["discard"])))
     return lines
@@ -121,10 +123,10 @@ def _players(view: Mapping[str, Any], lang: str) -> list[str]:
         spec = render(w.specialist_name(p["specialist"]), lang) if p["specialist"] else tr(lang, "no specialist yet")
         held = [w.goods_count(n, c) for c, n in p["hold"].items()]
         hold = render(w.joined(held), lang) if held else tr(lang, "empty")
-        vp = tr(lang, ", {vp}", vp=w.vp(p["vp"])) if "vp" in p else ""
+        vp = tr(lang, ", {points}", points=w.vp(p["vp"])) if "vp" in p else ""
         mark = "*" if view["active"] == p["seat"] else " "
-        board = tr(lang, "favor {favor}/{max}, {coins}, die {die}{vp}; hold ({holds} spaces, {free} free): {hold}",
-                   favor=p["favor"], max=FAVOR_MAX, coins=_coins(p["coins"], lang), die=p["die"], vp=vp,
+        board = tr(lang, "favor {favor}/{max}, {money}, die {die}{points}; hold ({holds} spaces, {free} free): {hold}",
+                   favor=p["favor"], max=FAVOR_MAX, money=_coins(p["coins"], lang), die=p["die"], points=vp,
                    holds=p["holds"], free=p["free_holds"], hold=hold)
         lines.append(f" {mark}{_name(p['seat'], lang):<7} {spec:<13} {board}")
     return lines
@@ -146,9 +148,9 @@ def _result(result: Mapping[str, Any], lang: str) -> list[str]:
     reason = result["detail"]["end_reason"]
     lines = [tr(lang, "GAME OVER ({reason})", reason=render(_END_REASONS.get(reason, reason), lang))]
     for row in result["detail"]["seats"]:
-        lines.append(tr(lang, "  #{rank} {name}: {vp} ({donated} + {leftover} for metals), favor {favor}, coins "
+        lines.append(tr(lang, "  #{rank} {name}: {points} ({donated} + {leftover} for metals), favor {favor}, coins "
                               "{coins}, goods {goods}", rank=result["ranks"][row["seat"]],
-                        name=_name(row["seat"], lang), vp=w.vp(row["vp"]), donated=row["donated_vp"],
+                        name=_name(row["seat"], lang), points=w.vp(row["vp"]), donated=row["donated_vp"],
                         leftover=row["leftover_vp"], favor=row["favor"], coins=row["coins"],
                         goods=row["basic_goods"]))
     return lines

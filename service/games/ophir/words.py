@@ -173,7 +173,7 @@ def one_good(name: str) -> str:
     """One good: "one gem", "one wood"."""
     if name == "gems":
         return phrase("one gem")
-    return phrase("one {good}", good=good(name))
+    return phrase("one {item}", item=good(name))
 
 
 def joined(items: Sequence[str], how: str = ", ") -> str:
