@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -166,3 +167,13 @@ def test_the_english_is_what_it_was_before_the_words_became_phrases() -> None:
 
 
 ENGLISH_BEFORE = "55d246cf3a75beaa7852fe8a9d55d8f84deb2f20f3cf0666da8e5df1335961ad"
+
+
+def test_the_hungarian_rules_page_has_the_english_pages_sections() -> None:
+    # refusals cite "§5.3" in either language: both pages must define the same section ids
+    root = Path(__file__).resolve().parents[3] / "docs" / "rules"
+    heading = re.compile(r"^#{1,6}\s+(§\d+(?:\.\d+)*|R-\d+)\b", re.MULTILINE)
+    english = heading.findall((root / "ophir.md").read_text(encoding="utf-8"))
+    hungarian_page = (root / "ophir.hu.md").read_text(encoding="utf-8")
+    assert heading.findall(hungarian_page) == english and len(english) > 20
+    assert english_words(hungarian_page, allow=["Ophir", "Portolan"]) == []
