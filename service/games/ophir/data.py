@@ -197,14 +197,3 @@ PROVISIONAL: tuple[Provisional, ...] = tuple(
     Provisional(p["path"], _lookup(p["path"]), p["note"]) for p in _RAW["provisional"]
 )
 
-
-def goods_count(n: int, good: str) -> str:
-    """A number of goods in words: "1 gem", "2 gems", "1 wood", "3 stone" (the box calls the good "gems")."""
-    if good == "gems":
-        return "1 gem" if n == 1 else f"{n} gems"
-    return f"{n} {good}"
-
-
-def one_good(good: str) -> str:
-    """One good in words: "one gem", "one wood"."""
-    return "one gem" if good == "gems" else f"one {good}"

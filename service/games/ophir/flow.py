@@ -6,7 +6,8 @@ from __future__ import annotations
 from service.games.base import Event
 
 from .data import FAVOR_MAX, PRIEST_FAVOR
-from .state import OVER, PLAY, State, Turn, replace, seat_name, with_seat
+from .events import said
+from .state import OVER, PLAY, State, Turn, replace, with_seat
 
 END_TEMPLE = "temple-complete"
 """End condition A: the last space of the final temple tier was filled."""
@@ -16,9 +17,7 @@ END_MARKET = "market-exhausted"
 
 def end_game(state: State, reason: str, events: list[Event]) -> State:
     """Stop at once (spec §8): nothing else happens, not even end-of-turn effects."""
-    text = ("The last temple tier is complete: the game ends at once." if reason == END_TEMPLE
-            else "The market cannot refill the current demand: the game ends at once.")
-    events.append({"type": "game-ended", "reason": reason, "text": text})
+    events.append(said({"type": "game-ended", "reason": reason}))
     return replace(state, phase=OVER, turn=None, end_reason=reason)
 
 
@@ -33,16 +32,13 @@ def shift_market(state: State, events: list[Event]) -> State:
     dropped = state.demand[-1]
     if not state.deck:
         demand = (None, *state.demand[:-1])
-        events.append({"type": "market-shifted", "dropped": dropped, "demand": list(demand), "future": None,
-                       "text": f"The market shifted: {dropped} was discarded and no card is left to refill it."})
+        events.append(said({"type": "market-shifted", "dropped": dropped, "demand": list(demand), "future": None}))
         state = replace(state, demand=demand, discard=(*state.discard, *([dropped] if dropped else [])))
         return end_game(state, END_MARKET, events)
     demand = (state.deck[0], *state.demand[:-1])
     deck = state.deck[1:]
     future = deck[0] if deck else None
-    events.append({"type": "market-shifted", "dropped": dropped, "demand": list(demand), "future": future,
-                   "text": f"The market shifted: {dropped} was discarded, {demand[0]} joined the demand"
-                           + (f" and {future} is the new future demand." if future else "; the deck is empty.")})
+    events.append(said({"type": "market-shifted", "dropped": dropped, "demand": list(demand), "future": future}))
     state = replace(state, demand=demand, deck=deck, discard=(*state.discard, *([dropped] if dropped else [])))
     if not deck and state.options.end_on_empty_deck == "reveal":
         return end_game(state, END_MARKET, events)
@@ -78,18 +74,16 @@ def end_turn(state: State, seat: int, events: list[Event], voluntary: bool) -> S
             and (voluntary or not state.options.priest_voluntary_only)):
         gained = min(FAVOR_MAX, player.favor + PRIEST_FAVOR) - player.favor
         seats = with_seat(seats, seat, replace(player, favor=player.favor + gained))
-        events.append({"type": "priest-favor", "seat": seat, "favor": gained,
-                       "text": f"{seat_name(seat)}'s Priest ends the turn at the temple and gains {gained} favor."})
+        events.append(said({"type": "priest-favor", "seat": seat, "favor": gained}))
     state = replace(state, seats=seats, turns_played=state.turns_played + 1)
     if stalled(state):
-        events.append({"type": "market-stalled", "text": (
-            f"No market shift for too long ({STALL_ROUNDS_PER_SHIFT} rounds per shift on average): the market "
-            "shifts on its own, as a rival trade would (server ruling on stalled games, rule §5.4, §7).")})
+        # the ruling's number goes with the event, so the sentence says what it was when it was applied
+        events.append(said({"type": "market-stalled", "rounds": STALL_ROUNDS_PER_SHIFT}))
         state = shift_market(state, events)
         if state.phase == OVER:
             return state
     nxt = (seat + 1) % state.n
     start_hex = state.seats[nxt].hex
     assert start_hex is not None
-    events.append({"type": "turn-started", "seat": nxt, "text": f"{seat_name(nxt)}'s turn."})
+    events.append(said({"type": "turn-started", "seat": nxt, "first": False}))
     return replace(state, active=nxt, turn=Turn(start_hex), phase=PLAY)

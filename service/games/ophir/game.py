@@ -10,23 +10,22 @@ from marshmallow import Schema, fields, validate
 
 from service.games.base import Action, Applied, Outcome, Provisional, Rng, StrictBoolean
 from service.games.undo import TurnUndo, Undo, trail_to_json
+from service.i18n import phrase
 
 from . import rules
+from . import words as w
 from .data import (
     BASIC,
-    CARDS,
     EDGES,
-    FAVOR_PRICE,
-    HEX_NAMES,
     HEXES,
     METALS,
     PROVISIONAL,
     SEAT_COLOURS,
-    SPECIALIST_BY_ID,
     SPECIALISTS,
-    one_good,
 )
-from .render import render as render_view
+from .events import sentence
+from .labels import describe, label
+from .render import render_view
 from .scoring import outcome as final_outcome
 from .setup import new_match
 from .state import Options, State, replace, state_from_json, to_json
@@ -147,18 +146,18 @@ class Ophir(TurnUndo[State]):
         card revealed: a market shift turns up the next card, and the map and market are turned face up
         once. A turn that ended is over too."""
         if before.deck != after.deck or before.demand != after.demand or before.market_revealed != after.market_revealed:
-            return "a market card was revealed"
+            return phrase("a market card was revealed")
         if before.revealed != after.revealed:
-            return "the map was revealed"
+            return phrase("the map was revealed")
         if before.turns_played != after.turns_played or before.phase != after.phase:
-            return "your turn has ended"
+            return phrase("your turn has ended")
         return None
 
     def drew_why(self, action: Mapping[str, Any]) -> str:
-        return "the influence die was rolled"
+        return phrase("the influence die was rolled")
 
     def seat_label(self, state: State, seat: int) -> str:
-        return SEAT_COLOURS[seat].capitalize()
+        return w.seat_name(seat)
 
     def view(self, state: State, seat: int | None) -> dict[str, Any]:
         return seat_view(state, seat)
@@ -178,93 +177,25 @@ class Ophir(TurnUndo[State]):
         return state_from_json(data)
 
     def render(self, view: Mapping[str, Any], language: str = "en") -> str:
-        return render_view(view)
+        return render_view(view, language)
 
     def provisional(self) -> list[Provisional]:
         return list(PROVISIONAL)
 
     def seat_names(self, players: int) -> list[str]:
-        return list(SEAT_COLOURS[:players])
+        return [w.seat_name(seat) for seat in range(min(players, len(SEAT_COLOURS)))]
+
+    def describe_event(self, event: Mapping[str, Any]) -> str:
+        """The event's words from its fields (:mod:`.events`); an event of an older record that lacks a
+        field its sentence needs, or of a type this game does not make, reads as its stored text."""
+        try:
+            words = sentence(event)
+        except (KeyError, TypeError, ValueError, IndexError, StopIteration):
+            words = None
+        return words if words is not None else super().describe_event(event)
 
     def describe_action(self, action: Mapping[str, Any]) -> str:
         return describe(action)
 
     def label_action(self, state: State, seat: int, action: Mapping[str, Any]) -> str:
         return label(state, action, self.describe_action(action))  # the method: TurnUndo words undo
-
-
-def label(state: State, a: Mapping[str, Any], plain: str) -> str:
-    """A legal action as a menu shows it: where a hex lies and what it holds, what a metal costs."""
-    kind = a.get("type")
-    hex_id = a.get("hex")
-    if kind in ("move", "move-rival") and hex_id in HEX_NAMES:
-        what = f"the {state.kind(hex_id)} hex" if state.revealed else "the hex"
-        ship = "the rival" if kind == "move-rival" else ""
-        return f"sail {ship + ' ' if ship else ''}to {what} ({HEX_NAMES[hex_id]}, {hex_id})"
-    slot = a.get("slot")
-    if kind in ("trade", "donate-goods") and isinstance(slot, int) and 0 <= slot < len(state.demand):
-        cid = state.demand[slot]
-        card = CARDS.get(cid) if cid else None
-        if card is not None:
-            goods = " + ".join(card.goods)
-            if kind == "donate-goods":
-                return f"donate {goods} (card {cid}, stand {slot + 1}) to the temple for {card.favor_vp} favor and VP"
-            coins = max(0, card.coins + state.modifiers[slot])
-            paid = ("1 coin" if coins == 1 else f"{coins} coins")
-            sub = a.get("favor_for") or []
-            return f"fill card {cid} on stand {slot + 1} ({goods}) for {paid}" + (
-                f", paying favor for {' and '.join(sub)}" if sub else "")
-    if kind == "place-barrier" and a.get("edge") in EDGES:
-        x, y = EDGES[a["edge"]]
-        return f"place a barrier between the {HEX_NAMES[x]} and the {HEX_NAMES[y]} hex (edge {a['edge']})"
-    tier = state.current_tier()
-    if kind == "buy-metal" and a.get("metal") in FAVOR_PRICE and tier is not None:
-        metal = str(a["metal"])
-        cost = (tier.gold_coins if metal == "gold" else tier.silver_coins) if a.get("pay") == "coins" else FAVOR_PRICE[metal]
-        price = ("1 coin" if cost == 1 else f"{cost} coins") if a.get("pay") == "coins" else f"{cost} favor"
-        tossed = f", throwing back {' and '.join(a['discard'])}" if a.get("discard") else ""
-        return f"buy one {metal} for {price}{tossed}"
-    return plain
-
-
-def describe(a: Mapping[str, Any]) -> str:
-    """An action in plain words."""
-    kind = a.get("type")
-    discard = a.get("discard") or []
-    tossed = f", throwing back {' and '.join(discard)}" if discard else ""
-    if kind == "place-barrier":
-        e = EDGES.get(a.get("edge", 0), ("?", "?"))
-        return f"place a barrier on edge {a.get('edge')} (between {e[0]} and {e[1]})"
-    if kind == "draft-specialist":
-        spec = SPECIALIST_BY_ID.get(str(a.get("specialist")))
-        if spec is None:
-            return f"draft the specialist {a.get('specialist')}"
-        specialty = f"specialty {spec.specialty}, " if spec.specialty else "no specialty, "
-        return f"draft the {spec.name} ({specialty}starting favor {spec.starting_favor})"
-    if kind == "move":
-        return f"sail to hex {a.get('hex')}"
-    if kind == "move-rival":
-        return f"sail the rival to hex {a.get('hex')}"
-    if kind == "gather":
-        return f"gather {one_good(str(a.get('good')))}{tossed}"
-    if kind == "trade":
-        sub = a.get("favor_for") or []
-        return f"fill the demand card on stand {int(a.get('slot', 0)) + 1}" + (
-            f", paying favor for {' and '.join(sub)}" if sub else "")
-    if kind == "sell-specialty":
-        return f"sell {one_good(str(a.get('good')))} (specialty) for 1 coin"
-    if kind == "buy-metal":
-        return f"buy one {a.get('metal')} with {a.get('pay')}{tossed}"
-    if kind == "donate-metal":
-        return f"donate one {a.get('metal')} to the temple"
-    if kind == "donate-goods":
-        return f"donate the goods of the card on stand {int(a.get('slot', 0)) + 1} to the temple"
-    return {
-        "declare-influence": "spend 1 favor on an influence move",
-        "anchor": "spend 1 favor to anchor",
-        "stop-rival": "leave the rival where it is",
-        "rival-trade": "make the rival trade (shift the market)",
-        "decline-rival-trade": "skip the rival trade",
-        "upgrade-cargo": "buy a cargo upgrade for 2 coins",
-        "end-turn": "end the turn",
-    }.get(str(kind), str(dict(a)))

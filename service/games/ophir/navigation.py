@@ -10,6 +10,7 @@ rival trade.
 from __future__ import annotations
 
 from service.games.base import Action, Event, IllegalAction, Rng
+from service.i18n import phrase
 
 from .data import (
     ANCHOR_COST,
@@ -22,8 +23,9 @@ from .data import (
     TEST_PENALTY,
     open_neighbours,
 )
+from .events import said
 from .flow import end_turn, shift_market
-from .state import Player, State, Turn, replace, seat_name, with_seat
+from .state import Player, State, Turn, replace, with_seat
 
 
 def move_targets(state: State, seat: int, turn: Turn) -> tuple[str, ...]:
@@ -80,11 +82,11 @@ def anchor(state: State, seat: int, turn: Turn, events: list[Event]) -> State:
     """Spend 1 favor to stay on the start hex and end navigation (§5.1)."""
     if not can_anchor(state, seat, turn):
         if state.seats[seat].favor < ANCHOR_COST:
-            raise IllegalAction("no-favor", "anchoring costs 1 favor and you have none (rule §6.1).", "§6.1")
-        raise IllegalAction("cannot-anchor", "you may anchor only at the start of navigation or after one failed "
-                            "influence test, and not after a declared influence move (rule §5.1).", "§5.1")
-    events.append({"type": "anchored", "seat": seat, "hex": turn.start_hex,
-                   "text": f"{seat_name(seat)} spent {ANCHOR_COST} favor to anchor at {turn.start_hex}."})
+            raise IllegalAction("no-favor", phrase("anchoring costs 1 favor and you have none (rule §6.1)."), "§6.1")
+        raise IllegalAction("cannot-anchor", phrase(
+            "you may anchor only at the start of navigation or after one failed influence test, and not after a "
+            "declared influence move (rule §5.1)."), "§5.1")
+    events.append(said({"type": "anchored", "seat": seat, "hex": turn.start_hex}))
     return replace(state, seats=_pay_favor(state, seat, ANCHOR_COST),
                    turn=replace(turn, anchored=True, nav_over=True))
 
@@ -93,13 +95,12 @@ def declare_influence(state: State, seat: int, turn: Turn, events: list[Event]) 
     """Spend 1 favor: no influence tests for the rest of this turn (§5.1, R-17)."""
     if not can_declare_influence(state, seat, turn):
         if state.seats[seat].favor < INFLUENCE_COST:
-            raise IllegalAction("no-favor", "an influence move costs 1 favor and you have none (rule §6.1).", "§6.1")
-        raise IllegalAction("cannot-declare-influence", "an influence move is declared once, before a move you "
-                            "still have (rule §5.1).", "§5.1")
+            raise IllegalAction("no-favor", phrase("an influence move costs 1 favor and you have none (rule §6.1)."),
+                                "§6.1")
+        raise IllegalAction("cannot-declare-influence", phrase(
+            "an influence move is declared once, before a move you still have (rule §5.1)."), "§5.1")
     first = turn.moves == 0
-    events.append({"type": "influence-declared", "seat": seat,
-                   "text": f"{seat_name(seat)} spent {INFLUENCE_COST} favor on an influence move"
-                           + (" covering both moves." if first else " for the second move.")})
+    events.append(said({"type": "influence-declared", "seat": seat, "first": first}))
     return replace(state, seats=_pay_favor(state, seat, INFLUENCE_COST),
                    turn=replace(turn, influence=True, influence_first=first))
 
@@ -113,7 +114,6 @@ def move(state: State, seat: int, turn: Turn, target: str, rng: Rng, events: lis
     crossing = target not in open_neighbours(state.barriers)[player.hex]  # only the Navigator gets here
     defenders = state.dice_at(target, seat)
     moves = turn.moves + 1
-    name = seat_name(seat)
     seats = state.seats
     rival = state.rival
     if defenders and not turn.influence and not crossing:
@@ -122,7 +122,6 @@ def move(state: State, seat: int, turn: Turn, target: str, rng: Rng, events: lis
         value = min(DIE_SIDES, roll + TEMPLE_GUARD_BONUS) if player.specialist == "temple_guard" else roll
         player = replace(player, die=value)
         success = value >= highest
-        lowered: list[str] = []
         if not success:
             for owner, d in defenders:
                 if d != highest:
@@ -130,40 +129,30 @@ def move(state: State, seat: int, turn: Turn, target: str, rng: Rng, events: lis
                 if owner is None:
                     assert rival is not None
                     rival = replace(rival, die=max(DIE_LOWEST, d - TEST_PENALTY))
-                    lowered.append("the rival")
                 else:
                     seats = with_seat(seats, owner, replace(seats[owner], die=max(DIE_LOWEST, d - TEST_PENALTY)))
-                    lowered.append(seat_name(owner))
-        bonus = f" ({roll}+{TEMPLE_GUARD_BONUS} for the Temple Guard)" if value != roll else ""
-        events.append({"type": "influence-test", "seat": seat, "hex": target, "roll": roll, "value": value,
-                       "against": highest, "success": success,
-                       "lowered": [owner for owner, d in defenders if d == highest and not success],
-                       "text": f"{name} rolled {value}{bonus} against {highest} to enter {target}: "
-                               + ("success." if success else
-                                  f"failure; {', '.join(lowered)} lowered to {max(DIE_LOWEST, highest - TEST_PENALTY)}.")})
+        events.append(said({"type": "influence-test", "seat": seat, "hex": target, "roll": roll, "value": value,
+                            "against": highest, "success": success,
+                            "lowered": [owner for owner, d in defenders if d == highest and not success]}))
         if not success:
             seats = with_seat(seats, seat, player)
             turn = replace(turn, moves=moves, fails=turn.fails + 1, nav_over=moves >= MOVES)
             state = replace(state, seats=seats, rival=rival, turn=turn)
             if turn.fails >= MOVES:
-                events.append({"type": "navigation-failed", "seat": seat,
-                               "text": f"{name} failed both influence tests and stays at {turn.start_hex} "
-                                       "with no actions (rule §5.1)."})
+                events.append(said({"type": "navigation-failed", "seat": seat, "start": turn.start_hex}))
                 return end_turn(state, seat, events, voluntary=False)
             return state
     elif defenders:
-        why = "crossing a barrier as the Navigator" if crossing else "by influence move"
-        events.append({"type": "sailed", "seat": seat, "hex": target, "text": f"{name} sailed to {target} {why}, "
-                       "no test."})
+        events.append(said({"type": "sailed", "seat": seat, "hex": target,
+                            "by": "navigator" if crossing else "influence"}))
     else:
-        events.append({"type": "sailed", "seat": seat, "hex": target, "text": f"{name} sailed to {target}."})
+        events.append(said({"type": "sailed", "seat": seat, "hex": target, "by": None}))
     seats = with_seat(seats, seat, replace(player, hex=target))
     turn = replace(turn, moves=moves, moved=True, nav_over=moves >= MOVES)
     if rival is not None and rival.hex == target:
         # §7: the turn pauses at once and the active player moves the rival.
         turn = replace(turn, rival_entered=True, rival_step=0, rival_origin=target)
-        events.append({"type": "rival-entered", "seat": seat, "hex": target,
-                       "text": f"{name} entered the rival's hex and must now move the rival 1 or 2 hexes."})
+        events.append(said({"type": "rival-entered", "seat": seat, "hex": target}))
         state = replace(state, seats=seats, rival=rival, turn=turn)
         if not rival_targets(state, turn):  # cannot happen on a legal map (§7); never leave the seat stuck
             return _rival_done(state, seat, turn, rng, events)
@@ -173,14 +162,14 @@ def move(state: State, seat: int, turn: Turn, target: str, rng: Rng, events: lis
 
 def _why_not_move(state: State, seat: int, turn: Turn, target: str) -> str:
     if turn.rival_step >= 0 or turn.rival_trade:
-        return "finish moving the rival first (rule §7)."
+        return phrase("finish moving the rival first (rule §7).")
     if turn.anchored or turn.nav_over or turn.moves >= MOVES:
-        return "your navigation is over this turn (rule §5.1: two moves, none after anchoring or an action)."
+        return phrase("your navigation is over this turn (rule §5.1: two moves, none after anchoring or an action).")
     if target == turn.start_hex:
-        return f"{target} is your start hex; the second move may not return to it (rule §5.1)."
+        return phrase("{hex} is your start hex; the second move may not return to it (rule §5.1).", hex=target)
     if state.rival is not None and turn.rival_entered and state.rival.hex == target:
-        return "you may enter the rival's hex only once per turn (rule §7)."
-    return f"{target} is not adjacent to your ship across an open edge (rule §3: barriers block)."
+        return phrase("you may enter the rival's hex only once per turn (rule §7).")
+    return phrase("{hex} is not adjacent to your ship across an open edge (rule §3: barriers block).", hex=target)
 
 
 # -- the rival (spec §7) ----------------------------------------------------------------------
@@ -198,13 +187,13 @@ def rival_targets(state: State, turn: Turn) -> tuple[str, ...]:
 
 def move_rival(state: State, seat: int, turn: Turn, target: str, rng: Rng, events: list[Event]) -> State:
     if target not in rival_targets(state, turn):
-        raise IllegalAction("rival-cannot-move-there", f"the rival may not sail to {target}: it moves to an "
-                            "adjacent hex across no barrier and never into a hex with a ship (rule §7).", "§7")
+        raise IllegalAction("rival-cannot-move-there", phrase(
+            "the rival may not sail to {hex}: it moves to an adjacent hex across no barrier and never into a hex "
+            "with a ship (rule §7).", hex=target), "§7")
     assert state.rival is not None
     rival = replace(state.rival, hex=target)
     turn = replace(turn, rival_step=turn.rival_step + 1)
-    events.append({"type": "rival-moved", "seat": seat, "hex": target,
-                   "text": f"{seat_name(seat)} moved the rival to {target}."})
+    events.append(said({"type": "rival-moved", "seat": seat, "hex": target}))
     state = replace(state, rival=rival, turn=turn)
     if turn.rival_step >= MOVES or not rival_targets(state, turn):
         return _rival_done(state, seat, turn, rng, events)
@@ -213,7 +202,7 @@ def move_rival(state: State, seat: int, turn: Turn, target: str, rng: Rng, event
 
 def stop_rival(state: State, seat: int, turn: Turn, rng: Rng, events: list[Event]) -> State:
     if turn.rival_step < 1:
-        raise IllegalAction("rival-must-move", "the rival moves at least one hex (rule §7).", "§7")
+        raise IllegalAction("rival-must-move", phrase("the rival moves at least one hex (rule §7)."), "§7")
     return _rival_done(state, seat, turn, rng, events)
 
 
@@ -222,8 +211,7 @@ def _rival_done(state: State, seat: int, turn: Turn, rng: Rng, events: list[Even
     assert state.rival is not None
     roll = rng.die(DIE_SIDES)
     rival = replace(state.rival, die=roll)
-    events.append({"type": "rival-die-rolled", "seat": seat, "value": roll,
-                   "text": f"{seat_name(seat)} rolled the rival's die: {roll}."})
+    events.append(said({"type": "rival-die-rolled", "seat": seat, "value": roll}))
     on_market = rival.hex == state.hex_of("market")
     turn = replace(turn, rival_step=-1, rival_origin=None, rival_trade=on_market)
     return replace(state, rival=rival, turn=turn)
@@ -232,12 +220,11 @@ def _rival_done(state: State, seat: int, turn: Turn, rng: Rng, events: list[Even
 def rival_trade(state: State, seat: int, turn: Turn, accept: bool, events: list[Event]) -> State:
     """The optional rival trade: one market shift, no goods, no coins (§7)."""
     if not turn.rival_trade:
-        raise IllegalAction("no-rival-trade", "the rival trade is offered only when the rival has just ended its "
-                            "move on the market (rule §7).", "§7")
+        raise IllegalAction("no-rival-trade", phrase(
+            "the rival trade is offered only when the rival has just ended its move on the market (rule §7)."), "§7")
     state = replace(state, turn=replace(turn, rival_trade=False))
     if not accept:
-        events.append({"type": "rival-trade-declined", "seat": seat,
-                       "text": f"{seat_name(seat)} let the rival pass the market without trading."})
+        events.append(said({"type": "rival-trade-declined", "seat": seat}))
         return state
-    events.append({"type": "rival-traded", "seat": seat, "text": f"{seat_name(seat)} made the rival trade."})
+    events.append(said({"type": "rival-traded", "seat": seat}))
     return shift_market(state, events)

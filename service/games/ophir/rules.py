@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from service.games.base import Action, Event, IllegalAction, InvalidAction, Rng
+from service.i18n import phrase, phrase_n
 
 from . import actions as act
 from . import navigation as nav
@@ -23,6 +24,7 @@ from .data import BASIC, DEMAND_STANDS, EDGES, HEXES, METALS, SPECIALIST_BY_ID
 from .flow import end_turn
 from .setup import barrier_actions, draft, draft_actions, place_barrier
 from .state import BARRIERS, DRAFT, OVER, State, Turn, seat_name
+from .words import phase_word
 
 _HEXES = frozenset(HEXES)
 _BASIC = frozenset(BASIC)
@@ -74,23 +76,26 @@ def _field(kind: str, value: Any) -> bool:
 def parse(action: Mapping[str, Any]) -> dict[str, Any]:
     """Check the JSON shape of an action; InvalidAction (HTTP 400) if it is not one of ours."""
     if not isinstance(action, Mapping):
-        raise InvalidAction("not-an-object", "an action is a JSON object with a 'type'.")
+        raise InvalidAction("not-an-object", phrase("an action is a JSON object with a 'type'."))
     kind = action.get("type")
     shape = SHAPES.get(kind) if isinstance(kind, str) else None
     if shape is None:
-        raise InvalidAction("unknown-action", f"not an Ophir action type: {kind!r}.")
+        raise InvalidAction("unknown-action", phrase("not an Ophir action type: {kind}.", kind=repr(kind)))
     extra = set(action) - {"type", *shape}
     if extra:
-        raise InvalidAction("unknown-field", f"{kind} has no {'field' if len(extra) == 1 else 'fields'} {', '.join(repr(x) for x in sorted(extra))}.")
+        raise InvalidAction("unknown-field", phrase_n("{kind} has no field {fields}.", "{kind} has no fields {fields}.",
+                                                      len(extra), kind=kind,
+                                                      fields=", ".join(repr(x) for x in sorted(extra))))
     out: dict[str, Any] = {"type": kind}
     for name, (required, fkind) in shape.items():
         if name not in action:
             if required:
-                raise InvalidAction("missing-field", f"{kind} needs '{name}'.")
+                raise InvalidAction("missing-field", phrase("{kind} needs '{name}'.", kind=kind, name=name))
             out[name] = []
             continue
         if not _field(fkind, action[name]):
-            raise InvalidAction("bad-field", f"{kind}: '{name}' = {action[name]!r} is not a valid {fkind}.")
+            raise InvalidAction("bad-field", phrase("{kind}: '{name}' = {value} is not a valid {what}.", kind=kind,
+                                                    name=name, value=repr(action[name]), what=fkind))
         out[name] = action[name]
     return out
 
@@ -122,12 +127,14 @@ def apply(state: State, seat: int, action: Mapping[str, Any], rng: Rng) -> tuple
     a = parse(action)
     kind = a["type"]
     if state.phase == OVER:
-        raise IllegalAction("game-over", "the game is over (rule §8).", "§8")
+        raise IllegalAction("game-over", phrase("the game is over (rule §8)."), "§8")
     if seat != state.active:
-        raise IllegalAction("not-your-turn", f"it is {seat_name(state.active)}'s turn to act, not {seat_name(seat)}'s.")
+        raise IllegalAction("not-your-turn", phrase("it is {active}'s turn to act, not {seat}'s.",
+                                                    active=seat_name(state.active), seat=seat_name(seat)))
     want = _PHASE_OF.get(kind, "play")
     if want != state.phase:
-        raise IllegalAction("wrong-phase", f"{kind} is not possible during the {state.phase} phase.")
+        raise IllegalAction("wrong-phase", phrase("{kind} is not possible during the {phase} phase.", kind=kind,
+                                                  phase=phase_word(state.phase)))
     events: list[Event] = []
     if kind == "place-barrier":
         return place_barrier(state, seat, a["edge"], events), events
@@ -138,8 +145,9 @@ def apply(state: State, seat: int, action: Mapping[str, Any], rng: Rng) -> tuple
     if kind in _RIVAL:
         return _apply_rival(state, seat, turn, a, rng, events), events
     if turn.rival_step >= 0 or turn.rival_trade:
-        raise IllegalAction("rival-pending", "finish moving the rival (and its optional trade) before anything "
-                            "else (rule §7: the turn pauses while the rival moves).", "§7")
+        raise IllegalAction("rival-pending", phrase(
+            "finish moving the rival (and its optional trade) before anything else (rule §7: the turn pauses while "
+            "the rival moves)."), "§7")
     if kind in _NAV:
         if kind == "anchor":
             return nav.anchor(state, seat, turn, events), events
@@ -147,8 +155,8 @@ def apply(state: State, seat: int, action: Mapping[str, Any], rng: Rng) -> tuple
             return nav.declare_influence(state, seat, turn, events), events
         return nav.move(state, seat, turn, a["hex"], rng, events), events
     if not act.can_act(turn):
-        raise IllegalAction("navigate-first", "navigation is compulsory: sail or anchor before taking actions or "
-                            "ending the turn (rule §5.1).", "§5.1")
+        raise IllegalAction("navigate-first", phrase(
+            "navigation is compulsory: sail or anchor before taking actions or ending the turn (rule §5.1)."), "§5.1")
     return _apply_action(state, seat, turn, a, events), events
 
 
@@ -156,8 +164,8 @@ def _apply_rival(state: State, seat: int, turn: Turn, a: dict[str, Any], rng: Rn
     kind = a["type"]
     if kind in ("move-rival", "stop-rival"):
         if turn.rival_step < 0:
-            raise IllegalAction("no-rival-move", "the rival moves only when your ship has just entered its hex "
-                                "(rule §7).", "§7")
+            raise IllegalAction("no-rival-move", phrase(
+                "the rival moves only when your ship has just entered its hex (rule §7)."), "§7")
         if kind == "move-rival":
             return nav.move_rival(state, seat, turn, a["hex"], rng, events)
         return nav.stop_rival(state, seat, turn, rng, events)

@@ -23,6 +23,7 @@ from .data import (
     TIER_BY_ID,
     Tier,
 )
+from .words import colour
 
 HEX_INDEX: dict[str, int] = {h: i for i, h in enumerate(HEXES)}
 
@@ -198,8 +199,9 @@ class State:
 
 
 def seat_name(seat: int) -> str:
-    """The colour of a seat, used in event texts."""
-    return SEAT_COLOURS[seat]
+    """The colour of a seat, used in event texts: a phrase of the catalog (:mod:`.words`), so it reads
+    in its reader's language."""
+    return colour(SEAT_COLOURS[seat])
 
 
 def with_seat(state_seats: tuple[Player, ...], seat: int, player: Player) -> tuple[Player, ...]:
