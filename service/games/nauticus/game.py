@@ -159,7 +159,7 @@ def describe(action: Mapping[str, Any]) -> str:
     if t == "pass":
         return phrase("pass (flip a pass tile)")
     if t == "done":
-        return phrase("end the turn")
+        return phrase_in("nauticus", "end the turn")  # an imperative menu, as Ophir's (El Capitán names its steps)
     if t == "extra-action":
         chosen = words.action(str(action.get("action")))
         if action.get("pass_first"):

@@ -111,6 +111,6 @@ def describe(a: Mapping[str, Any]) -> str:
         "rival-trade": phrase("make the rival trade (shift the market)"),
         "decline-rival-trade": phrase("skip the rival trade"),
         "upgrade-cargo": phrase("buy a cargo upgrade for 2 coins"),
-        "end-turn": phrase("end the turn"),
+        "end-turn": phrase_in("ophir", "end the turn"),  # its menu speaks in the imperative (El Capitán names its steps)
     }
     return plain.get(str(kind), str(dict(a)))
