@@ -152,4 +152,4 @@ def test_the_clock_speaks_the_readers_language() -> None:
     assert clock_words.span(273600) == "3 days 4 hours" and clock_words.span(273600, "hu") == "3 nap 4 óra"
     assert clock_words.span(30, "hu") == "kevesebb mint egy perc"
     assert clock_words.reason_text("every remaining player voted to abort", "hu") == \
-        "minden megmaradt játékos a félbeszakításra szavazott"
+        "minden megmaradt játékos a megszakításra szavazott"
