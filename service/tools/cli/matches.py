@@ -27,7 +27,7 @@ from service.tools.cli.common import (
 )
 from service.tools.cli.friend_lines import claimed_text, invitations_text
 from service.tools.cli.mail import delegation_line
-from service.tools.cli.time_control import add_create_flags, clock_lines, clock_request, clock_summary
+from service.tools.cli.time_control import add_create_flags, clock_lines, clock_request, clock_summary, seat_name
 from service.tools.terminal import say
 
 # -- the match in words ----------------------------------------------------------------------
@@ -39,10 +39,6 @@ STATUS: dict[str, Phrase] = {
     "aborted": phrase_in("match status", "aborted"),
 }
 """A match's ``status`` (a machine field of the API) in words; an unknown one is printed as it is."""
-
-SEAT_KIND: dict[str, Phrase] = {"human": phrase_in("seat kind", "human"), "bot": phrase_in("seat kind", "bot")}
-"""What names a seat that has no player's name yet."""
-
 
 def status_text(status: str, lang: str | None = None) -> str:
     """A match status in the output's language (English: the API's word itself)."""
@@ -69,7 +65,7 @@ def render_view(view: dict[str, Any], now: str | None = None, lang: str | None =
     L = lang or language()
     lines = [tr(L, "Match {id} · {game} · {status} · ply {ply}", id=view["id"], game=view["game"],
                 status=status_text(view["status"], L), ply=view["ply"])]
-    names = {s["seat"]: (s["name"] or render(SEAT_KIND.get(s["kind"], s["kind"]), L)) for s in view["seats"]}
+    names = {s["seat"]: seat_name(s, L) for s in view["seats"]}
     lines.append(tr(L, "Seats: {seats}", seats=", ".join(f"{i}={n}" for i, n in names.items())))
     if view["open_seats"]:
         lines.append(tr(L, "Open seats: {seats}", seats=str(view["open_seats"])))

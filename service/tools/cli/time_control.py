@@ -11,7 +11,7 @@ from datetime import datetime
 from typing import Any
 
 from service.clock import Clock, ClockError, parse_duration, parse_iso
-from service.i18n import DEFAULT, duration, moment, phrase, render, tr, tr_n
+from service.i18n import DEFAULT, duration, moment, phrase, phrase_in, render, tr, tr_n
 from service.proof.standing import check_timeout_policy
 from service.proof.time_control import TimeControlError, check_time_control
 
@@ -186,6 +186,15 @@ def policy_text(policy: Mapping[str, Any], lang: str = DEFAULT) -> str:
               hours=policy.get("grace_hours", 0))
 
 
+SEAT_KIND = {"human": phrase_in("seat kind", "human"), "bot": phrase_in("seat kind", "bot")}
+"""What names a seat that has no player's name yet."""
+
+
+def seat_name(seat: Mapping[str, Any], lang: str = DEFAULT) -> str:
+    """A seat of a view by its player's name, else by its kind (``human``, ``bot``) in words."""
+    return str(seat["name"]) if seat.get("name") else render(SEAT_KIND.get(seat["kind"], seat["kind"]), lang)
+
+
 _PLAYED_BY = {"bot": phrase("a bot"), "stand-in": phrase("a stand-in bot, until its player is back"),
               "skip": phrase("the server, passing this turn"),
               "forfeited": phrase("the server's bot (the player left the match)")}
@@ -224,7 +233,7 @@ def clock_lines(view: Mapping[str, Any], now: datetime | None = None, lang: str 
     if now is None:
         now = Clock.named(os.environ.get("PORTOLAN_CLOCK")).now()
     tc = clock.get("time_control") or {"kind": "none"}
-    names = {s["seat"]: (s["name"] or s["kind"]) for s in view.get("seats", [])}
+    names = {s["seat"]: seat_name(s, lang) for s in view.get("seats", [])}
     lines = [tr(lang, "Clock: {time_control}; {policy}", time_control=time_control_text(tc, lang),
                 policy=policy_text(clock.get("timeout_policy") or {}, lang))]
     if view.get("status") in ("active", "finished", "aborted"):
