@@ -136,7 +136,8 @@ def _run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
 
 
 def test_a_match_from_the_terminal_in_hungarian(served: str, home: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    _run(["keygen"], capsys)
+    for key in ("default", "ana", "bea"):  # made here, so that no key's path (the test's folder) is in the output
+        _run(["keygen", "--key", key], capsys)
     printed = _run(["--lang", "hu", "--server", served, "create", "harbour-race", "--invite", "zoe@example.org",
                     "--invite", "bea@example.org", "--name", "Zoe"], capsys)
     lines = printed.splitlines()
@@ -152,7 +153,7 @@ def test_a_match_from_the_terminal_in_hungarian(served: str, home: Path, capsys:
         token = claims[seat][claims[seat].index(mid) + 2]
         printed = _run(["--server", served, "claim", mid, str(seat), token, "--name", name, "--email", email,
                         "--key", name.lower(), "--lang", "hu"], capsys)
-        assert f"\ntiéd a hely {seat} ebben a játszmában: {mid}; a játszma állapota: " in printed
+        assert printed.startswith(f"tiéd a hely {seat} ebben a játszmában: {mid}; a játszma állapota: ")
         assert f"A lépésértesítők ide mennek: {email}." in printed
         assert english_words(printed, allow=ALLOW) == []
 
@@ -230,3 +231,12 @@ def test_the_view_page_in_hungarian_and_in_english() -> None:
         "Clock: 3 days per move; a stand-in bot plays a late seat, 24 h after its deadline",
         "  seat 0 (Ana): to act, 2d 19h left, deadline 2026-12-08 12:00 UTC", "  seat 1 (bot, played by a bot)"]
     assert english_words(en, allow=ALLOW)  # the scan finds English where there is some
+
+
+def test_webhooks_and_vacations_in_hungarian(served: str, home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _run(["keygen"], capsys)
+    assert _run(["--server", served, "--lang", "hu", "webhook", "list"], capsys) == "nincs webhook\n"
+    assert _run(["--server", served, "webhook", "list"], capsys) == "no webhooks\n"
+    listed = _run(["--server", served, "--lang", "hu", "vacation", "list"], capsys)
+    assert listed.startswith("nincs bejelentett szabadság\n") and " szabadság maradt erre az évre: " in listed
+    assert english_words(listed, allow=ALLOW) == []
