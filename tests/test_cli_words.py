@@ -240,3 +240,19 @@ def test_webhooks_and_vacations_in_hungarian(served: str, home: Path, capsys: py
     listed = _run(["--server", served, "--lang", "hu", "vacation", "list"], capsys)
     assert listed.startswith("nincs bejelentett szabadság\n") and " szabadság maradt erre az évre: " in listed
     assert english_words(listed, allow=ALLOW) == []
+
+
+def test_a_bad_clock_flag_is_refused_in_hungarian() -> None:
+    try:
+        common.set_language("hu")
+        with pytest.raises(SystemExit) as exc:
+            tc.parse_time_control("bank:x")
+        assert exc.value.code == "--time-control: a kezdő időbank a napok száma, nem ez: 'x'"
+        with pytest.raises(SystemExit) as exc:
+            tc.parse_reminders("half,later")
+        assert exc.value.code == "a --reminders egy lista, például half,24 (\"half\" vagy a hátralévő órák), nem ez: 'half,later'"
+    finally:
+        common.set_language("en")
+    with pytest.raises(SystemExit) as exc:
+        tc.parse_time_control("bank:x")
+    assert exc.value.code == "--time-control: the initial bank is a number of days, not 'x'"

@@ -14,6 +14,7 @@ from service.clock import Clock, ClockError, parse_duration, parse_iso
 from service.i18n import DEFAULT, duration, moment, phrase, phrase_in, render, tr, tr_n
 from service.proof.standing import check_timeout_policy
 from service.proof.time_control import TimeControlError, check_time_control
+from service.tools.cli.common import language
 
 TIMEOUTS = ("stand-in", "skip", "forfeit", "forfeit-end", "abort")
 
@@ -25,7 +26,8 @@ def _days(text: str, what: str) -> int | float:
     try:
         value = float(text)
     except ValueError:
-        raise SystemExit(f"--time-control: {what} is a number of days, not {text!r}") from None
+        raise SystemExit(tr(language(), "--time-control: {what} is a number of days, not {given}", what=what,
+                            given=repr(text))) from None
     return int(value) if value.is_integer() else value
 
 
@@ -37,21 +39,21 @@ def parse_time_control(text: str, *, weekends: bool = True, reminders: str | Non
     value: dict[str, Any]
     if kind == "none" and not rest:
         if not weekends or reminders:
-            raise SystemExit("--no-weekends and --reminders need a time control (per-move:DAYS or bank:...)")
+            raise SystemExit(tr(language(), "--no-weekends and --reminders need a time control (per-move:DAYS or bank:...)"))
         value = {"kind": "none"}
     elif kind == "per-move" and rest:
         value = {"kind": "per-move", "days": _days(rest, "per-move:DAYS")}
     elif kind == "bank" and rest:
         head, _, cap = rest.partition("/")
         initial, _, increment = head.partition("+")
-        value = {"kind": "bank", "initial_days": _days(initial, "the initial bank")}
+        value = {"kind": "bank", "initial_days": _days(initial, tr(language(), "the initial bank"))}
         if increment:
-            value["increment_days"] = _days(increment, "the increment")
+            value["increment_days"] = _days(increment, tr(language(), "the increment"))
         if cap:
-            value["cap_days"] = _days(cap, "the cap")
+            value["cap_days"] = _days(cap, tr(language(), "the cap"))
     else:
-        raise SystemExit(f"--time-control is none, per-move:DAYS (e.g. per-move:3) or bank:INITIAL+INCREMENT/CAP "
-                         f"(e.g. bank:7+1/14), not {text!r}")
+        raise SystemExit(tr(language(), "--time-control is none, per-move:DAYS (e.g. per-move:3) or "
+                                        "bank:INITIAL+INCREMENT/CAP (e.g. bank:7+1/14), not {given}", given=repr(text)))
     if value["kind"] != "none":
         if not weekends:
             value["weekends"] = False
@@ -76,7 +78,8 @@ def parse_reminders(text: str) -> list[str | int]:
         elif part.isdigit() and part.isascii():
             out.append(int(part))
         else:
-            raise SystemExit(f'--reminders is a list such as half,24 ("half" or hours left), not {text!r}')
+            raise SystemExit(tr(language(), '--reminders is a list such as half,24 ("half" or hours left), not {given}',
+                                given=repr(text)))
     return out
 
 
@@ -94,7 +97,8 @@ def parse_timeout(policy: str | None, grace: str | None) -> str | dict[str, Any]
         except ClockError as exc:
             raise SystemExit(f"--grace: {exc}") from exc
         if seconds % 3600:
-            raise SystemExit(f"--grace is a whole number of hours (such as 24h or 2d), not {grace!r}")
+            raise SystemExit(tr(language(), "--grace is a whole number of hours (such as 24h or 2d), not {given}",
+                                given=repr(grace)))
         value["grace_hours"] = int(seconds // 3600)
     try:
         check_timeout_policy(value)
@@ -110,7 +114,7 @@ def clock_request(args: argparse.Namespace) -> dict[str, Any]:
         fields["time_control"] = parse_time_control(args.time_control, weekends=not args.no_weekends,
                                                     reminders=args.reminders)
     elif args.no_weekends or args.reminders is not None:
-        raise SystemExit("--no-weekends and --reminders need --time-control per-move:DAYS or bank:...")
+        raise SystemExit(tr(language(), "--no-weekends and --reminders need --time-control per-move:DAYS or bank:..."))
     policy = parse_timeout(args.timeout, args.grace)
     if policy is not None:
         fields["timeout_policy"] = policy
