@@ -36,11 +36,14 @@ class ApiError(Exception):
 
 class Client:
     """The REST API over HTTP. ``private_key`` is the key :meth:`_auth` signs requests with
-    when a call names none (a player's own key, for a client that acts for one player)."""
+    when a call names none (a player's own key, for a client that acts for one player).
+    ``language`` (a code, ``"hu"``) is sent as ``Accept-Language`` with every request, so the
+    server's words (labels, events, board texts, ``detail`` sentences) come back in it."""
 
     def __init__(self, base_url: str, timeout: float = 30.0, session: requests.Session | None = None,
-                 private_key: str | None = None) -> None:
+                 private_key: str | None = None, language: str | None = None) -> None:
         self.base = base_url.rstrip("/")
+        self.language = language
         self.private_key = private_key  # signs the requests whose call names no key of its own
         self.timeout = timeout
         self.http = session or requests.Session()
@@ -58,10 +61,14 @@ class Client:
             raise ValueError("this request must be signed: give the Client (or the call) a private key")
         return {"Authorization": authorization(key, method, path, query, body)}
 
+    def _headers(self, headers: dict[str, str] | None) -> dict[str, str]:
+        """``headers`` with the client's ``Accept-Language`` (unsigned: the signature covers none of them)."""
+        return {**({"Accept-Language": self.language} if self.language else {}), **(headers or {})}
+
     def _call(self, method: str, path: str, *, json: Any = None, headers: dict[str, str] | None = None,
               params: dict[str, Any] | None = None, ok: tuple[int, ...] = (200, 201), data: bytes | None = None) -> Any:
-        resp = self.http.request(method, self.base + path, json=json, data=data, headers=headers, params=params,
-                                 timeout=self.timeout)
+        resp = self.http.request(method, self.base + path, json=json, data=data, headers=self._headers(headers),
+                                 params=params, timeout=self.timeout)
         self.server_now = resp.headers.get("Portolan-Now") or self.server_now
         if resp.status_code == 304 or (resp.status_code == 204 and 204 in ok):
             return None
@@ -188,7 +195,7 @@ class Client:
         headers = self._auth("GET", path, query, private_key=private_key)
         if etag:
             headers["If-None-Match"] = etag
-        resp = self.http.get(self.base + (f"{path}?{query}" if query else path), headers=headers,
+        resp = self.http.get(self.base + (f"{path}?{query}" if query else path), headers=self._headers(headers),
                              timeout=self.timeout + (wait if etag else 0))
         self.server_now = resp.headers.get("Portolan-Now") or self.server_now
         if resp.status_code == 304:

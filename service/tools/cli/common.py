@@ -11,11 +11,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from shlex import join as shell_line
 from typing import TYPE_CHECKING, Any
 
+from service.i18n import DEFAULT, parse_language, tr
 from service.proof import signing
 from service.tools.terminal import say
 
@@ -58,7 +59,8 @@ def load_key(name: str) -> str:
     """The private key called ``name``; SystemExit saying how to make it when there is none."""
     path = key_path(name)
     if not path.exists():
-        raise SystemExit(f"no key named {name!r} ({path}); run: {shell_line(['portolan', 'keygen', '--key', name])}")
+        raise SystemExit(tr(language(), "no key named {name} ({path}); run: {command}", name=repr(name), path=str(path),
+                            command=shell_line(["portolan", "keygen", "--key", name])))
     return path.read_text().strip()
 
 
@@ -67,7 +69,8 @@ def new_key(name: str) -> None:
     path = key_path(name)
     private = signing.generate_private_key()
     write_private(path, private + "\n")
-    say(f"new key {name!r} in {path} (mode 0600)\npublic key: {signing.public_key_of(private)}")
+    say(tr(language(), "new key {name} in {path} (mode 0600)\npublic key: {public}", name=repr(name), path=str(path),
+           public=signing.public_key_of(private)))
 
 
 def ensure_key(name: str) -> None:
@@ -99,8 +102,55 @@ def seat_and_key(args: argparse.Namespace) -> tuple[int, str]:
     known = remembered_seats().get(args.match, {})
     seat = args.seat if args.seat is not None else known.get("seat")
     if seat is None:
-        raise SystemExit(f"which seat? pass --seat (no claimed seat of match {args.match} is remembered here)")
+        raise SystemExit(tr(language(), "which seat? pass --seat (no claimed seat of match {match} is remembered here)",
+                            match=args.match))
     return int(seat), args.key or known.get("key", "default")
+
+
+# -- the language of the output ------------------------------------------------------------------
+
+_language = DEFAULT
+
+LOCALE_VARIABLES = ("LC_ALL", "LC_MESSAGES", "LANG")
+"""The POSIX locale variables in the order they take precedence (the first one set wins)."""
+
+
+def choose_language(given: str | None, environ: Mapping[str, str] | None = None) -> str:
+    """The language the command speaks: ``--lang`` (``given``), else ``PORTOLAN_LANG``, else the
+    POSIX locale (``LC_ALL``, ``LC_MESSAGES``, ``LANG``: ``hu_HU.UTF-8`` is Hungarian), else English.
+
+    A ``PORTOLAN_LANG`` we do not speak is passed over as if unset; a locale we do not speak (``C``,
+    ``de_DE.UTF-8``) is English, as the locale is what the terminal speaks. ``--lang`` is checked by
+    the parser (:func:`lang_argument`)."""
+    env = os.environ if environ is None else environ
+    for word in (given, env.get("PORTOLAN_LANG")):
+        code = parse_language(word)
+        if code:
+            return code
+    for name in LOCALE_VARIABLES:
+        value = env.get(name, "").strip()
+        if value:  # POSIX: the first variable set decides, even when it names no language we speak
+            return parse_language(value.split(".", 1)[0].split("@", 1)[0]) or DEFAULT
+    return DEFAULT
+
+
+def lang_argument(word: str) -> str:
+    """``--lang``'s type: the code of the language ``word`` names (``hu``, ``magyar``, ``hu_HU``)."""
+    code = parse_language(word)
+    if code is None:
+        raise argparse.ArgumentTypeError(tr(language(), "unknown language {word} (en or hu)", word=repr(word)))
+    return code
+
+
+def set_language(code: str) -> None:
+    """Make ``code`` the language of every line this process prints from now on (set by ``main``)."""
+    global _language
+    _language = code
+
+
+def language() -> str:
+    """The language of the output (:func:`set_language`; English until set)."""
+    return _language
 
 
 # -- output and the API ------------------------------------------------------------------------
@@ -117,4 +167,4 @@ def api_client(args: argparse.Namespace) -> Client:
     # Imported here: it brings in requests, which the operator's commands and --help do without.
     from service.tools.client import Client
 
-    return Client(args.server)
+    return Client(args.server, language=language())

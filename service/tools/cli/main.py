@@ -11,6 +11,7 @@ import argparse
 import os
 import sys
 
+from service.i18n import parse_language, tr
 from service.tools.cli import (
     archive,
     bots,
@@ -26,7 +27,7 @@ from service.tools.cli import (
     vacations,
     webhooks,
 )
-from service.tools.cli.common import Command
+from service.tools.cli.common import Command, choose_language, lang_argument, language, set_language
 from service.tools.terminal import say
 
 DEFAULT_URL = "http://127.0.0.1:8000"
@@ -34,16 +35,20 @@ DEFAULT_URL = "http://127.0.0.1:8000"
 
 def parser() -> argparse.ArgumentParser:
     """The whole ``portolan`` parser (the sub-commands in the order ``--help`` lists them)."""
-    p = argparse.ArgumentParser(prog="portolan", description="Portolan: play-by-email El Capitán, Nauticus and Ophir.")
-    p.add_argument("--server", default=os.environ.get("PORTOLAN_URL", DEFAULT_URL), help="API base URL (env PORTOLAN_URL)")
-    p.add_argument("--json", action="store_true", help="print JSON instead of text")
+    L = language()  # the help texts' language: main() sets it before building the parser
+    p = argparse.ArgumentParser(prog="portolan", description=tr(L, "Portolan: play-by-email El Capitán, Nauticus and Ophir."))
+    p.add_argument("--server", default=os.environ.get("PORTOLAN_URL", DEFAULT_URL),
+                   help=tr(L, "API base URL (env PORTOLAN_URL)"))
+    p.add_argument("--json", action="store_true", help=tr(L, "print JSON instead of text"))
+    p.add_argument("--lang", type=lang_argument, metavar="LANGUAGE", help=lang_help(L))
     sub = p.add_subparsers(dest="command", required=True)
 
     def cmd(name: str, fn: Command, help_: str) -> argparse.ArgumentParser:
         sp = sub.add_parser(name, help=help_, description=help_)
         sp.set_defaults(fn=fn)
         # also after the command, as the lines in mails put it (SUPPRESS: absent, the global one stands)
-        sp.add_argument("--server", default=argparse.SUPPRESS, help="API base URL (env PORTOLAN_URL)")
+        sp.add_argument("--server", default=argparse.SUPPRESS, help=tr(L, "API base URL (env PORTOLAN_URL)"))
+        sp.add_argument("--lang", type=lang_argument, metavar="LANGUAGE", default=argparse.SUPPRESS, help=lang_help(L))
         return sp
 
     # The operator's commands first, then the player's, as --help has always listed them.
@@ -66,8 +71,29 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
+def lang_help(lang: str) -> str:
+    """``--lang``'s help text in ``lang``."""
+    return tr(lang, "the language of the output: en or hu (default: PORTOLAN_LANG, else the locale, LANG=hu_HU.UTF-8)")
+
+
+def _given_language(argv: list[str] | None) -> str | None:
+    """``--lang`` from the arguments before the parser is built (its help texts are in that language);
+    a bad or missing value is left for the parser to refuse."""
+    pre = argparse.ArgumentParser(add_help=False, exit_on_error=False)
+    pre.add_argument("--lang")
+    try:
+        known, _ = pre.parse_known_args(sys.argv[1:] if argv is None else argv)
+    except argparse.ArgumentError:
+        return None
+    return parse_language(known.lang)
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Run the command ``argv`` names (default: the process's arguments); its exit code."""
+    """Run the command ``argv`` names (default: the process's arguments); its exit code.
+
+    The output's language is ``--lang``, else ``PORTOLAN_LANG``, else the locale, else English
+    (:func:`.common.choose_language`); the API requests ask for it (``Accept-Language``)."""
+    set_language(choose_language(_given_language(argv)))
     p = parser()
     args, extra = p.parse_known_args(argv)
     # `move M --ply 3 '{...}'`: argparse gives the JSON after an option back as "unknown"
@@ -75,6 +101,7 @@ def main(argv: list[str] | None = None) -> int:
         args.actions = [*args.actions, *extra]
     elif extra:
         p.error(f"unrecognized arguments: {' '.join(extra)}")
+    L = language()
     import requests
 
     from service.games.edition_check import EditionError
@@ -88,11 +115,12 @@ def main(argv: list[str] | None = None) -> int:
             say(line, file=sys.stderr)
         return 2
     except ApiError as exc:
-        say(f"error {exc.status} {exc.code}: {exc.detail}", file=sys.stderr)
+        say(tr(L, "error {status} {code}: {detail}", status=exc.status, code=exc.code, detail=exc.detail),
+            file=sys.stderr)
         return 2
     except requests.ConnectionError:
-        say(f"error: cannot reach the Portolan server at {args.server} (is `portolan dev` running? "
-              "set --server or PORTOLAN_URL)", file=sys.stderr)
+        say(tr(L, "error: cannot reach the Portolan server at {server} (is `portolan dev` running? set --server or "
+                  "PORTOLAN_URL)", server=args.server), file=sys.stderr)
         return 3
     except KeyboardInterrupt:
         return 130

@@ -12,11 +12,13 @@ from shlex import join as shell_line
 from typing import Any
 
 from service.clock import parse_iso
-from service.play.mail.match_words import abort_votes_waiting, event_text, votes_needed_text
+from service.i18n import Phrase, phrase_in, render, tr, tr_n
+from service.play.mail.match_words import abort_votes_waiting, event_text
 from service.tools.cli.common import (
     CommandMaker,
     api_client,
     ensure_key,
+    language,
     load_key,
     out,
     remember_seat,
@@ -25,35 +27,69 @@ from service.tools.cli.common import (
 )
 from service.tools.cli.friend_lines import claimed_text, invitations_text
 from service.tools.cli.mail import delegation_line
-from service.tools.cli.time_control import add_create_flags, clock_lines, clock_request, clock_summary
+from service.tools.cli.time_control import add_create_flags, clock_lines, clock_request, clock_summary, seat_name
 from service.tools.terminal import say
 
 # -- the match in words ----------------------------------------------------------------------
 
+STATUS: dict[str, Phrase] = {
+    "waiting": phrase_in("match status", "waiting"),
+    "active": phrase_in("match status", "active"),
+    "finished": phrase_in("match status", "finished"),
+    "aborted": phrase_in("match status", "aborted"),
+}
+"""A match's ``status`` (a machine field of the API) in words; an unknown one is printed as it is."""
 
-def render_view(view: dict[str, Any], now: str | None = None) -> str:
-    """A readable text page of a match view; ``now`` is the service clock's time when it was read."""
-    lines = [f"Match {view['id']} · {view['game']} · {view['status']} · ply {view['ply']}"]
-    names = {s["seat"]: (s["name"] or s["kind"]) for s in view["seats"]}
-    lines.append("Seats: " + ", ".join(f"{i}={n}" for i, n in names.items()))
+def status_text(status: str, lang: str | None = None) -> str:
+    """A match status in the output's language (English: the API's word itself)."""
+    word = STATUS.get(status)
+    return render(word, lang or language()) if word is not None else status
+
+
+def seats_text(seats: Sequence[int], lang: str) -> str:
+    """``seat 1``, ``seats 0 and 2``, ``seats 0, 1 and 3`` (service.play.mail.match_words's words)."""
+    listed = [str(s) for s in seats]
+    joined = tr(lang, "{items} and {last}", items=", ".join(listed[:-1]), last=listed[-1]) if len(listed) > 1 \
+        else "".join(listed)
+    return tr_n(lang, "seat {seats}", "seats {seats}", len(listed), seats=joined)
+
+
+def votes_needed_text(waiting: Sequence[int], lang: str) -> str:
+    """``1 vote (seat 2)``, ``2 votes (seats 0 and 2)``."""
+    return tr_n(lang, "{n} vote ({seats})", "{n} votes ({seats})", len(waiting), seats=seats_text(waiting, lang))
+
+
+def render_view(view: dict[str, Any], now: str | None = None, lang: str | None = None) -> str:
+    """A readable text page of a match view; ``now`` is the service clock's time when it was read,
+    ``lang`` the language of the page (default: the output's, :func:`.common.language`)."""
+    L = lang or language()
+    lines = [tr(L, "Match {id} · {game} · {status} · ply {ply}", id=view["id"], game=view["game"],
+                status=status_text(view["status"], L), ply=view["ply"])]
+    names = {s["seat"]: seat_name(s, L) for s in view["seats"]}
+    lines.append(tr(L, "Seats: {seats}", seats=", ".join(f"{i}={n}" for i, n in names.items())))
     if view["open_seats"]:
-        lines.append(f"Open seats: {view['open_seats']}")
+        lines.append(tr(L, "Open seats: {seats}", seats=str(view["open_seats"])))
     if view["status"] == "active":
-        lines.append("To act: " + ", ".join(f"seat {s} ({names[s]})" for s in view["active_seats"]))
+        # each part said on its own line of code: the extraction does not see a message inside another's arguments
+        acting = [tr(L, "seat {seat} ({name})", seat=s, name=names[s]) for s in view["active_seats"]]
+        lines.append(tr(L, "To act: {seats}", seats=", ".join(acting)))
     if view.get("outcome"):
         o = view["outcome"]
-        lines.append("Final: " + ", ".join(f"seat {i}: {sc} (rank {r})" for i, (sc, r) in enumerate(zip(o["scores"], o["ranks"], strict=False))))
-    lines += clock_lines(view, parse_iso(now) if now else None)
+        scores = [tr(L, "seat {seat}: {score} (rank {rank})", seat=i, score=sc, rank=r)
+                  for i, (sc, r) in enumerate(zip(o["scores"], o["ranks"], strict=False))]
+        lines.append(tr(L, "Final: {scores}", scores=", ".join(scores)))
+    lines += clock_lines(view, parse_iso(now) if now else None, L)
     if view.get("text"):
         lines += ["", view["text"]]
     if view.get("legal_actions"):
-        lines += ["", f"Your legal actions ({len(view['legal_actions'])}): {shell_line(['portolan', 'actions', view['id']])}"]
+        lines += ["", tr(L, "Your legal actions ({n}): {command}", n=len(view["legal_actions"]),
+                         command=shell_line(["portolan", "actions", view["id"]]))]
     if view.get("match_actions"):
         kinds = {a["action"]["type"] for a in view["match_actions"]}
-        lines.append("Or: " + ", ".join(shell_line(["portolan", cmd, view["id"]]) for kind, cmd in
-                                        (("match:resign", "resign"), ("match:abort", "abort"), ("match:return", "back"))
-                                        if kind in kinds))
-    lines.append(f"Chain head: {view['head']}")
+        lines.append(tr(L, "Or: {commands}", commands=", ".join(
+            shell_line(["portolan", cmd, view["id"]]) for kind, cmd in
+            (("match:resign", "resign"), ("match:abort", "abort"), ("match:return", "back")) if kind in kinds)))
+    lines.append(tr(L, "Chain head: {head}", head=view["head"]))
     return "\n".join(lines)
 
 
@@ -74,13 +110,16 @@ def cmd_create(args: argparse.Namespace) -> int:
     if args.json:
         out(result, True)
         return 0
-    say(f"match {result['id']} ({result['game']}) created, status {result['status']}")
-    say(f"seed commitment: {result['commitment']}")
-    say(clock_summary(clock))
-    say(f"created by your key {args.key!r}; only it may abort the match while it waits for players: "
-        + shell_line(["portolan", "abort", result["id"], *([] if args.key == "default" else ["--key", args.key]),
-                      "--server", args.server]))
-    say(invitations_text(result["id"], result["invites"], args.invite, args.server))
+    L = language()
+    say(tr(L, "match {id} ({game}) created, status {status}", id=result["id"], game=result["game"],
+           status=status_text(result["status"], L)))
+    say(tr(L, "seed commitment: {commitment}", commitment=result["commitment"]))
+    say(clock_summary(clock, L))
+    say(tr(L, "created by your key {key}; only it may abort the match while it waits for players: {command}",
+           key=repr(args.key), command=shell_line(["portolan", "abort", result["id"],
+                                                   *([] if args.key == "default" else ["--key", args.key]),
+                                                   "--server", args.server])))
+    say(invitations_text(result["id"], result["invites"], args.invite, args.server, L))
     return 0
 
 
@@ -93,9 +132,11 @@ def cmd_claim(args: argparse.Namespace) -> int:
     if args.json:
         out(result, True)
         return 0
-    say(f"seat {args.seat} of match {args.match} is yours; match is {result['status']}")
-    say(delegation_line(args.match, args.seat, not args.no_mail))
-    say(claimed_text(args.match, args.seat, args.email or "", args.server))
+    L = language()
+    say(tr(L, "seat {seat} of match {match} is yours; match is {status}", seat=args.seat, match=args.match,
+           status=status_text(result["status"], L)))
+    say(delegation_line(args.match, args.seat, not args.no_mail, L))
+    say(claimed_text(args.match, args.seat, args.email or "", args.server, L))
     return 0
 
 
@@ -137,12 +178,14 @@ def cmd_actions(args: argparse.Namespace) -> int:
     if args.json:
         out(legal, True)
         return 0
+    L = language()
     if not legal:
-        say(f"seat {seat} need not act now (to act: {view['active_seats']})")
+        say(tr(L, "seat {seat} need not act now (to act: {seats})", seat=seat, seats=str(view["active_seats"])))
         return 0
     for i, a in enumerate(legal, 1):
         say(f"{i:>3}. {a['text']}\n     {json.dumps(a['action'], separators=(',', ':'))}")
-    say(f"\nplay one with: {shell_line(['portolan', 'move', args.match])} --pick N")
+    say()
+    say(tr(L, "play one with: {command} --pick N", command=shell_line(["portolan", "move", args.match])))
     return 0
 
 
@@ -155,12 +198,13 @@ def cmd_move(args: argparse.Namespace) -> int:
         view = client.view(args.match, seat, private)
         legal = view.get("legal_actions", [])
         if not 1 <= args.pick <= len(legal):
-            raise SystemExit(f"--pick must be 1..{len(legal)} (see {shell_line(['portolan', 'actions', args.match])})")
+            raise SystemExit(tr(language(), "--pick must be 1..{n} (see {command})", n=len(legal),
+                                command=shell_line(["portolan", "actions", args.match])))
         actions, ply = [legal[args.pick - 1]["action"]], view["ply"]
     else:
         actions = [_action_argument(a) for a in args.actions]
         if not actions:
-            raise SystemExit("give one or more actions as JSON, or --pick N")
+            raise SystemExit(tr(language(), "give one or more actions as JSON, or --pick N"))
         ply = args.ply
     result = client.move(args.match, seat, private, actions, ply=ply)
     if args.json:
@@ -168,7 +212,9 @@ def cmd_move(args: argparse.Namespace) -> int:
         return 0
     for e in result["events"]:
         say(f"- {e.get('text', e['type'])}")
-    say(f"accepted at ply {result['accepted_ply']}; match now at ply {result['ply']} ({result['status']})")
+    L = language()
+    say(tr(L, "accepted at ply {accepted}; match now at ply {ply} ({status})", accepted=result["accepted_ply"],
+           ply=result["ply"], status=status_text(result["status"], L)))
     return 0
 
 
@@ -182,9 +228,10 @@ def _action_argument(text: str) -> dict[str, Any]:
     try:
         action = parse_json(text)
     except BadRequest as exc:
-        raise SystemExit(f"each action is a JSON object: {exc.message}") from exc
+        raise SystemExit(tr(language(), "each action is a JSON object: {problem}", problem=exc.message)) from exc
     if not isinstance(action, dict):
-        raise SystemExit(f"each action is a JSON object, like '{{\"type\": \"roll\"}}', not {text[:40]!r}")
+        raise SystemExit(tr(language(), "each action is a JSON object, like {example}, not {given}",
+                            example="'{\"type\": \"roll\"}'", given=repr(text[:40])))
     return action
 
 
@@ -196,8 +243,9 @@ def cmd_log(args: argparse.Namespace) -> int:
         return 0
     for e in data["entries"]:
         texts = "; ".join(ev.get("text", ev["type"]) for ev in e["events"]) or json.dumps(e["envelope"]["actions"])
-        say(f"{e['ply']:>4} seat {e['seat']} ({e['by']}) {e['accepted_at']}: {texts}")
-    say(f"head {data['head']}")
+        say(tr(language(), "{ply} seat {seat} ({by}) {at}: {texts}", ply=str(e["ply"]).rjust(4), seat=e["seat"],
+               by=e["by"], at=e["accepted_at"], texts=texts))
+    say(tr(language(), "head {head}", head=data["head"]))
     return 0
 
 
@@ -207,10 +255,11 @@ def cmd_my_turns(args: argparse.Namespace) -> int:
     if args.json:
         out(turns, True)
     elif not turns:
-        say("no match is waiting for you")
+        say(tr(language(), "no match is waiting for you"))
     else:
         for t in turns:
-            say(f"{t['match']} ({t['game']}) seat {t['seat']}, ply {t['ply']}: {shell_line(['portolan', 'show', t['match']])}")
+            say(tr(language(), "{match} ({game}) seat {seat}, ply {ply}: {command}", match=t["match"], game=t["game"],
+                   seat=t["seat"], ply=t["ply"], command=shell_line(["portolan", "show", t["match"]])))
     return 0
 
 
@@ -227,28 +276,35 @@ def _send(args: argparse.Namespace, kind: str) -> tuple[int, dict[str, Any]]:
     return seat, api_client(args).match_action(args.match, seat, load_key(key), kind)
 
 
+YES = phrase_in("the answer to a question", "yes")
+"""The word that confirms (``yes``; in Hungarian ``igen``; ``yes`` is always understood too)."""
+
+
 def confirmed(question: str) -> bool:
-    """Ask on the terminal; only ``yes`` is yes (an empty answer or end of input is no)."""
+    """Ask on the terminal; only ``yes`` (or its word in the output's language) is yes (an empty
+    answer or end of input is no)."""
     print(question, end=" ", flush=True)
     try:
         answer = sys.stdin.readline()
     except KeyboardInterrupt:
         return False
-    return answer.strip().lower() == "yes"
+    return answer.strip().lower() in ("yes", render(YES, language()).lower())
 
 
 def cmd_resign(args: argparse.Namespace) -> int:
     """Give up a seat: ranked last; the match's timeout policy says what follows."""
     seat, _ = seat_and_key(args)
-    if not args.yes and not confirmed(f"Resign seat {seat} of match {args.match}? You are ranked last and cannot take "
-                                      "the seat back. Type yes to resign:"):
-        say("not resigned (nothing was sent)")
+    L = language()
+    if not args.yes and not confirmed(tr(L, "Resign seat {seat} of match {match}? You are ranked last and cannot take "
+                                         "the seat back. Type {yes} to resign:", seat=seat, match=args.match, yes=YES)):
+        say(tr(L, "not resigned (nothing was sent)"))
         return 1
     seat, result = _send(args, "match:resign")
     if args.json:
         out(result, True)
         return 0
-    say(f"seat {seat} of match {args.match} resigned; the match is now {result['status']}")
+    say(tr(L, "seat {seat} of match {match} resigned; the match is now {status}", seat=seat, match=args.match,
+           status=status_text(result["status"], L)))
     for line in _events_text(result["events"]):
         say(line)
     return 0
@@ -259,27 +315,33 @@ def cmd_abort(args: argparse.Namespace) -> int:
     client = api_client(args)
     if client.show(args.match)["status"] == "waiting":
         result = client.abort(args.match, private_key=load_key(args.key or "default"))
-        out(result if args.json else f"match {args.match} is {result['status']}", args.json)
+        out(result if args.json else tr(language(), "match {match} is {status}", match=args.match,
+                                        status=status_text(result["status"])), args.json)
         return 0
     seat, result = _send(args, "match:abort")
     if args.json:
         out(result, True)
         return 0
+    L = language()
     waiting = abort_votes_waiting(result["events"])
     if result["status"] == "aborted" or not waiting:
-        say(f"your vote was the last one needed: match {args.match} is {result['status']}, with no result")
+        say(tr(L, "your vote was the last one needed: match {match} is {status}, with no result", match=args.match,
+               status=status_text(result["status"], L)))
     else:
-        say(f"seat {seat} voted to abort match {args.match}; still needed: {votes_needed_text(waiting)} "
-            f"(each remaining player runs {shell_line(['portolan', 'abort', args.match])})")
+        say(tr(L, "seat {seat} voted to abort match {match}; still needed: {votes} (each remaining player runs "
+                  "{command})", seat=seat, match=args.match, votes=votes_needed_text(waiting, L),
+               command=shell_line(["portolan", "abort", args.match])))
     return 0
 
 
 def cmd_back(args: argparse.Namespace) -> int:
     """Take a seat back from its stand-in (any move signed for the seat does so too)."""
     seat, result = _send(args, "match:return")
-    out(result if args.json else f"seat {seat} of match {args.match} is yours again: no stand-in plays it", args.json)
+    L = language()
+    out(result if args.json else tr(L, "seat {seat} of match {match} is yours again: no stand-in plays it", seat=seat,
+                                    match=args.match), args.json)
     if not args.json and result["view"].get("legal_actions"):
-        say(f"it is your turn: {shell_line(['portolan', 'actions', args.match])}")
+        say(tr(L, "it is your turn: {command}", command=shell_line(["portolan", "actions", args.match])))
     return 0
 
 
@@ -288,34 +350,37 @@ def cmd_back(args: argparse.Namespace) -> int:
 
 def add_create(cmd: CommandMaker) -> None:
     """Register ``create``."""
-    sp = cmd("create", cmd_create, "create a match")
+    L = language()
+    sp = cmd("create", cmd_create, tr(L, "create a match"))
     sp.add_argument("game")
-    sp.add_argument("--invite", action="append", default=[], metavar="EMAIL", help="invite a person (repeatable)")
+    sp.add_argument("--invite", action="append", default=[], metavar="EMAIL", help=tr(L, "invite a person (repeatable)"))
     sp.add_argument("--bot", action="append", default=[], metavar="KIND",
-                    help="add a bot seat: random, heuristic, search:easy, search:medium or search:hard "
-                         "(a game's bots: GET /v1/games/GAME)")
-    sp.add_argument("--option", action="append", default=[], metavar="NAME=VALUE", help="a game option (JSON value)")
-    sp.add_argument("--key", default="default", help="the key that signs the creation (made if missing)")
-    sp.add_argument("--name", help="your name, as the invitations and notices say who invited")
-    add_create_flags(sp)
-    sp.add_argument("--edition", help="the data edition to play (GET /v1/games/GAME lists them; default: the "
-                                      "server's default edition, else the shipped data)")
+                    help=tr(L, "add a bot seat: random, heuristic, search:easy, search:medium or search:hard "
+                               "(a game's bots: GET /v1/games/GAME)"))
+    sp.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
+                    help=tr(L, "a game option (JSON value)"))
+    sp.add_argument("--key", default="default", help=tr(L, "the key that signs the creation (made if missing)"))
+    sp.add_argument("--name", help=tr(L, "your name, as the invitations and notices say who invited"))
+    add_create_flags(sp, L)
+    sp.add_argument("--edition", help=tr(L, "the data edition to play (GET /v1/games/GAME lists them; default: the "
+                                            "server's default edition, else the shipped data)"))
 
 
 def add_match_actions(cmd: CommandMaker) -> None:
     """Register ``abort``, ``resign`` and ``back``."""
-    sp = cmd("abort", cmd_abort, "cancel a match: yours while it waits for players; once it runs, your vote to "
-             "abort it (it is aborted, with no result, when every remaining player voted)")
+    L = language()
+    sp = cmd("abort", cmd_abort, tr(L, "cancel a match: yours while it waits for players; once it runs, your vote to "
+                                       "abort it (it is aborted, with no result, when every remaining player voted)"))
     sp.add_argument("match")
-    sp.add_argument("--seat", type=int, help="your seat (a vote; default: the seat claim remembered)")
-    sp.add_argument("--key", help="the key that created the match (waiting) or holds your seat (default: "
-                                  "'default', or the remembered seat's)")
-    sp = cmd("resign", cmd_resign, "give up your seat in a running match (you are ranked last)")
+    sp.add_argument("--seat", type=int, help=tr(L, "your seat (a vote; default: the seat claim remembered)"))
+    sp.add_argument("--key", help=tr(L, "the key that created the match (waiting) or holds your seat (default: "
+                                        "'default', or the remembered seat's)"))
+    sp = cmd("resign", cmd_resign, tr(L, "give up your seat in a running match (you are ranked last)"))
     sp.add_argument("match")
     sp.add_argument("--seat", type=int)
     sp.add_argument("--key")
-    sp.add_argument("--yes", action="store_true", help="do not ask for confirmation")
-    sp = cmd("back", cmd_back, "take your seat back from the stand-in bot that played it while you were late")
+    sp.add_argument("--yes", action="store_true", help=tr(L, "do not ask for confirmation"))
+    sp = cmd("back", cmd_back, tr(L, "take your seat back from the stand-in bot that played it while you were late"))
     sp.add_argument("match")
     sp.add_argument("--seat", type=int)
     sp.add_argument("--key")
@@ -323,7 +388,8 @@ def add_match_actions(cmd: CommandMaker) -> None:
 
 def add_claim(cmd: CommandMaker) -> None:
     """Register ``claim``."""
-    sp = cmd("claim", cmd_claim, "take an invited seat with its token")
+    L = language()
+    sp = cmd("claim", cmd_claim, tr(L, "take an invited seat with its token"))
     sp.add_argument("match")
     sp.add_argument("seat", type=int)
     sp.add_argument("token")
@@ -331,24 +397,25 @@ def add_claim(cmd: CommandMaker) -> None:
     sp.add_argument("--email", default="")
     sp.add_argument("--key", default="default")
     sp.add_argument("--no-mail", action="store_true",
-                    help="do not sign a mail delegation: replies to turn notices will not move for this seat")
+                    help=tr(L, "do not sign a mail delegation: replies to turn notices will not move for this seat"))
 
 
 def add_seat_commands(cmd: CommandMaker) -> None:
     """Register ``show``, ``actions``, ``move``, ``log`` and ``my-turns``."""
-    for name, fn, help_ in (("show", cmd_show, "show a match (your seat's view if you hold one)"),
-                            ("actions", cmd_actions, "list your legal actions, numbered"),
-                            ("move", cmd_move, "sign and submit a move")):
+    L = language()
+    for name, fn, help_ in (("show", cmd_show, tr(L, "show a match (your seat's view if you hold one)")),
+                            ("actions", cmd_actions, tr(L, "list your legal actions, numbered")),
+                            ("move", cmd_move, tr(L, "sign and submit a move"))):
         sp = cmd(name, fn, help_)
         sp.add_argument("match")
         sp.add_argument("--seat", type=int)
         sp.add_argument("--key")
         if name == "move":
-            sp.add_argument("actions", nargs="*", help="actions as JSON objects, applied in order")
-            sp.add_argument("--pick", type=int, help="play the N-th of `portolan actions`")
-            sp.add_argument("--ply", type=int, help="the ply the move is based on (default: current)")
-    sp = cmd("log", cmd_log, "the accepted moves of a match")
+            sp.add_argument("actions", nargs="*", help=tr(L, "actions as JSON objects, applied in order"))
+            sp.add_argument("--pick", type=int, help=tr(L, "play the N-th of `portolan actions`"))
+            sp.add_argument("--ply", type=int, help=tr(L, "the ply the move is based on (default: current)"))
+    sp = cmd("log", cmd_log, tr(L, "the accepted moves of a match"))
     sp.add_argument("match")
     sp.add_argument("--from", dest="start", type=int, default=0)
-    sp = cmd("my-turns", cmd_my_turns, "matches waiting for you")
+    sp = cmd("my-turns", cmd_my_turns, tr(L, "matches waiting for you"))
     sp.add_argument("--key", default="default")

@@ -6,7 +6,12 @@ from __future__ import annotations
 
 import argparse
 
-from service.tools.cli.common import CommandMaker, api_client, load_key, out
+from service.i18n import phrase, render, tr
+from service.tools.cli.common import CommandMaker, api_client, language, load_key, out
+
+MEANING = {"every": phrase("a mail every turn"), "digest": phrase("one mail a day listing every match waiting for you"),
+           "off": phrase("no turn notices, game-over mails or invitations")}
+"""What each notice preference means, in words."""
 
 
 def cmd_notices(args: argparse.Namespace) -> int:
@@ -17,21 +22,23 @@ def cmd_notices(args: argparse.Namespace) -> int:
     if args.language:
         said = c.set_language(args.email, args.language, private_key=key)
         if not args.choice:
-            out(said if args.json else f"mail language for {said['email']}: {said['language']}", args.json)
+            out(said if args.json else tr(language(), "mail language for {email}: {language}", email=said["email"],
+                                          language=said["language"]), args.json)
             return 0
     result = c.set_notices(args.email, args.choice, private_key=key) if args.choice else c.notices(args.email, private_key=key)
-    meaning = {"every": "a mail every turn", "digest": "one mail a day listing every match waiting for you",
-               "off": "no turn notices, game-over mails or invitations"}
-    out(result if args.json else f"notices for {result['email']}: {result['notices']} ({meaning[result['notices']]})",
+    L = language()
+    out(result if args.json else tr(L, "notices for {email}: {notices} ({meaning})", email=result["email"],
+                                    notices=result["notices"], meaning=render(MEANING[result["notices"]], L)),
         args.json)
     return 0
 
 
 def add_commands(cmd: CommandMaker) -> None:
     """Register ``notices``."""
-    sp = cmd("notices", cmd_notices, "show or set how often an address of yours hears of its turns")
+    L = language()
+    sp = cmd("notices", cmd_notices, tr(L, "show or set how often an address of yours hears of its turns"))
     sp.add_argument("choice", nargs="?", choices=["every", "digest", "off"],
-                    help="every turn (default), a daily digest, or off; none: show the current one")
-    sp.add_argument("--email", required=True, help="the address, as you claimed a seat with it")
-    sp.add_argument("--key", default="default", help="the key holding that seat")
-    sp.add_argument("--language", help="the language of that address's mail from now on: en, hu (or English, magyar)")
+                    help=tr(L, "every turn (default), a daily digest, or off; none: show the current one"))
+    sp.add_argument("--email", required=True, help=tr(L, "the address, as you claimed a seat with it"))
+    sp.add_argument("--key", default="default", help=tr(L, "the key holding that seat"))
+    sp.add_argument("--language", help=tr(L, "the language of that address's mail from now on: en, hu (or English, magyar)"))

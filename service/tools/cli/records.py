@@ -7,7 +7,8 @@ import argparse
 import json
 from pathlib import Path
 
-from service.tools.cli.common import CommandMaker, api_client
+from service.i18n import tr
+from service.tools.cli.common import CommandMaker, api_client, language
 from service.tools.terminal import say
 
 
@@ -17,7 +18,7 @@ def cmd_record(args: argparse.Namespace) -> int:
     text = json.dumps(data, indent=2, ensure_ascii=False)
     if args.output:
         Path(args.output).write_text(text)
-        say(f"record of {args.match} written to {args.output}")
+        say(tr(language(), "record of {match} written to {path}", match=args.match, path=args.output))
     else:
         say(text)
     return 0
@@ -43,10 +44,11 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
 def add_commands(cmd: CommandMaker) -> None:
     """Register ``record`` and ``verify``."""
-    sp = cmd("record", cmd_record, "download a match's verifiable record")
+    L = language()
+    sp = cmd("record", cmd_record, tr(L, "download a match's verifiable record"))
     sp.add_argument("match")
     sp.add_argument("-o", "--output")
-    sp = cmd("verify", cmd_verify, "check a record offline: signatures, chain, seed, replay, outcome")
+    sp = cmd("verify", cmd_verify, tr(L, "check a record offline: signatures, chain, seed, replay, outcome"))
     sp.add_argument("record")
-    sp.add_argument("--server-key", help="the server key you trust (GET /v1/server-key); default: the record's own")
-    sp.add_argument("--edition", metavar="FILE", help="the data edition the record pins, when it does not carry it")
+    sp.add_argument("--server-key", help=tr(L, "the server key you trust (GET /v1/server-key); default: the record's own"))
+    sp.add_argument("--edition", metavar="FILE", help=tr(L, "the data edition the record pins, when it does not carry it"))
