@@ -34,8 +34,8 @@ pytestmark = pytest.mark.processes  # `portolan worker` as a child process (stac
 ROOT = Path(__file__).resolve().parents[2]
 GAME_IDS = sorted(games.registry())
 # Ophir's CLI game is three minutes of subprocesses (a CLI call per step of a long game), and El
-# Capitán's about half of its two and a half since undo is picked one time in 20 (UNDO_ONE_IN): they
-# run under the slow marker, so the default suite stays under ten
+# Capitán's two and a half (fewer steps since undo is picked one time in 20, UNDO_ONE_IN; the turns,
+# and their notices, are as many): they run under the slow marker, so the default suite stays under ten
 # minutes (.ci/run runs El Capitán's after it); their rules, record and verifier are in the
 # default suite through tests/games and tests/test_verify.py.
 SLOW_GAMES = {"ophir", "el-capitan"}
