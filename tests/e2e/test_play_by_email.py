@@ -21,6 +21,7 @@ from werkzeug.serving import make_server
 from service import games
 from service.config import Settings
 from service.games.base import Rng
+from service.games.undo import UNDO
 from service.proof import signing
 from service.proof.replay import replay
 from service.proof.verify import verify_record
@@ -33,7 +34,8 @@ pytestmark = pytest.mark.processes  # `portolan worker` as a child process (stac
 ROOT = Path(__file__).resolve().parents[2]
 GAME_IDS = sorted(games.registry())
 # Ophir's CLI game is three minutes of subprocesses (a CLI call per step of a long game), and El
-# Capitán's two and a half: they run under the slow marker, so the default suite stays under ten
+# Capitán's two and a half (fewer steps since undo is picked one time in 20, UNDO_ONE_IN; the turns,
+# and their notices, are as many): they run under the slow marker, so the default suite stays under ten
 # minutes (.ci/run runs El Capitán's after it); their rules, record and verifier are in the
 # default suite through tests/games and tests/test_verify.py.
 SLOW_GAMES = {"ophir", "el-capitan"}
@@ -98,6 +100,22 @@ def notices_for(sink: SmtpSink, match: str, seat: int) -> list[Any]:
     return [m for m in list(sink.messages) if m["X-Portolan-Notice"].startswith(f"notice:{match}:{seat}:")]
 
 
+UNDO_ONE_IN = 20
+"""Where undo is offered, the player takes it about one time in this many. A uniform pick took it
+as often as any step (one pick in five of El Capitán's, half its game undoing and redoing, twice
+its CLI calls); at one in 20 a whole El Capitán match still undoes about 50 times through the CLI."""
+
+
+def choose(legal: list[dict[str, Any]], pick: Rng) -> int:
+    """The index of a random step among ``legal`` (as ``portolan actions --json`` lists them), or of
+    undo about one time in :data:`UNDO_ONE_IN` where it is offered (or where it is all there is)."""
+    undo = [i for i, a in enumerate(legal) if a["action"].get("type") == UNDO]
+    steps = [i for i in range(len(legal)) if i not in undo]
+    if undo and (not steps or pick.randbelow(UNDO_ONE_IN) == 0):
+        return undo[0]
+    return steps[pick.randbelow(len(steps))]
+
+
 def wait_for(predicate: Any, timeout: float = 30.0, what: str = "") -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -151,7 +169,7 @@ def test_two_cli_players_and_a_bot_play_to_the_end(game: str, stack: str, smtp_s
             legal = json.loads(p.run("--json", "actions", mid, capsys=capsys))
             if not legal:
                 break
-            p.run("move", mid, "--pick", str(1 + pick.randbelow(len(legal))), capsys=capsys)
+            p.run("move", mid, "--pick", str(1 + choose(legal, pick)), capsys=capsys)
             ply += 1
     text = ana.run("show", mid, capsys=capsys)
     assert "finished" in text and "Final:" in text
