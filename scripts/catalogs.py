@@ -44,6 +44,7 @@ SOURCES: list[tuple[str, str]] = [
     ("service/play/mail/*", "desk"),
     ("workers/*", "mail"),
     ("service/tools/*", "cli"),
+    ("service/pictures/*", "pictures"),
     ("service/*", "common"),
 ]
 """(glob, domain): the first glob a file's repository path matches names its domain."""

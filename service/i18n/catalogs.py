@@ -25,7 +25,7 @@ __all__ = ["DOMAINS", "LOCALE_DIR", "as_json", "catalog_path", "translations"]
 LOCALE_DIR = Path(__file__).resolve().parent / "locale"
 """Where the catalogs live."""
 
-DOMAINS: tuple[str, ...] = ("common", "web", "mail", "desk", "cli", "el_capitan", "nauticus", "ophir")
+DOMAINS: tuple[str, ...] = ("common", "web", "mail", "desk", "cli", "pictures", "el_capitan", "nauticus", "ophir")
 """The catalogs' domains: ``common`` (the use cases, refusals, the API's sentences), ``web`` (pages
 and the browser client), ``mail`` (letters), ``desk`` (the mail desk: replies, commands, answers), ``cli`` (the ``portolan``
 command's words for players) and one per game (its actions, events, refusals and glossary).
