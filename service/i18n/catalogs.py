@@ -28,7 +28,7 @@ LOCALE_DIR = Path(__file__).resolve().parent / "locale"
 DOMAINS: tuple[str, ...] = ("common", "web", "mail", "desk", "cli", "pictures", "el_capitan", "nauticus", "ophir")
 """The catalogs' domains: ``common`` (the use cases, refusals, the API's sentences), ``web`` (pages
 and the browser client), ``mail`` (letters), ``desk`` (the mail desk: replies, commands, answers), ``cli`` (the ``portolan``
-command's words for players) and one per game (its actions, events, refusals and glossary).
+command's words for players), ``pictures`` (the words on the board pictures) and one per game (its actions, events, refusals and glossary).
 ``scripts/catalogs.py`` says which source files feed which domain."""
 
 _lock = threading.Lock()
