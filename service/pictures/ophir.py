@@ -248,7 +248,11 @@ def _map(b: Board) -> None:
         poly = b.d.polygon(g, _corners(b, hid), fill=spec["fill"], stroke=b.c["sea_edge"], stroke_width=2,
                            data_hex=hid, data_token=token)
         b.ring(g, poly)
-        labels.append((cx, cy, spec["label"], hid))
+        label = spec["label"]
+        if token and lang != DEFAULT:  # the data file's label is English: the token's own word, as a label
+            word = say(words.kind_word(token), lang)
+            label = word[:1].upper() + word[1:]
+        labels.append((cx, cy, label, hid))
     for e in v["map"]["barriers"]:
         (x1, y1), (x2, y2) = _edge(b, e)
         bar = b.d.group(b.d.root, class_="barrier", data_edge=e)
