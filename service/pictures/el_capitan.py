@@ -37,10 +37,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from service.games.el_capitan.data import ALL_CITIES, GRID_ROWS
-
-from .el_capitan_parts import Ctx, bank, displays, fit, players
 from service.i18n import DEFAULT, tr
 
+from .el_capitan_parts import Ctx, bank, displays, fit, players
 from .svg import Drawing, data, edition_note, spots_of
 
 __all__ = ["render", "spot"]

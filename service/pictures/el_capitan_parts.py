@@ -15,9 +15,7 @@ from service.games.el_capitan import data as shipped_rules
 from service.games.el_capitan import words
 from service.i18n import DEFAULT, render, tr, tr_n
 
-from .svg import said
-
-from .svg import Drawing, provisional_paths_of, rules_of
+from .svg import Drawing, provisional_paths_of, rules_of, said
 
 __all__ = ["Ctx", "bank", "displays", "players", "provisional_paths"]
 

@@ -351,8 +351,6 @@ def _rewards(ctx: Ctx, parent: ET.Element, rewards: Mapping[str, Any], x: float,
                                   rewards["left"], ship=rewards["ship"]),
            font_size=ctx.font("small"), font_weight="bold", fill=ctx.colour("complete"))
     said = {"crown-mast": "\u265b " + tr(lang, "mast"), "crown-sail": "\u265b " + tr(lang, "sail")}
-    amounts = {"thaler": ("{n} thaler", "{n} thaler"), "workers": ("{n} worker", "{n} workers"),
-               "vp": ("{n} VP", "{n} VP"), "goods": ("{n} good", "{n} goods")}
     cw = (w - 4) / 2
     for i, reward in enumerate(ctx.rules.REWARDS):
         rx, ry = x + (i % 2) * (cw + 4), y + 6 + (i // 2) * row

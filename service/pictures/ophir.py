@@ -32,12 +32,12 @@ import xml.etree.ElementTree as ET
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from service.games.ophir.data import EDGES, HEX_AXIAL, SPECIALIST_BY_ID
 from service.games.ophir import words
+from service.games.ophir.data import EDGES, HEX_AXIAL, SPECIALIST_BY_ID
 from service.i18n import DEFAULT, phrase_in, tr, tr_n
 from service.i18n import render as say
 
-from .ophir_parts import FOOTNOTE, Board, players, seat_label, supply, temple
+from .ophir_parts import Board, players, seat_label, supply, temple
 from .svg import Drawing, data, edition_note, spots_of
 
 __all__ = ["render", "spot"]

@@ -17,8 +17,8 @@ from typing import Any
 
 from service.games import registry
 from service.games.ophir import data as shipped_rules
-from service.games.ophir.data import BASIC, SPECIALIST_BY_ID
 from service.games.ophir import words
+from service.games.ophir.data import BASIC, SPECIALIST_BY_ID
 from service.i18n import DEFAULT, render, tr, tr_n
 
 from .svg import Drawing, data, rules_of
