@@ -27,7 +27,7 @@ from types import ModuleType
 from typing import Any
 
 from service.games.editions import module_of
-from service.i18n import render, tr
+from service.i18n import DEFAULT, render, tr
 
 __all__ = ["Drawing", "data", "said", "spots_of"]
 
@@ -160,7 +160,9 @@ def edition_note(view: Mapping[str, Any], language: str = "en") -> list[str]:
     if not isinstance(edition, Mapping) or not edition.get("id"):
         return []
     title = edition.get("title") or edition["id"]
-    if title == "shipped data":  # the service's name for the game's own data, not an edition's title
+    if edition["id"] == "shipped" and language != DEFAULT:
+        # the service names the game's own data in English ("El Capitán, shipped data"); an edition's
+        # title is its author's words, shown as written
         title = tr(language, "shipped data")
     return [tr(language, "Edition: {title} ({id})", title=title, id=edition["id"])]
 
