@@ -161,16 +161,16 @@ def test_the_notices_picture_is_in_the_readers_language(outbox_settings: Setting
                                                         monkeypatch: pytest.MonkeyPatch) -> None:
     """The board picture of a Hungarian turn notice is drawn in Hungarian (the real El Capitán picture),
     and an English reader's stays English."""
-    from service.delivery import letters
+    from service.delivery import letters, rasterise
 
     drawn: list[str] = []
-    real = letters.to_mail_png
+    real = rasterise.to_mail_png
 
     def keep(svg: str, max_bytes: int) -> bytes | None:
         drawn.append(svg)
         return real(svg, max_bytes)
 
-    monkeypatch.setattr(letters, "to_mail_png", keep)
+    monkeypatch.setattr("service.delivery.letters.to_mail_png", keep)
     s = outbox_settings
     m = build(s)
     mid = el_capitan(m, players[0])
