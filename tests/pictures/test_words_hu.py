@@ -11,16 +11,21 @@ default (the golden pictures pin its bytes: tests/pictures/test_el_capitan.py an
 
 from __future__ import annotations
 
+import re
+import tomllib
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
+from babel.messages.pofile import read_po
 
 from service import pictures
 from service.games import registry
 from service.games.el_capitan.data import ALL_CITIES
 from service.games.undo import without_undo
+from service.i18n import catalogs
 from tests.helpers.playthrough import Playthrough, default_seeds, playthrough
 from tests.helpers.untranslated import english_words
 
@@ -104,3 +109,37 @@ def test_the_hungarian_words_are_the_rulebooks() -> None:
     o = playthrough("ophir", 2, default_seeds(2)[0])
     words = words_of(pictures.render("ophir", registry()["ophir"].view(o.setup_state, None), (), "hu"))
     assert "Templom" in words and "Piac" in words and "Pakli" in words
+
+
+def _strings(value: object) -> list[str]:
+    return [s for s in value if s] if isinstance(value, tuple | list) else [str(value)] if value else []
+
+
+@pytest.mark.parametrize("game", ["el_capitan", "nauticus", "ophir"])
+def test_the_pictures_say_each_games_terms_as_its_glossary(game: str) -> None:
+    """The game glossaries' check (tests/i18n/test_glossary.py) over the ``pictures`` messages of each
+    game's picture modules: one domain holds all three pictures, so a glossary cannot simply name it
+    (El Capitán's "warehouse" is a raktárház, Nauticus's a raktár); each message answers to the
+    glossaries of the games whose picture code says it."""
+    glossary = tomllib.loads((Path(catalogs.__file__).parent / "glossary" / f"{game}.toml").read_text(encoding="utf-8"))
+    with catalogs.catalog_path("hu", "pictures").open("rb") as handle:
+        catalog = read_po(handle, locale="hu")
+    wrong: list[str] = []
+    checked = 0
+    for message in catalog:
+        if not message.id or not any(path.startswith(f"service/pictures/{game}") for path, _ in message.locations):
+            continue
+        english = re.sub(r"\{[^{}]*\}", " ", " ".join(_strings(message.id)))
+        for name, term in glossary["terms"].items():
+            said = english
+            for other in term.get("not_in", []):
+                said = re.sub(re.escape(other), " ", said, flags=re.IGNORECASE)
+            words = [term["en"], *term.get("forms", [])]
+            if not re.search(r"\b(" + "|".join(map(re.escape, words)) + r")\b", said, re.IGNORECASE):
+                continue
+            checked += 1
+            stems = [s.lower() for s in term["hu"]]
+            for string in _strings(message.string):
+                if not any(stem in string.lower() for stem in stems):
+                    wrong.append(f"{english!r} -> {string!r} lacks {stems[0]!r} ({name})")
+    assert checked > 5 and not wrong, "\n".join(wrong)
