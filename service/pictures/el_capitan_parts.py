@@ -340,7 +340,10 @@ def players(ctx: Ctx, y: float) -> float:
     d, cfg, col, m = ctx.d, ctx.cfg["players"], ctx.col, ctx.cfg["margin"]
     view = ctx.view
     w = ctx.cfg["width"] - 2 * m
-    inner = w - 24 - 60
+    # the chips start right of the row labels: at 72 as always in English, after longer words elsewhere
+    labels = (tr(ctx.language, "Loans"), tr(ctx.language, "Hand"))
+    indent = 72 if ctx.language == DEFAULT else max(72, 20 + round(max(map(len, labels)) * ctx.font("small") * 0.68))
+    inner = w - 24 - 60 - (indent - 72)
     g = d.group(d.root, class_="players")
     for p in view["players"]:
         seat = p["seat"]
@@ -377,7 +380,7 @@ def players(ctx: Ctx, y: float) -> float:
         ly += 6
         # loans, one chip per loan card so settling can point at it
         d.text(pg, m + 12, ly + 13, tr(ctx.language, "Loans"), font_size=ctx.font("small"), font_weight="bold", fill=col["ink"])
-        x0 = m + 72
+        x0 = m + indent
         per = max(1, int((inner + 4) // (cfg["loan_chip"] + 4)))
         if not p["loans"]:
             d.text(pg, x0, ly + 13, tr(ctx.language, "none"), font_size=ctx.font("small"), fill=col["muted"])

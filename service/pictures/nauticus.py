@@ -233,7 +233,11 @@ def _space(ctx: Ctx, parent: ET.Element, view: Mapping[str, Any], space: Mapping
            stroke=ctx.colour("current") if current else ctx.colour("panel_edge"), stroke_width=5 if current else 1.5)
     bonus_prov = s == 0 and "workers" in space["bonus"] and ctx.is_provisional("action_spaces.bonuses[0].workers")
     d.text(g, x + 8, y + 17, tr(ctx.language, "bonus"), font_size=ctx.font("small"), fill=ctx.colour("muted"))
-    bonus = ctx.value(g, x + 50, y + 17, _bonus_text(space["bonus"], ctx.language), bonus_prov, font_size=ctx.font("body"),
+    # the value follows the label: at 50 as always in English, after a longer word in another language
+    label = tr(ctx.language, "bonus")
+    bx = 50 if ctx.language == DEFAULT else max(50, 12 + round(len(label) * ctx.font("small") * 0.62))
+    size = ctx.font("body") if ctx.language == DEFAULT else ctx.font("small")
+    bonus = ctx.value(g, x + bx, y + 17, _bonus_text(space["bonus"], ctx.language), bonus_prov, font_size=size,
                       font_weight="bold", fill=ctx.colour("ink"))
     d.tooltip(bonus, tr(ctx.language, "the chooser's bonus: a {tile} of choice to the warehouse",
                         tile=_bonus_tile(space["bonus"]["tile"], ctx.language)) if "tile" in space["bonus"]

@@ -14,7 +14,7 @@ from typing import Any
 
 from service.games.nauticus import data as rules
 from service.games.nauticus import words
-from service.i18n import DEFAULT, render, tr, tr_n
+from service.i18n import DEFAULT, phrase_in, render, tr, tr_n
 
 from .svg import Drawing
 
@@ -289,14 +289,21 @@ def _header(ctx: Ctx, parent: ET.Element, view: Mapping[str, Any], player: Mappi
     name = d.text(parent, x + 10, y + 23, ctx.say(player["name"]), font_size=ctx.font("big"), font_weight="bold",
                   fill=colours["text"])
     name.set("class", "player-name")
+    sx = 250
     if tags:
-        d.text(parent, x + 80, y + 22, "(" + ", ".join(tags) + ")", font_size=ctx.font("small"), fill=colours["text"])
+        said = "(" + ", ".join(tags) + ")"
+        d.text(parent, x + 80, y + 22, said, font_size=ctx.font("small"), fill=colours["text"])
+        if lang != DEFAULT:  # longer words push the numbers right (English keeps its layout)
+            sx = max(sx, 80 + round(len(said) * ctx.font("small") * 0.6) + 8)
     workers, crowns = player["workers"], player["crowns"]
-    stats = " \u00b7 ".join((tr_n(lang, "{n} VP", "{n} VP", player["vp"]),
+    # the strip's short form: the whole "győzelmi pont" leaves no room for the pass tiles in Hungarian
+    stats = " \u00b7 ".join((render(phrase_in("picture strip", "{n} VP", n=player["vp"]), lang),
                              tr_n(lang, "{n} thaler", "{n} thaler", player["thaler"]),
                              tr_n(lang, "{n} worker", "{n} workers", workers),
                              "\u265b " + tr_n(lang, "{n} crown", "{n} crowns", crowns)))
-    d.text(parent, x + 250, y + 23, stats, font_size=ctx.font("body"), font_weight="bold", fill=colours["text"])
+    # the words of other languages run longer than the English the strip was laid out for
+    size = ctx.font("body") if lang == DEFAULT else ctx.font("small")
+    d.text(parent, x + sx, y + 23, stats, font_size=size, font_weight="bold", fill=colours["text"])
     d.text(parent, x + w - 296, y + 22, tr(lang, "pass"), font_size=ctx.font("small"), fill=colours["text"])
     _pass_tiles(ctx, parent, player, x + w - 262, y + 5)
     ex, ew = x + w - 166, 160

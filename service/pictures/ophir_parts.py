@@ -272,7 +272,7 @@ def temple(b: Board) -> None:
                 if k < done:
                     b.d.text(g, sx + L["space"] / 2, sy + 17, "✓", font_size=b.font("label"), text_anchor="middle",
                              fill=b.c["ink"])
-        b.text(g, x + w - 14, ty + 21, "current" if current else ("done" if k < done else ""), kind="small",
+        b.text(g, x + w - 14, ty + 21, tr(lang, "current") if current else (tr(lang, "done") if k < done else ""), kind="small",
                text_anchor="end", fill=b.c["highlight"] if current else b.c["muted"])
     ly = top + len(tiers) * L["tier_h"] + 14
     prices = t["prices"]
