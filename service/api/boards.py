@@ -9,6 +9,7 @@ from marshmallow import Schema, fields
 
 from service.api import schemas
 from service.api.auth import signed_key
+from service.api.languages import COOKIE
 from service.api.matches import _arg, _int_arg, service
 from service.api.words import said, speaking
 from service.delivery.rasterise import to_png
@@ -36,15 +37,20 @@ def _viewer(match_id: str) -> tuple[int | None, int | None, MatchMeta]:
 def _picture(match_id: str, png: bool) -> Response:
     seat, ply, meta = _viewer(match_id)
     where = boards.position(service(), match_id, seat, ply, meta)
-    svg = boards.render(where)
-    etag = boards.etag_of(svg)
+    language = speaking()
+    svg = boards.render(where, language)
+    etag = boards.etag_of(svg, language)
     if png:  # the PNG is a function of the SVG: its own tag, derived from the SVG's
         etag = etag[:-1] + '-png"'
     # a seat's picture is for that seat alone: no shared cache may keep it
     scope = "public" if seat is None else "private"
     cache = f"{scope}, max-age={PAST_MAX_AGE}, immutable" if not where.current else f"{scope}, no-cache"
-    headers = {"ETag": etag, "Cache-Control": cache, "Vary": "Authorization"} if seat is not None else \
-        {"ETag": etag, "Cache-Control": cache}
+    # the words follow the request's language: a cache keys on what chose it (the cookie too when
+    # the web client's lang cookie is there, as service.api.words adds to every answer it words)
+    vary = ["Authorization", "Accept-Language"] if seat is not None else ["Accept-Language"]
+    if request.cookies.get(COOKIE):
+        vary.append("Cookie")
+    headers = {"ETag": etag, "Cache-Control": cache, "Vary": ", ".join(vary)}
     if request.if_none_match.contains(etag.strip('"')):
         return Response(status=304, headers=headers)
     if png:

@@ -192,14 +192,16 @@ def _common(m: Matches, settings: Settings, meta: MatchMeta, seat: int, at: date
                                 at=at)}
 
 
-def board_svg(m: Matches, meta: MatchMeta, view: Mapping[str, Any], seat: int) -> str | None:
-    """The seat's board as SVG for the notice, or None when there is none to give.
+def board_svg(m: Matches, meta: MatchMeta, view: Mapping[str, Any], seat: int, language: str = EN) -> str | None:
+    """The seat's board as SVG for the notice, its words in the recipient's ``language``, or None
+    when there is none to give.
 
     A picture is a nicety: the plain-text board and the menu say everything a reply needs. So a
     game without a renderer, or a renderer that fails, costs the picture only, never the notice
     (logged, so the failure is seen and fixed)."""
     try:
-        return boards.draw(meta.game, view["board"], view.get("legal_actions", []), boards.picture_edition(m, meta))
+        return boards.draw(meta.game, view["board"], view.get("legal_actions", []), boards.picture_edition(m, meta),
+                           language)
     except Exception:  # any failure of the picture's code, whatever it is, must not stop the mail
         log.warning("no picture for the notice of match %s seat %s at ply %s", meta.id, seat, view["ply"],
                     exc_info=True)
@@ -309,11 +311,13 @@ def notice_of(m: Matches, settings: Settings, meta: MatchMeta, seat: int, view: 
     mail = partial(render, "turn_notice", row.email, subject, key, language=language,
                    reply_to=reply_to(m, settings, "t", match_id, seat, ply, at=at),
                    headers=unsubscribe(m, settings, match_id, seat, row.email, at=at))
-    svg = board_svg(m, meta, view, seat)
+    svg = board_svg(m, meta, view, seat, language)
     if svg is None:
         return mail(ctx)
     # the picture gets what room the rest of the mail leaves it (module docstring of rasterise)
-    linked = mail({**ctx, "picture_link": f"{m.public_url}/v1/matches/{match_id}/board.png?ply={ply}"})
+    # the link names the language: a mail client fetches it without the reader's Accept-Language
+    lang = "" if language == EN else f"&lang={language}"
+    linked = mail({**ctx, "picture_link": f"{m.public_url}/v1/matches/{match_id}/board.png?ply={ply}{lang}"})
     picture = board_picture(m, meta, view, seat, svg, picture_room(mail_size(settings, linked)), language)
     if picture is None:
         return linked

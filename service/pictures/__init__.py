@@ -29,8 +29,9 @@ class UnknownPicture(LookupError):
 class Renderer(Protocol):
     """What a game's picture module exposes."""
 
-    def render(self, view: Mapping[str, Any], legal: Sequence[Mapping[str, Any]] = ()) -> str:
-        """The SVG document (a string starting with ``<svg``) of ``view``.
+    def render(self, view: Mapping[str, Any], legal: Sequence[Mapping[str, Any]] = (), language: str = "en") -> str:
+        """The SVG document (a string starting with ``<svg``) of ``view``, its words in ``language``
+        (a code of :mod:`service.i18n`; English is the default and the source).
 
         ``legal`` is the seat's legal actions as the API lists them
         (``[{"action": {...}, "text": "..."}]``), empty for a spectator or a seat that is not to
@@ -51,6 +52,11 @@ def renderer(game_id: str) -> Renderer:
     return module
 
 
-def render(game_id: str, view: Mapping[str, Any], legal: Sequence[Mapping[str, Any]] = ()) -> str:
-    """The SVG of ``view`` (a game view, the ``board`` of an API view) of game ``game_id``."""
-    return renderer(game_id).render(view, legal)
+def render(game_id: str, view: Mapping[str, Any], legal: Sequence[Mapping[str, Any]] = (),
+           language: str = "en") -> str:
+    """The SVG of ``view`` (a game view, the ``board`` of an API view) of game ``game_id``, its words
+    (labels, tooltips, legends, the spots' action labels) in ``language``."""
+    module = renderer(game_id)
+    if language == "en":  # a renderer written before the pictures spoke languages is still called as it was
+        return module.render(view, legal)
+    return module.render(view, legal, language)

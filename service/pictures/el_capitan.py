@@ -37,6 +37,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from service.games.el_capitan.data import ALL_CITIES, GRID_ROWS
+from service.i18n import DEFAULT, tr
 
 from .el_capitan_parts import Ctx, bank, displays, fit, players
 from .svg import Drawing, data, edition_note, spots_of
@@ -70,25 +71,27 @@ def spot(action: Mapping[str, Any]) -> str | None:
     return None
 
 
-def render(view: Mapping[str, Any], legal: Sequence[Mapping[str, Any]] = ()) -> str:
-    """The SVG picture of an El Capitán view, with a spot for each legal action that has a place."""
+def render(view: Mapping[str, Any], legal: Sequence[Mapping[str, Any]] = (), language: str = DEFAULT) -> str:
+    """The SVG picture of an El Capitán view, with a spot for each legal action that has a place,
+    its words in ``language``."""
     cfg = data("el_capitan")
     seat = view.get("seat")
-    who = "spectator view" if seat is None else f"view of seat {seat}"
-    title = f"El Capitán – phase {view['phase']}, round {view['round']} ({who})"
+    who = tr(language, "spectator view") if seat is None else tr(language, "view of seat {seat}", seat=seat)
+    head = tr(language, "El Capitán – phase {phase}, round {round}", phase=view["phase"], round=view["round"])
+    title = f"{head} ({who})"
     d = Drawing(cfg["width"], 100, title, style=_STYLE)
-    ctx = Ctx(d, cfg, view, legal, spots_of(legal, spot))
+    ctx = Ctx(d, cfg, view, legal, spots_of(legal, spot), language=language)
     _defs(ctx)
     d.rect(d.root, 0, 0, cfg["width"], 100, fill=ctx.col["background"], class_="background")
-    y = _header(ctx, title)
+    y = _header(ctx, head)
     y = _grid(ctx, y)
     y = bank(ctx, y)
     y = displays(ctx, y)
     y = players(ctx, y)
     notes = _legend(ctx)
     if ctx.used_provisional:
-        notes.append("* provisional value: not yet checked against the printed game")
-    notes += edition_note(view)
+        notes.append(tr(language, "* provisional value: not yet checked against the printed game"))
+    notes += edition_note(view, language)
     height = int(y + len(notes) * cfg["footnote"]["line"] + 8)
     d.height = height
     d.root.set("viewBox", f"0 0 {cfg['width']} {height}")
@@ -109,56 +112,63 @@ def _defs(ctx: Ctx) -> None:
 
 def _header(ctx: Ctx, title: str) -> float:
     d, v, m = ctx.d, ctx.view, ctx.cfg["margin"]
-    d.text(d.root, m, 28, title.split(" (")[0], font_size=ctx.font("title"), font_weight="bold", fill=ctx.col["ink"])
+    d.text(d.root, m, 28, title, font_size=ctx.font("title"), font_weight="bold", fill=ctx.col["ink"])
     size = ctx.font("subtitle")
     lines = textwrap.wrap(_status(ctx), width=int((ctx.cfg["width"] - 2 * m) / (size * 0.58)))
     for k, line in enumerate(lines):
         d.text(d.root, m, 48 + k * (size + 4), line, font_size=size, fill=ctx.col["ink"])
     seat = v.get("seat")
-    who = "Spectator view" if seat is None else f"Seen by {ctx.seat_name(seat)} (seat {seat})"
+    who = (tr(ctx.language, "Spectator view") if seat is None
+           else tr(ctx.language, "Seen by {colour} (seat {seat})", colour=ctx.seat_name(seat), seat=seat))
     d.text(d.root, ctx.cfg["width"] - m, 28, who, font_size=size, fill=ctx.col["muted"], text_anchor="end")
     return float(ctx.cfg["header"]["height"] + (len(lines) - 1) * (size + 4))
 
 
 def _status(ctx: Ctx) -> str:
     """Whose move it is and what the turn has done so far, in words."""
-    v = ctx.view
+    v, lang = ctx.view, ctx.language
     stage, active = v["stage"], v.get("active_seat")
     if stage == "over" or active is None:
-        return "The game is over: the richest player wins."
+        return tr(lang, "The game is over: the richest player wins.")
     name = ctx.seat_name(active)
     if stage == "settle":
-        text = f"Loan settlement after the payday: {name} settles a loan card."
+        text = tr(lang, "Loan settlement after the payday: {player} settles a loan card.", player=name)
     elif stage == "choose-start":
-        text = f"{name}, the poorest player, chooses the next start player."
+        text = tr(lang, "{player}, the poorest player, chooses the next start player.", player=name)
     else:
         t = v.get("turn", {})
-        done = [w for w, key in (("has sailed", "sailed"), ("has acted", "action_done"),
-                                 ("has moved the pirate", "pirate_moved")) if t.get(key)]
-        text = f"{name} to move" + (f" ({', '.join(done)})" if done else "") + "."
+        done = [w for w, key in ((tr(lang, "has sailed"), "sailed"), (tr(lang, "has acted"), "action_done"),
+                                 (tr(lang, "has moved the pirate"), "pirate_moved")) if t.get(key)]
+        if done:
+            text = tr(lang, "{player} to move ({done}).", player=name, done=", ".join(done))
+        else:
+            text = tr(lang, "{player} to move.", player=name)
         if t.get("pirate_in_transit"):
-            text += f" The pirate is under way, stopping at {ctx.city_name(t['pirate_in_transit'])}."
+            text += tr(lang, " The pirate is under way, stopping at {city}.",
+                       city=ctx.city_name(t["pirate_in_transit"]))
         if t.get("free_pirate_move_due"):
-            text += " The free pirate move is due."
+            text += tr(lang, " The free pirate move is due.")
     if v.get("phase_ending"):
-        text += " The phase ends with this round."
+        text += tr(lang, " The phase ends with this round.")
     return text
 
 
 def _legend(ctx: Ctx) -> list[str]:
     """What the letters on the pieces stand for (2-player neutral colours named with their owner)."""
+    lang = ctx.language
     names = []
     for p in ctx.view["players"]:
         piece = ctx.piece(p["colour"])
-        names.append(f"{piece['label']} {piece['name']}")
+        names.append(f"{piece['label']} {ctx.colour_name(p['colour'])}")
         if p.get("neutral_colour"):
             neutral = ctx.piece(p["neutral_colour"])
-            names.append(f"{neutral['label']} {neutral['name']} ({piece['name']}'s neutral)")
+            names.append(tr(lang, "{label} {colour} ({owner}'s neutral)", label=neutral["label"],
+                            colour=ctx.colour_name(p["neutral_colour"]), owner=ctx.colour_name(p["colour"])))
     if ctx.view.get("pirate"):
-        names.append("P the pirate")
-    return [f"Pieces: {', '.join(names)}. Loans: amount→repayment (ext.: extended).",
-            "Track: sites 1–7 on top, 8–12 back below, then the hatched 13th space; dark squares are shut-down "
-            "spaces (▲ the 2–3-player one); V is the city's payout value."]
+        names.append(tr(lang, "P the pirate"))
+    return [tr(lang, "Pieces: {pieces}. Loans: amount→repayment (ext.: extended).", pieces=", ".join(names)),
+            tr(lang, "Track: sites 1–7 on top, 8–12 back below, then the hatched 13th space; dark squares are "
+                     "shut-down spaces (▲ the 2–3-player one); V is the city's payout value.")]
 
 
 # -- the city grid -----------------------------------------------------------------------------
@@ -203,10 +213,10 @@ def _tile(ctx: Ctx, parent: ET.Element, c: Mapping[str, Any], x: float, y: float
     d.rect(g, x, y, w, h, rx=6, fill=col["tile"], stroke=col["tile_edge"], stroke_width=1.5)
     bar = col["bar_off_board"] if c.get("off_board") else col["bar"]
     d.rect(g, x, y, w, cfg["bar_height"], rx=6, fill=bar)
-    name = c["name"] + (" (expansion)" if c.get("off_board") and w > 240 else "")
+    name = c["name"] + (tr(ctx.language, " (expansion)") if c.get("off_board") and w > 240 else "")
     ctx.number(g, x + 8, y + 17, fit(name, w - 90, ctx.font("city")), ctx.city_provisional(cid, "pos"),
                font_size=ctx.font("city"), font_weight="bold", fill=col["bar_text"])
-    d.text(g, x + w - 8, y + 17, f"{c['operating']} operating", font_size=ctx.font("small"), fill=col["bar_text"],
+    d.text(g, x + w - 8, y + 17, tr(ctx.language, "{n} operating", n=c["operating"]), font_size=ctx.font("small"), fill=col["bar_text"],
            text_anchor="end")
     ctx.spot(g, f"city:{cid}", x, y, w, cfg["bar_height"], f"{c['name']}")
     acting = _acting_city(ctx) == cid
@@ -245,11 +255,12 @@ def _track(ctx: Ctx, g: ET.Element, c: Mapping[str, Any], x: float, y: float, w:
                       fill=col["dark_text"] if dark else col["dark"])
         if owner:
             ctx.label_box(site, sx + 3, sy + 3, s - 6, s - 6, owner, size=size + 1)
-            d.tooltip(site, f"site {n}: {ctx.piece(owner)['name']} warehouse")
+            d.tooltip(site, tr(ctx.language, "site {n}: {colour} warehouse", n=n, colour=ctx.colour_name(owner)))
         else:
             ctx.number(site, sx + s / 2, sy + s / 2 + size * 0.36, c["track"][i], prov_track, font_size=size,
                        font_weight="bold", fill=col["dark_text"] if dark else col["ink"], text_anchor="middle")
-            d.tooltip(site, f"site {n}, printed value {c['track'][i]}" + (", shut-down space" if dark else ""))
+            d.tooltip(site, tr(ctx.language, "site {n}, printed value {value}", n=n, value=c["track"][i])
+                      + (tr(ctx.language, ", shut-down space") if dark else ""))
     hx, hy = _site_xy(13, tx, y, s, gap)
     d.rect(g, hx, hy, s, s, rx=3, fill="url(#hatch)", stroke=col["site_edge"])
     d.rect(g, hx + s / 2 - size, hy + s / 2 - size * 0.7, 2 * size, size * 1.4, rx=2, fill=col["site"])
@@ -260,12 +271,12 @@ def _track(ctx: Ctx, g: ET.Element, c: Mapping[str, Any], x: float, y: float, w:
     d.circle(marker, vx + s / 2, vy + s / 2, s / 2, fill=col["value_marker"], stroke=col["tile_edge"], stroke_width=1.5)
     ctx.number(marker, vx + s / 2, vy + s / 2 + size * 0.36, f"V{c['value']}", prov_track and c["value"] > 0,
                font_size=size, font_weight="bold", fill=col["value_text"], text_anchor="middle")
-    d.tooltip(marker, f"payout value of {c['name']}: {c['value']}")
+    d.tooltip(marker, tr(ctx.language, "payout value of {city}: {value}", city=c["name"], value=c["value"]))
     if acting:
         for sid, site_n in [("warehouse", (c["next_sites"] or [0])[0]), ("warehouse:1", 1), ("warehouse:2", 2)]:
             if sid in ctx.spots and site_n:
                 sx, sy = _site_xy(site_n, tx, y, s, gap)
-                ctx.spot(g, sid, sx, sy, s, s, f"{c['name']} site {site_n}")
+                ctx.spot(g, sid, sx, sy, s, s, tr(ctx.language, "{city} site {n}", city=c["name"], n=site_n))
 
 
 def _harbours_forts(ctx: Ctx, g: ET.Element, c: Mapping[str, Any], x: float, y: float, acting: bool) -> None:
@@ -282,13 +293,15 @@ def _harbours_forts(ctx: Ctx, g: ET.Element, c: Mapping[str, Any], x: float, y: 
         if ship is None:
             ctx.number(box, hx + hw / 2, y + hh / 2 + 4, hb["price"], prov_h, font_size=ctx.font("site"),
                        font_weight="bold", fill=col["ink"], text_anchor="middle")
-            d.tooltip(box, f"harbour space {k + 1}: warehouses cost {hb['price']}")
+            d.tooltip(box, tr(ctx.language, "harbour space {n}: warehouses cost {price}", n=k + 1, price=hb["price"]))
         else:
             ctx.number(box, hx + 3, y + 10, hb["price"], prov_h, font_size=small, fill=col["ink"])
             colour = "pirate" if ship == "pirate" else ctx.colour_of_seat(int(ship))
             ctx.ship(box, hx + hw - 25, y + 3, 22, hh - 5, colour)
-            d.tooltip(box, f"harbour space {k + 1} (price {hb['price']}): {ctx.piece(colour)['name']} ship")
-        ctx.spot(g, f"pirate:{cid}:{k + 1}", hx, y, hw, hh, f"{c['name']} harbour space {k + 1}")
+            d.tooltip(box, tr(ctx.language, "harbour space {n} (price {price}): {colour} ship", n=k + 1,
+                              price=hb["price"], colour=ctx.colour_name(colour)))
+        ctx.spot(g, f"pirate:{cid}:{k + 1}", hx, y, hw, hh,
+                 tr(ctx.language, "{city} harbour space {n}", city=c["name"], n=k + 1))
     fx0 = x + len(c["harbours"]) * (hw + 3) + 8
     prov_f = ctx.city_provisional(cid, "fortresses")
     for k, fort in enumerate(c["fortresses"]):
@@ -307,13 +320,15 @@ def _harbours_forts(ctx: Ctx, g: ET.Element, c: Mapping[str, Any], x: float, y: 
                    fill=pc["text"], text_anchor="middle")
             ctx.number(box, fx + fw / 2, y + 15, fort["price"], prov_f, font_size=small - 1, fill=pc["text"],
                        text_anchor="middle")
-            d.tooltip(box, f"fortress space {k + 1} (price {fort['price']}): {pc['name']} fortress")
+            d.tooltip(box, tr(ctx.language, "fortress space {n} (price {price}): {colour} fortress", n=k + 1,
+                              price=fort["price"], colour=ctx.colour_name(owner)))
         else:
             ctx.number(box, fx + fw / 2, y + hh / 2 + 7, fort["price"], prov_f, font_size=ctx.font("site"),
                        font_weight="bold", fill=col["ink"], text_anchor="middle")
-            d.tooltip(box, f"fortress space {k + 1}: price {fort['price']}")
+            d.tooltip(box, tr(ctx.language, "fortress space {n}: price {price}", n=k + 1, price=fort["price"]))
         if acting:
-            ctx.spot(g, f"fortress:{k + 1}", fx, y + 1, fw, hh - 1, f"{c['name']} fortress space {k + 1}")
+            ctx.spot(g, f"fortress:{k + 1}", fx, y + 1, fw, hh - 1,
+                     tr(ctx.language, "{city} fortress space {n}", city=c["name"], n=k + 1))
 
 
 def _closed(ctx: Ctx, g: ET.Element, c: Mapping[str, Any], x: float, y: float, w: float, acting: bool) -> None:
@@ -323,7 +338,7 @@ def _closed(ctx: Ctx, g: ET.Element, c: Mapping[str, Any], x: float, y: float, w
     cx = x
     closed = dict(c["closed"])
     if closed:
-        d.text(g, cx, y + 14, "shut:", font_size=size, fill=col["ink"])
+        d.text(g, cx, y + 14, tr(ctx.language, "shut:"), font_size=size, fill=col["ink"])
         cx += 32
         for colour, count in closed.items():
             ctx.label_box(g, cx, y + 2, 16, 16, colour, size=size)
@@ -332,19 +347,22 @@ def _closed(ctx: Ctx, g: ET.Element, c: Mapping[str, Any], x: float, y: float, w
     removed = ctx.view.get("removed_in_porto") or {}
     # Porto: a shut-down warehouse leaves the game (spec §8.2); the view counts them per colour
     if c["id"] in ALL_CITIES and "shutdown_removes_from_game" in ALL_CITIES[c["id"]].special and removed:
-        d.text(g, cx, y + 14, "removed: " + " ".join(f"{ctx.piece(k)['label']}×{n}" for k, n in removed.items()),
+        d.text(g, cx, y + 14, tr(ctx.language, "removed: {pieces}",
+                                 pieces=" ".join(f"{ctx.piece(k)['label']}×{n}" for k, n in removed.items())),
                font_size=size, fill=col["ink"])
         cx += 70
     buttons = []
     if acting:
-        buttons += [(sid, text) for sid, text in (("reopen", "re-open"), ("reopen:1", "re-open 1"),
-                                                  ("reopen:2", "re-open 2")) if sid in ctx.spots]
+        buttons += [(sid, text) for sid, text in (("reopen", tr(ctx.language, "re-open")),
+                                                  ("reopen:1", tr(ctx.language, "re-open {n}", n=1)),
+                                                  ("reopen:2", tr(ctx.language, "re-open {n}", n=2)))
+                    if sid in ctx.spots]
     if f"pirate:{c['id']}" in ctx.spots:
-        buttons.append((f"pirate:{c['id']}", "pirate stop"))
+        buttons.append((f"pirate:{c['id']}", tr(ctx.language, "pirate stop")))
     bx = x + w
     for sid, text in reversed(buttons):
         bw = len(text) * size * 0.6 + 12
         bx -= bw + 4
         d.rect(g, bx, y + 1, bw, 18, rx=4, fill=col["panel"], stroke=col["tile_edge"])
         d.text(g, bx + bw / 2, y + 14, text, font_size=size, fill=col["ink"], text_anchor="middle")
-        ctx.spot(g, sid, bx, y + 1, bw, 18, f"{c['name']} {text}")
+        ctx.spot(g, sid, bx, y + 1, bw, 18, tr(ctx.language, "{city} {button}", city=c["name"], button=text))

@@ -12,9 +12,10 @@ from typing import Any
 
 from service.games import registry
 from service.games.el_capitan import data as shipped_rules
-from service.games.words import count as count_of
+from service.games.el_capitan import words
+from service.i18n import DEFAULT, render, tr, tr_n
 
-from .svg import Drawing, provisional_paths_of, rules_of
+from .svg import Drawing, provisional_paths_of, rules_of, said
 
 __all__ = ["Ctx", "bank", "displays", "players", "provisional_paths"]
 
@@ -39,6 +40,8 @@ class Ctx:
     spots: dict[str, list[int]]
     drawn: set[str] = field(default_factory=set)
     used_provisional: bool = False
+    language: str = DEFAULT
+    """The reader's language: every word of the picture is said in it."""
 
     @property
     def col(self) -> Mapping[str, str]:
@@ -108,7 +111,7 @@ class Ctx:
         indices = self.spots.get(sid)
         if not indices:
             return
-        texts = [str(self.legal[i]["text"]) for i in indices]
+        texts = [said(self.legal[i]["text"], self.language) for i in indices]
         g = self.d.spot(parent, sid, indices, f"{place}: " + "; ".join(texts))
         self.d.rect(g, x - 2, y - 2, w + 4, h + 4, rx=5, fill=self.col["spot"], fill_opacity="0.14",
                     stroke=self.col["spot"], stroke_width=3, stroke_dasharray="6 3")
@@ -140,9 +143,18 @@ class Ctx:
         """The main colour of a seat."""
         return str(self.view["players"][seat]["colour"])
 
+    def colour_name(self, colour: str) -> str:
+        """A player colour (or the pirate) in words: the data file's name in English (an edition may
+        rename a colour), the game's own word for it in another language."""
+        if self.language == DEFAULT:
+            return self.piece(colour)["name"]
+        if colour == "pirate":
+            return tr(self.language, "Pirate")
+        return render(words.seat_name(colour), self.language)
+
     def seat_name(self, seat: int) -> str:
         """A seat in words: its colour's name."""
-        return self.piece(self.colour_of_seat(seat))["name"]
+        return self.colour_name(self.colour_of_seat(seat))
 
 
 def fit(text: str, width: float, size: float) -> str:
@@ -168,7 +180,7 @@ def bank(ctx: Ctx, y: float) -> float:
     h = cfg["height"]
     g = d.group(d.root, class_="bank")
     d.rect(g, m, y, w, h, rx=8, fill=col["sea"], stroke=col["sea_edge"], stroke_width=1.5)
-    d.text(g, m + 10, y + 18, "Bank harbour", font_size=ctx.font("heading"), font_weight="bold", fill=col["ink"])
+    d.text(g, m + 10, y + 18, tr(ctx.language, "Bank harbour"), font_size=ctx.font("heading"), font_weight="bold", fill=col["ink"])
     # ships lying at the bank
     x = m + 12
     at_bank = [p for p in ctx.view["players"] if p["ship"] == "bank"]
@@ -176,7 +188,7 @@ def bank(ctx: Ctx, y: float) -> float:
         # three ships a row, so five fit left of the loan stacks
         ctx.ship(g, x + (k % 3) * 34, y + 26 + (k // 3) * 26, 28, 24, p["colour"])
     if not at_bank:
-        d.text(g, x, y + 46, "no ship", font_size=ctx.font("small"), fill=col["muted"])
+        d.text(g, x, y + 46, tr(ctx.language, "no ship"), font_size=ctx.font("small"), fill=col["muted"])
     # loan stacks
     lx = m + 150
     # k is also the loan's index in the game's data file (10 before 16), as its provisional paths use it
@@ -184,21 +196,21 @@ def bank(ctx: Ctx, y: float) -> float:
         bx = lx + k * (cfg["loan_width"] + 8)
         card = d.group(g, class_="loan-stack")
         d.rect(card, bx, y + 8, cfg["loan_width"], 58, rx=5, fill=col["card"], stroke=col["tile_edge"])
-        d.text(card, bx + 8, y + 26, f"Loan {amount} Florin", font_size=ctx.font("card"), font_weight="bold",
+        d.text(card, bx + 8, y + 26, tr(ctx.language, "Loan {amount} Florin", amount=amount), font_size=ctx.font("card"), font_weight="bold",
                fill=col["ink"])
-        d.text(card, bx + 8, y + 42, f"repay {repay}", font_size=ctx.font("small"), fill=col["ink"])
-        ctx.number(card, bx + 8, y + 58, f"extended {extended}", ctx.is_provisional(f"loans.{k}.repay_extended"),
+        d.text(card, bx + 8, y + 42, tr(ctx.language, "repay {repay}", repay=repay), font_size=ctx.font("small"), fill=col["ink"])
+        ctx.number(card, bx + 8, y + 58, tr(ctx.language, "extended {extended}", extended=extended), ctx.is_provisional(f"loans.{k}.repay_extended"),
                    font_size=ctx.font("small"), fill=col["ink"])
-        ctx.spot(g, f"loan:{amount}", bx, y + 8, cfg["loan_width"], 58, f"Loan {amount}")
+        ctx.spot(g, f"loan:{amount}", bx, y + 8, cfg["loan_width"], 58, tr(ctx.language, "Loan {amount}", amount=amount))
     # bonus cards left
     bx = lx + 2 * (cfg["loan_width"] + 8) + 6
-    d.text(g, bx, y + 22, "Bonus cards", font_size=ctx.font("small"), font_weight="bold", fill=col["ink"])
+    d.text(g, bx, y + 22, tr(ctx.language, "Bonus cards"), font_size=ctx.font("small"), font_weight="bold", fill=col["ink"])
     for k, value in enumerate(ctx.view["bonus_cards_left"]):
         d.rect(g, bx + k * 30, y + 30, 26, 34, rx=3, fill=col["value_marker"], stroke=col["tile_edge"])
         d.text(g, bx + k * 30 + 13, y + 52, str(value), font_size=ctx.font("small"), font_weight="bold",
                fill=col["ink"], text_anchor="middle")
     if not ctx.view["bonus_cards_left"]:
-        d.text(g, bx, y + 50, "none left", font_size=ctx.font("small"), fill=col["muted"])
+        d.text(g, bx, y + 50, tr(ctx.language, "none left"), font_size=ctx.font("small"), fill=col["muted"])
     d.text(g, m + 10, y + h - 8, _pool(ctx), font_size=ctx.font("small"), fill=col["ink"])
     _chart(ctx, g, m + w - len(ctx.rules.CHART) * cfg["chart_cell"] - 8, y + 8)
     return float(y + h + ctx.cfg["board"]["gap"])
@@ -213,13 +225,14 @@ def _pool(ctx: Ctx) -> str:
     def counts(kind: str) -> str:
         return " ".join(f"{ctx.piece(c)['label']}{pool[kind].get(c, 0)}" for c in colours)
 
-    return f"Common pool: warehouses {counts('warehouses')} · fortresses {counts('fortresses')}"
+    return tr(ctx.language, "Common pool: warehouses {warehouses} · fortresses {fortresses}",
+              warehouses=counts("warehouses"), fortresses=counts("fortresses"))
 
 
 def _chart(ctx: Ctx, g: ET.Element, x: float, y: float) -> None:
     """The proliferation chart: income by the number of cities holding an operating warehouse."""
     d, col, cell = ctx.d, ctx.col, ctx.cfg["bank"]["chart_cell"]
-    d.text(g, x, y + 12, "Proliferation: cities → Florin", font_size=ctx.font("small"), font_weight="bold",
+    d.text(g, x, y + 12, tr(ctx.language, "Proliferation: cities → Florin"), font_size=ctx.font("small"), font_weight="bold",
            fill=col["ink"])
     size = ctx.font("small")
     for i, value in enumerate(ctx.rules.CHART):
@@ -244,26 +257,28 @@ def card(ctx: Ctx, parent: ET.Element, cid: str, x: float, y: float) -> None:
     d.rect(g, x, y, cw, 18, rx=5, fill=col["card_dest" if dest else "card_conn"])
     size = ctx.font("card")
     if dest:
-        d.text(g, x + 5, y + 12, "Destination", font_size=size - 3, fill=col["ink"])
+        d.text(g, x + 5, y + 12, tr(ctx.language, "Destination"), font_size=size - 3, fill=col["ink"])
         name = ctx.short_name(info["city"])
         fs = fit_size(name, cw - 10, size)
         d.text(g, x + 5, y + 33, fit(name, cw - 10, fs), font_size=fs, font_weight="bold", fill=col["ink"])
         for k in range(int(info["seals"])):
             d.circle(g, x + 11 + k * 15, y + ch - 12, 6, fill=col["seal"], stroke="#5a0a0a")
-        d.tooltip(g, f"{cid}: {ctx.city_name(info['city'])}, {count_of(info['seals'], 'seal')}, price {info['cost']}")
+        d.tooltip(g, tr(ctx.language, "{id}: {city}, {seals}, price {cost}", id=cid, city=ctx.city_name(info["city"]),
+                        seals=tr_n(ctx.language, "{n} seal", "{n} seals", int(info["seals"])), cost=info["cost"]))
     elif info:
-        d.text(g, x + 5, y + 12, "Connection", font_size=size - 3, fill=col["ink"])
+        d.text(g, x + 5, y + 12, tr(ctx.language, "Connection"), font_size=size - 3, fill=col["ink"])
         a, b = ctx.short_name(info["a"]), "– " + ctx.short_name(info["b"])
         fa, fb = fit_size(a, cw - 10, size - 1), fit_size(b, cw - 10, size - 1)
         d.text(g, x + 5, y + 33, fit(a, cw - 10, fa), font_size=fa, font_weight="bold", fill=col["ink"])
         d.text(g, x + 5, y + 49, fit(b, cw - 10, fb), font_size=fb, font_weight="bold", fill=col["ink"])
-        d.tooltip(g, f"{cid}: {ctx.city_name(info['a'])} – {ctx.city_name(info['b'])}, price {info['cost']}")
+        d.tooltip(g, tr(ctx.language, "{id}: {a} – {b}, price {cost}", id=cid, a=ctx.city_name(info["a"]),
+                        b=ctx.city_name(info["b"]), cost=info["cost"]))
     if info:
         # the price coin sits in the corner of the band, leaving the card's width to the city names
         d.circle(g, x + cw - 11, y + 10, 9.5, fill=col["coin"], stroke="#7a5c10")
         ctx.number(g, x + cw - 11, y + 14, info["cost"], prov, font_size=size, font_weight="bold",
                    fill=col["ink"], text_anchor="middle")
-    ctx.spot(parent, f"card:{cid}", x, y, cw, ch, f"card {cid}")
+    ctx.spot(parent, f"card:{cid}", x, y, cw, ch, tr(ctx.language, "card {id}", id=cid))
 
 
 def displays(ctx: Ctx, y: float) -> float:
@@ -272,9 +287,13 @@ def displays(ctx: Ctx, y: float) -> float:
     g = d.group(d.root, class_="displays")
     x = m
     view = ctx.view
-    for kind, title in (("destination", "Destination cards"), ("connection", "Connection cards")):
+    titles = {"destination": tr(ctx.language, "Destination cards (deck {deck}, discards {discards})",
+                                deck=view["decks"]["destination"], discards=len(view["discards"]["destination"])),
+              "connection": tr(ctx.language, "Connection cards (deck {deck}, discards {discards})",
+                               deck=view["decks"]["connection"], discards=len(view["discards"]["connection"]))}
+    for kind, title in titles.items():
         ids = view["displays"][kind]
-        d.text(g, x, y + 14, f"{title} (deck {view['decks'][kind]}, discards {len(view['discards'][kind])})",
+        d.text(g, x, y + 14, title,
                font_size=ctx.font("small"), font_weight="bold", fill=col["ink"])
         slots = max(len(ids), ctx.rules.DISPLAY_DESTINATION if kind == "destination" else ctx.rules.DISPLAY_CONNECTION)
         for k in range(slots):
@@ -321,7 +340,10 @@ def players(ctx: Ctx, y: float) -> float:
     d, cfg, col, m = ctx.d, ctx.cfg["players"], ctx.col, ctx.cfg["margin"]
     view = ctx.view
     w = ctx.cfg["width"] - 2 * m
-    inner = w - 24 - 60
+    # the chips start right of the row labels: at 72 as always in English, after longer words elsewhere
+    labels = (tr(ctx.language, "Loans"), tr(ctx.language, "Hand"))
+    indent = 72 if ctx.language == DEFAULT else max(72, 20 + round(max(map(len, labels)) * ctx.font("small") * 0.68))
+    inner = w - 24 - 60 - (indent - 72)
     g = d.group(d.root, class_="players")
     for p in view["players"]:
         seat = p["seat"]
@@ -333,15 +355,15 @@ def players(ctx: Ctx, y: float) -> float:
         d.rect(pg, m, y, w, h, rx=6, fill=col["active"] if active else col["panel"],
                stroke=col["ink"] if active else col["panel_edge"], stroke_width=2.5 if active else 1)
         ctx.label_box(pg, m + 8, y + 5, 22, 22, p["colour"])
-        title = f"{ctx.piece(p['colour'])['name']} (seat {seat})"
+        title = tr(ctx.language, "{colour} (seat {seat})", colour=ctx.colour_name(p["colour"]), seat=seat)
         if seat == view.get("seat"):
-            title += " – you"
+            title += tr(ctx.language, " – you")
         d.text(pg, m + 38, y + 21, title, font_size=ctx.font("heading"), font_weight="bold", fill=col["ink"])
         tags = []
         if active:
-            tags.append("▶ to move")
+            tags.append(tr(ctx.language, "▶ to move"))
         if seat == view.get("start_player"):
-            tags.append("El Capitán (start player)")
+            tags.append(tr(ctx.language, "El Capitán (start player)"))
             # the start-player token, drawn as on the table: a gold disc beside the name
             tx = m + w - 150
             d.circle(pg, tx, y + 15, 10, fill=col["value_marker"], stroke=col["tile_edge"], stroke_width=1.5)
@@ -350,29 +372,29 @@ def players(ctx: Ctx, y: float) -> float:
         if tags:
             d.text(pg, m + 38 + len(title) * ctx.font("heading") * _CHAR + 14, y + 21, " · ".join(tags),
                    font_size=ctx.font("small"), font_weight="bold", fill=col["ink"])
-        d.text(pg, m + w - 10, y + 21, f"{p['money']} Florin", font_size=ctx.font("heading"), font_weight="bold",
+        d.text(pg, m + w - 10, y + 21, tr(ctx.language, "{money} Florin", money=p["money"]), font_size=ctx.font("heading"), font_weight="bold",
                fill=col["ink"], text_anchor="end")
-        ctx.spot(pg, f"start-player:{seat}", m + 4, y + 2, w - 8, cfg["row_head"], f"{ctx.piece(p['colour'])['name']}")
+        ctx.spot(pg, f"start-player:{seat}", m + 4, y + 2, w - 8, cfg["row_head"], ctx.colour_name(p["colour"]))
         ly = y + cfg["row_head"] + cfg["line"] - 6
         d.text(pg, m + 12, ly, _facts(ctx, p), font_size=ctx.font("small"), fill=col["ink"])
         ly += 6
         # loans, one chip per loan card so settling can point at it
-        d.text(pg, m + 12, ly + 13, "Loans", font_size=ctx.font("small"), font_weight="bold", fill=col["ink"])
-        x0 = m + 72
+        d.text(pg, m + 12, ly + 13, tr(ctx.language, "Loans"), font_size=ctx.font("small"), font_weight="bold", fill=col["ink"])
+        x0 = m + indent
         per = max(1, int((inner + 4) // (cfg["loan_chip"] + 4)))
         if not p["loans"]:
-            d.text(pg, x0, ly + 13, "none", font_size=ctx.font("small"), fill=col["muted"])
+            d.text(pg, x0, ly + 13, tr(ctx.language, "none"), font_size=ctx.font("small"), fill=col["muted"])
         for k, loan in enumerate(p["loans"]):
             cx = x0 + (k % per) * (cfg["loan_chip"] + 4)
             cy = ly + (k // per) * cfg["line"]
-            text = f"{loan['amount']}→{loan['due']}" + (" ext." if loan["extended"] else "")
+            text = f"{loan['amount']}→{loan['due']}" + (tr(ctx.language, " ext.") if loan["extended"] else "")
             _chip(ctx, pg, cx, cy, cfg["loan_chip"], text, fill=col["card"],
                   prov=bool(loan["extended"]) and loan["amount"] == 10 and ctx.is_provisional("loans.0.repay_extended"))
             if active:
-                ctx.spot(pg, f"settle:{k}", cx, cy, cfg["loan_chip"], cfg["chip_height"], f"loan card {k}")
+                ctx.spot(pg, f"settle:{k}", cx, cy, cfg["loan_chip"], cfg["chip_height"], tr(ctx.language, "loan card {k}", k=k))
         ly += cfg["line"] * max(1, loan_lines)
         if "hand" in p:
-            d.text(pg, m + 12, ly + 13, "Hand", font_size=ctx.font("small"), font_weight="bold", fill=col["ink"])
+            d.text(pg, m + 12, ly + 13, tr(ctx.language, "Hand"), font_size=ctx.font("small"), font_weight="bold", fill=col["ink"])
             per = max(1, int((inner + 4) // (cfg["hand_chip"] + 4)))
             for k, cid in enumerate(p["hand"]):
                 text, prov = _hand_text(ctx, cid)
@@ -381,7 +403,7 @@ def players(ctx: Ctx, y: float) -> float:
                       cfg["hand_chip"], text, fill=col["card_dest" if kind == "destination" else "card_conn"],
                       prov=prov, data_card=cid)
             if not p["hand"]:
-                d.text(pg, x0, ly + 13, "no cards", font_size=ctx.font("small"), fill=col["muted"])
+                d.text(pg, x0, ly + 13, tr(ctx.language, "no cards"), font_size=ctx.font("small"), fill=col["muted"])
         y += h + cfg["gap"]
     return y
 
@@ -389,12 +411,21 @@ def players(ctx: Ctx, y: float) -> float:
 def _facts(ctx: Ctx, p: Mapping[str, Any]) -> str:
     """Ship, supply, bonus card and net worth of a player in one line of words."""
     ship = p["ship"]
-    where = {"bank": "at the bank", "off-board": "not yet on the board"}.get(ship)
-    if where is None:
-        where = f"in {ctx.city_name(ship)}" + (f", harbour space {p['harbour']}" if p.get("harbour") else "")
+    lang = ctx.language
+    if ship == "bank":
+        where = tr(lang, "at the bank")
+    elif ship == "off-board":
+        where = tr(lang, "not yet on the board")
+    elif p.get("harbour"):
+        where = tr(lang, "in {city}, harbour space {harbour}", city=ctx.city_name(ship), harbour=p["harbour"])
+    else:
+        where = tr(lang, "in {city}", city=ctx.city_name(ship))
     sup = p["supply"]
-    supply = f"{sup['warehouses']} warehouses, {sup['fortresses']} fortress(es)"
+    supply = tr(lang, "{warehouses} warehouses, {fortresses} fortress(es)", warehouses=sup["warehouses"],
+                fortresses=sup["fortresses"])
     if "neutral_warehouses" in sup and p.get("neutral_colour"):
-        supply += f", {sup['neutral_warehouses']} neutral {ctx.piece(p['neutral_colour'])['name']}"
-    bonus = f" · bonus card {p['bonus_card']}" if p.get("bonus_card") else ""
-    return f"Ship {where} · supply {supply}{bonus} · net worth {p['net_worth']}"
+        supply += tr(lang, ", {n} neutral {colour}", n=sup["neutral_warehouses"],
+                     colour=ctx.colour_name(p["neutral_colour"]))
+    bonus = tr(lang, " · bonus card {value}", value=p["bonus_card"]) if p.get("bonus_card") else ""
+    return tr(lang, "Ship {where} · supply {supply}{bonus} · net worth {worth}", where=where, supply=supply,
+              bonus=bonus, worth=p["net_worth"])

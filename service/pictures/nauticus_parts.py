@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from service.games.nauticus import data as rules
+from service.games.nauticus import words
+from service.i18n import DEFAULT, phrase_in, render, tr, tr_n
 
 from .svg import Drawing
 
@@ -38,6 +40,20 @@ class Ctx:
     """Spot ids drawn so far (each spot is drawn once)."""
     marked: bool = False
     """A provisional value was drawn: the picture needs the footnote."""
+    language: str = DEFAULT
+    """The reader's language: every word of the picture is said in it."""
+
+    def say(self, text: Any) -> str:
+        """A phrase of the game (a player's name in the view, a tile) in the picture's language."""
+        return render(text, self.language)
+
+    def item(self, tile: str) -> str:
+        """A tile by its id ("mast-a") in English, as the picture always wrote it; by its name elsewhere."""
+        return tile if self.language == DEFAULT else render(words.item(tile), self.language)
+
+    def action(self, tile: str) -> str:
+        """An action tile's name ("Buy hull") in the picture's language."""
+        return rules.ACTION_NAMES[tile] if self.language == DEFAULT else render(words.action(tile), self.language)
 
     def colour(self, name: str) -> str:
         """A colour of the palette by name."""
@@ -71,7 +87,8 @@ class Ctx:
             return
         self.drawn.add(spot_id)
         n = len(actions)
-        g = self.d.spot(parent, spot_id, actions, f"{label} ({n} choice{'s' if n > 1 else ''})")
+        g = self.d.spot(parent, spot_id, actions, tr_n(self.language, "{label} ({n} choice)", "{label} ({n} choices)",
+                                                       n, label=label))
         self.d.tooltip(g, "\n".join(self.texts[i] for i in actions))
         self.d.rect(g, x, y, w, h, rx=5, fill=self.colour("spot_fill"), fill_opacity=0.35,
                     stroke=self.colour("spot_edge"), stroke_width=3, stroke_dasharray="6 3")
@@ -207,23 +224,30 @@ def _ship(ctx: Ctx, parent: ET.Element, view: Mapping[str, Any], player: Mapping
     for h, hull in enumerate(ship):
         _piece(ctx, g, hull, x + slot + h * pw, y + 2)
     crowned = sum(1 for hull in ship for t in (hull["mast"], hull["sail"]) if t and t.endswith("-crown"))
-    label = f"ship {k}" + (" \u2713" if complete else "")
+    label = tr(ctx.language, "ship {k}", k=k) + (" \u2713" if complete else "")
     d.text(g, x + 6, y + p["ship_height"] - 12, label, font_size=ctx.font("small"),
            font_weight="bold" if complete else None, fill=ctx.colour("complete") if complete else ctx.colour("ink"))
     if crowned:
         d.text(g, x + width - 6, y + p["ship_height"] - 12, f"\u265b{crowned}", font_size=ctx.font("small"),
                text_anchor="end", fill=ctx.colour("ink"))
-    d.tooltip(g, f"{player['name']}'s ship {k}" + (" (complete)" if complete else "") + ": " + ", ".join(
-        "/".join(str(v) for v in (hull["piece"], hull["mast"], hull["sail"], hull["good"]) if v) for hull in ship))
+    name = ctx.say(player["name"])
+    d.tooltip(g, tr(ctx.language, "{player}'s ship {k}", player=name, k=k)
+              + (tr(ctx.language, " (complete)") if complete else "") + ": " + ", ".join(
+        "/".join(ctx.item(str(v)) for v in (hull["piece"], hull["mast"], hull["sail"], hull["good"]) if v)
+        for hull in ship))
     if player["seat"] not in view["active"]:
         return  # spots are the acting seat's: everyone's ships are numbered from 0
     # the places of this ship where legal actions go, over the drawing
-    who = f"{player['name']}'s ship {k}"
-    ctx.spot(parent, f"ship-{k}", f"deliver {who}", x, y, width, p["ship_height"] - 6)
-    ctx.spot(parent, f"ship-{k}-front", f"front of {who}", x + 1, y + 62, slot - 2, 32, "+")
-    ctx.spot(parent, f"ship-{k}-back", f"back of {who}", x + width - slot + 1, y + 62, slot - 2, 32, "+")
+    lang = ctx.language
+    ctx.spot(parent, f"ship-{k}", tr(lang, "deliver {player}'s ship {k}", player=name, k=k), x, y, width,
+             p["ship_height"] - 6)
+    ctx.spot(parent, f"ship-{k}-front", tr(lang, "front of {player}'s ship {k}", player=name, k=k), x + 1, y + 62,
+             slot - 2, 32, "+")
+    ctx.spot(parent, f"ship-{k}-back", tr(lang, "back of {player}'s ship {k}", player=name, k=k),
+             x + width - slot + 1, y + 62, slot - 2, 32, "+")
     for h in range(len(ship)):
-        ctx.spot(parent, f"ship-{k}-hull-{h}", f"hull piece {h} of {who}", x + slot + h * pw, y + 2, pw, 92)
+        ctx.spot(parent, f"ship-{k}-hull-{h}", tr(lang, "hull piece {h} of {player}'s ship {k}", h=h, player=name, k=k),
+                 x + slot + h * pw, y + 2, pw, 92)
 
 
 # --------------------------------------------------------------------------------------------
@@ -254,37 +278,47 @@ def _header(ctx: Ctx, parent: ET.Element, view: Mapping[str, Any], player: Mappi
     colours = ctx.geo["players"][player["name"]]
     h = p["header_height"]
     d.rect(parent, x, y, w, h, rx=6, fill=colours["fill"], stroke=ctx.colour("ink"), stroke_width=1)
+    lang = ctx.language
     tags = []
     if view["seat"] == player["seat"]:
-        tags.append("you")
+        tags.append(tr(lang, "you"))
     if view["chooser"] == player["seat"] and view["step"] != "over":
-        tags.append("start player")
+        tags.append(tr(lang, "start player"))
     if player["seat"] in view["active"]:
-        tags.append("to act")
-    name = d.text(parent, x + 10, y + 23, player["name"], font_size=ctx.font("big"), font_weight="bold",
+        tags.append(tr(lang, "to act"))
+    name = d.text(parent, x + 10, y + 23, ctx.say(player["name"]), font_size=ctx.font("big"), font_weight="bold",
                   fill=colours["text"])
     name.set("class", "player-name")
+    sx = 250
     if tags:
-        d.text(parent, x + 80, y + 22, "(" + ", ".join(tags) + ")", font_size=ctx.font("small"), fill=colours["text"])
+        said = "(" + ", ".join(tags) + ")"
+        d.text(parent, x + 80, y + 22, said, font_size=ctx.font("small"), fill=colours["text"])
+        if lang != DEFAULT:  # longer words push the numbers right (English keeps its layout)
+            sx = max(sx, 80 + round(len(said) * ctx.font("small") * 0.6) + 8)
     workers, crowns = player["workers"], player["crowns"]
-    stats = (f"{player['vp']} VP \u00b7 {player['thaler']} thaler \u00b7 {workers} worker{'' if workers == 1 else 's'}"
-             f" \u00b7 \u265b {crowns} crown{'' if crowns == 1 else 's'}")
-    d.text(parent, x + 250, y + 23, stats, font_size=ctx.font("body"), font_weight="bold", fill=colours["text"])
-    d.text(parent, x + w - 296, y + 22, "pass", font_size=ctx.font("small"), fill=colours["text"])
+    # the strip's short form: the whole "győzelmi pont" leaves no room for the pass tiles in Hungarian
+    stats = " \u00b7 ".join((render(phrase_in("picture strip", "{n} VP", n=player["vp"]), lang),
+                             tr_n(lang, "{n} thaler", "{n} thaler", player["thaler"]),
+                             tr_n(lang, "{n} worker", "{n} workers", workers),
+                             "\u265b " + tr_n(lang, "{n} crown", "{n} crowns", crowns)))
+    # the words of other languages run longer than the English the strip was laid out for
+    size = ctx.font("body") if lang == DEFAULT else ctx.font("small")
+    d.text(parent, x + sx, y + 23, stats, font_size=size, font_weight="bold", fill=colours["text"])
+    d.text(parent, x + w - 296, y + 22, tr(lang, "pass"), font_size=ctx.font("small"), fill=colours["text"])
     _pass_tiles(ctx, parent, player, x + w - 262, y + 5)
     ex, ew = x + w - 166, 160
     used = not player["extra"]
     d.rect(parent, ex, y + 5, ew, 24, rx=3, fill=ctx.colour("face_down") if used else ctx.colour("free_tile"),
            stroke=ctx.colour("ink"), stroke_width=1)
     if used:
-        d.text(parent, ex + ew / 2, y + 22, "extra action used", font_size=ctx.font("small"),
+        d.text(parent, ex + ew / 2, y + 22, tr(lang, "extra action used"), font_size=ctx.font("small"),
                text_anchor="middle", fill=ctx.colour("face_down_text"))
     else:
-        ctx.value(parent, ex + ew / 2, y + 22, f"extra action +{ctx.rules.EXTRA_WORKERS} workers",
+        ctx.value(parent, ex + ew / 2, y + 22, tr(lang, "extra action +{n} workers", n=ctx.rules.EXTRA_WORKERS),
                   ctx.is_provisional("extra_action.workers_gained"), font_size=ctx.font("small"),
                   text_anchor="middle", fill=ctx.colour("free_text"))
     if player["seat"] in view["active"]:
-        ctx.spot(parent, "extra-action", f"{player['name']}'s extra-action tile", ex, y + 3, ew, 28)
+        ctx.spot(parent, "extra-action", tr(lang, "{player}'s extra-action tile", player=ctx.say(player["name"])), ex, y + 3, ew, 28)
 
 
 def _warehouse(ctx: Ctx, parent: ET.Element, view: Mapping[str, Any], player: Mapping[str, Any],
@@ -295,8 +329,8 @@ def _warehouse(ctx: Ctx, parent: ET.Element, view: Mapping[str, Any], player: Ma
     cols = p["warehouse_columns"]
     sw, sh = p["slot"]
     prov = ctx.is_provisional("warehouse.capacity")
-    d.text(parent, x, y + 14, "Warehouse", font_size=ctx.font("body"), font_weight="bold", fill=ctx.colour("ink"))
-    ctx.value(parent, x + 90, y + 14, f"{player['warehouse_used']} of {cap} spaces used", prov,
+    d.text(parent, x, y + 14, tr(ctx.language, "Warehouse"), font_size=ctx.font("body"), font_weight="bold", fill=ctx.colour("ink"))
+    ctx.value(parent, x + 90, y + 14, tr(ctx.language, "{used} of {cap} spaces used", used=player["warehouse_used"], cap=cap), prov,
               font_size=ctx.font("body"), fill=ctx.colour("ink"))
     top = y + 20
     rows = -(-cap // cols)
@@ -321,11 +355,14 @@ def _warehouse(ctx: Ctx, parent: ET.Element, view: Mapping[str, Any], player: Ma
         else:
             item_icon(ctx, g, tile, tx + (sw - 26) / 2, ty + (sh - 28) / 2, 26)
         i += size
-    d.tooltip(g, f"{player['name']}'s warehouse: " + (", ".join(player["warehouse"]) or "empty"))
+    name = ctx.say(player["name"])
+    d.tooltip(g, tr(ctx.language, "{player}'s warehouse: {tiles}", player=name,
+                    tiles=", ".join(ctx.item(t) for t in player["warehouse"]) or tr(ctx.language, "empty")))
     if player["seat"] in view["active"]:
-        ctx.spot(parent, "warehouse", f"{player['name']}'s warehouse", x - 3, top - 2, cols * sw + 4, rows * sh + 4, "")
+        ctx.spot(parent, "warehouse", tr(ctx.language, "{player}'s warehouse", player=name), x - 3, top - 2,
+                 cols * sw + 4, rows * sh + 4, "")
     dy = top + rows * sh + 8
-    d.text(parent, x, dy + 20, "Delivered", font_size=ctx.font("body"), font_weight="bold", fill=ctx.colour("ink"))
+    d.text(parent, x, dy + 20, tr(ctx.language, "Delivered"), font_size=ctx.font("body"), font_weight="bold", fill=ctx.colour("ink"))
     for j, (good, n) in enumerate(zip(rules.GOODS, player["delivered"], strict=True)):
         gx = x + 76 + j * 48
         item_icon(ctx, parent, good, gx, dy + 4, 24)
@@ -348,15 +385,15 @@ def player_panel(ctx: Ctx, parent: ET.Element, view: Mapping[str, Any], player: 
     yard = d.group(g, class_="shipyard")
     rows = _ship_rows(ctx, player["ships"], active and "new-ship" in ctx.spots)
     if not player["ships"]:
-        d.text(yard, m + 12, top + 30, "shipyard: no ships yet", font_size=ctx.font("body"), fill=ctx.colour("muted"))
+        d.text(yard, m + 12, top + 30, tr(ctx.language, "shipyard: no ships yet"), font_size=ctx.font("body"), fill=ctx.colour("muted"))
     for r, row in enumerate(rows):
         for k, x in row:
             sx, sy = m + 8 + x, top + r * p["ship_height"]
             if k >= 0:
                 _ship(ctx, yard, view, player, k, sx, sy)
             else:
-                d.text(yard, sx + p["piece_width"] + 5, sy + 50, "new ship", font_size=ctx.font("small"),
+                d.text(yard, sx + p["piece_width"] + 5, sy + 50, tr(ctx.language, "new ship"), font_size=ctx.font("small"),
                        text_anchor="middle", fill=ctx.colour("muted"))
-                ctx.spot(yard, "new-ship", f"a new ship in {player['name']}'s shipyard", sx, sy + 56,
+                ctx.spot(yard, "new-ship", tr(ctx.language, "a new ship in {player}'s shipyard", player=ctx.say(player["name"])), sx, sy + 56,
                          p["piece_width"] * 2 + 10, 38, "+")
     _warehouse(ctx, g, view, player, p["warehouse_x"], top)

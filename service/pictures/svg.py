@@ -27,8 +27,9 @@ from types import ModuleType
 from typing import Any
 
 from service.games.editions import module_of
+from service.i18n import DEFAULT, render, tr
 
-__all__ = ["Drawing", "data", "spots_of"]
+__all__ = ["Drawing", "data", "said", "spots_of"]
 
 SVG_NS = "http://www.w3.org/2000/svg"
 Attr = str | int | float
@@ -153,9 +154,19 @@ def rules_of(view: Mapping[str, Any], module: ModuleType) -> ModuleType:
     return module_of(module, digest if isinstance(digest, str) else None)
 
 
-def edition_note(view: Mapping[str, Any]) -> list[str]:
+def edition_note(view: Mapping[str, Any], language: str = "en") -> list[str]:
     """The footnote line naming the data edition the match plays (none when the view has none)."""
     edition = view.get("edition")
     if not isinstance(edition, Mapping) or not edition.get("id"):
         return []
-    return [f"Edition: {edition.get('title') or edition['id']} ({edition['id']})"]
+    title = edition.get("title") or edition["id"]
+    if edition["id"] == "shipped" and language != DEFAULT:
+        # the service names the game's own data in English ("El Capitán, shipped data"); an edition's
+        # title is its author's words, shown as written
+        title = tr(language, "shipped data")
+    return [tr(language, "Edition: {title} ({id})", title=title, id=edition["id"])]
+
+
+def said(text: Any, language: str) -> str:
+    """A legal action's label (a phrase of the game, or plain text) in ``language``."""
+    return render(text, language)

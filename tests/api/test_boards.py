@@ -228,3 +228,44 @@ def test_the_real_pictures_through_the_routes(client: Any, players: list[Player]
     preview = signed_post(client, f"/v1/matches/{mid}/seats/{seat}/preview", {"ply": ply, "actions": [legal[0]["action"]]},
                           players[seat].private_key)
     assert preview.status_code == 200 and preview.get_json()["svg"].startswith("<svg")
+
+
+def test_a_picture_in_hungarian_has_its_own_tag_and_varies_on_the_language(client: Any, players: list[Player],
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """The request's language reaches the picture (the real El Capitán renderer): a Hungarian picture has
+    Hungarian words and a tag of its own ("-hu"), English keeps its tag, and every answer says it varies
+    on Accept-Language (and on Cookie when the language cookie is there), so that no cache hands one
+    language's picture to a reader of another."""
+    monkeypatch.undo()
+    made = create(client, [{"invite": "a@example.org"}, {"invite": "b@example.org"}], game="el-capitan")
+    mid = made["id"]
+    for i in range(2):
+        r = client.post(f"/v1/matches/{mid}/seats/{i}/claim", json={
+            "token": made["invites"][str(i)], "public_key": players[i].public_key, "name": players[i].name})
+        assert r.status_code == 200, r.get_json()
+    path = f"/v1/matches/{mid}/board.svg"
+    english = client.get(path)
+    hungarian = client.get(path, headers={"Accept-Language": "hu"})
+    assert english.status_code == hungarian.status_code == 200
+    assert "Bank harbour" in english.get_data(as_text=True) and "Bank kikötője" in hungarian.get_data(as_text=True)
+    assert not english.headers["ETag"].endswith('-hu"') and hungarian.headers["ETag"].endswith('-hu"')
+    assert english.headers["ETag"] != hungarian.headers["ETag"]
+    assert "Accept-Language" in english.headers["Vary"] and "Accept-Language" in hungarian.headers["Vary"]
+    assert hungarian.headers["Content-Language"] == "hu"
+    # a tag names one language's picture: the English tag does not answer 304 to a Hungarian reader
+    again = client.get(path, headers={"Accept-Language": "hu", "If-None-Match": english.headers["ETag"]})
+    assert again.status_code == 200 and again.headers["ETag"] == hungarian.headers["ETag"]
+    assert client.get(path, headers={"Accept-Language": "hu", "If-None-Match": hungarian.headers["ETag"]}).status_code == 304
+    # the web client's choice, in the cookie, is a key too (a picture at a given ply names its language as well)
+    client.set_cookie("lang", "hu")
+    past = client.get(f"{path}?ply=0")
+    assert "Cookie" in past.headers["Vary"] and past.headers["ETag"].endswith('-hu"')
+    seat = client.get(f"/v1/matches/{mid}").get_json()["active_seats"][0]
+    mine = signed_get(client, players[seat], path, f"seat={seat}")
+    assert mine.headers["Vary"].split(", ")[:2] == ["Authorization", "Accept-Language"]
+    preview = signed_post(client, f"/v1/matches/{mid}/seats/{seat}/preview",
+                          {"ply": client.get(f"/v1/matches/{mid}").get_json()["ply"],
+                           "actions": [signed_get(client, players[seat], f"/v1/matches/{mid}/seats/{seat}/view",
+                                                  "").get_json()["legal_actions"][0]["action"]]},
+                          players[seat].private_key)
+    assert preview.status_code == 200 and "Bank kikötője" in preview.get_json()["svg"]

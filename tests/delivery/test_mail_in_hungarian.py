@@ -12,6 +12,8 @@ import json
 import re
 from typing import Any
 
+import pytest
+
 from service import i18n
 from service.config import Settings
 from service.games.base import Game
@@ -153,3 +155,29 @@ def test_the_clock_speaks_the_readers_language() -> None:
     assert clock_words.span(30, "hu") == "kevesebb mint egy perc"
     assert clock_words.reason_text("every remaining player voted to abort", "hu") == \
         "minden megmaradt játékos a megszakításra szavazott"
+
+
+def test_the_notices_picture_is_in_the_readers_language(outbox_settings: Settings, players: list[Player],
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The board picture of a Hungarian turn notice is drawn in Hungarian (the real El Capitán picture),
+    and an English reader's stays English."""
+    from service.delivery import letters, rasterise
+
+    drawn: list[str] = []
+    real = rasterise.to_mail_png
+
+    def keep(svg: str, max_bytes: int) -> bytes | None:
+        drawn.append(svg)
+        return real(svg, max_bytes)
+
+    monkeypatch.setattr("service.delivery.letters.to_mail_png", keep)
+    s = outbox_settings
+    m = build(s)
+    mid = el_capitan(m, players[0])
+    seat, ply = human_to_act(m, mid), m.meta(mid).ply
+    assert letters.turn_notice(m, s, mid, seat, "k", ply, language="hu") is not None
+    assert letters.turn_notice(m, s, mid, seat, "k", ply) is not None
+    hungarian, english = drawn
+    assert "Bank kikötője" in hungarian and "Bank harbour" not in hungarian
+    assert "Kiadás: gyári adatok (shipped)" in hungarian and "Edition: El Capitán, shipped data (shipped)" in english
+    assert "Bank harbour" in english and "Bank kikötője" not in english

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from service import games, pictures
 from service.games.editions import shipped
-from service.i18n import phrase
+from service.i18n import DEFAULT, phrase
 from service.play import records
 from service.play.errors import Conflict, NotFound
 from service.play.views.match import view
@@ -109,23 +109,26 @@ def picture_edition(ctx: MatchContext, meta: MatchMeta) -> dict[str, Any]:
     return {**pin, "provisional": [p.path for p in ctx.game_of(meta).provisional()]}
 
 
-def etag_of(svg: str) -> str:
+def etag_of(svg: str, language: str = DEFAULT) -> str:
     """The ETag of a picture: a digest of the SVG itself, so it changes exactly when the picture
-    does (a new position, a new seat's spots, or a new renderer after an upgrade)."""
-    return '"b-' + hashlib.sha256(svg.encode("utf-8")).hexdigest()[:24] + '"'
+    does (a new position, a new seat's spots, or a new renderer after an upgrade); a picture in
+    another language than English says it too (``"b-…-hu"``), as the views' tags do."""
+    suffix = "" if language == DEFAULT else f"-{language}"
+    return '"b-' + hashlib.sha256(svg.encode("utf-8")).hexdigest()[:24] + suffix + '"'
 
 
 def draw(game_id: str, board: Mapping[str, Any], legal: Sequence[Mapping[str, Any]] = (),
-         edition: Mapping[str, Any] | None = None) -> str | None:
+         edition: Mapping[str, Any] | None = None, language: str = DEFAULT) -> str | None:
     """The SVG of ``board`` (with spots for ``legal``), None for a game this server draws no
     pictures of: one without a renderer, or whose picture module is not installed (a failure
     to import anything else is a bug and is raised). ``edition`` (the view's) goes to the picture
-    inside the board, as ``edition``, for its provisional marks and footnote."""
+    inside the board, as ``edition``, for its provisional marks and footnote; the picture's words
+    are in ``language``."""
     game = games.get(game_id)
     if edition is not None and game is not None and shipped(game).data:  # a game with no data has no edition
         board = {**board, "edition": edition}
     try:
-        return pictures.render(game_id, board, legal)
+        return pictures.render(game_id, board, legal, language)
     except pictures.UnknownPicture:
         return None
     except ModuleNotFoundError as exc:
@@ -134,19 +137,20 @@ def draw(game_id: str, board: Mapping[str, Any], legal: Sequence[Mapping[str, An
         raise
 
 
-def render(where: Position) -> str:
-    """The SVG of a position; 404 ``no-picture`` for a game this server draws no pictures of."""
-    svg = draw(where.game, where.board, where.legal, where.edition)
+def render(where: Position, language: str = DEFAULT) -> str:
+    """The SVG of a position in ``language``; 404 ``no-picture`` for a game this server draws no pictures of."""
+    svg = draw(where.game, where.board, where.legal, where.edition, language)
     if svg is None:
         raise NotFound("no-picture", phrase("this server has no pictures of the game {game!r}; the match's JSON view has the same position", game=where.game))
     return svg
 
 
 def picture(ctx: MatchContext, match_id: str, seat: int | None = None, ply: int | None = None,
-            meta: MatchMeta | None = None) -> tuple[str, str]:
-    """The SVG of the match at ``ply`` (None: now) for ``seat`` (None: a spectator), and its ETag.
+            meta: MatchMeta | None = None, language: str = DEFAULT) -> tuple[str, str]:
+    """The SVG of the match at ``ply`` (None: now) for ``seat`` (None: a spectator) in ``language``,
+    and its ETag.
 
     See :func:`position` for the refusals; a seat must have been authenticated by the caller."""
-    svg = render(position(ctx, match_id, seat, ply, meta))
-    return svg, etag_of(svg)
+    svg = render(position(ctx, match_id, seat, ply, meta), language)
+    return svg, etag_of(svg, language)
 

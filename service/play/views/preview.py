@@ -163,5 +163,5 @@ def preview(ctx: MatchContext, meta: MatchMeta, seat: int, ply: int, actions: An
     board = game.view(state, seat)
     legal = [{"action": a, "text": game.label_action(state, seat, a)} for a in game.legal_actions(state, seat)] if is_open else []
     return {"match": match_id, "seat": seat, "ply": ply, "applied": applied, "open": is_open, "reason": reason,
-            "board": board, "text": render_board(game, board, language), "legal_actions": legal, "svg": draw(game.id, board, legal)}
+            "board": board, "text": render_board(game, board, language), "legal_actions": legal, "svg": draw(game.id, board, legal, language=language)}
 
