@@ -46,7 +46,9 @@ def vocabularies() -> tuple[frozenset[str], frozenset[str]]:
                     continue
                 ids = message.id if isinstance(message.id, tuple | list) else [message.id]
                 strings = message.string if isinstance(message.string, tuple | list) else [message.string]
-                english |= _words(str(i) for i in ids)
+                # a word our English writes only capitalised is a name ("Ana Lima" in an example):
+                # English words are those it also writes in lower case (or everyday English)
+                english |= {w for w in _words(str(i) for i in ids) if re.search(rf"\b{w}\b", " ".join(map(str, ids)))}
                 translated |= _words(str(s) for s in strings if s)
     # placeholders are not words of either language
     english = {w for w in english if w not in {"n", "city", "card"}}
